@@ -1,0 +1,45 @@
+# Firn: `make demo` and `make test` work on a fresh machine (they install
+# liblz4-dev when missing). `make install PREFIX=…` installs the toolkit.
+PREFIX ?= /usr/local
+SWIFT ?= swift
+CONFIG ?= release
+BUILD_FLAGS ?=
+
+.PHONY: all deps build demo test install bench bench-quick docs clean
+
+all: build
+
+# Installs what the build needs when it is missing (Debian: apt-get).
+deps:
+	@if ! pkg-config --exists liblz4 2>/dev/null; then \
+		echo "installing liblz4-dev…"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq liblz4-dev lz4 >/dev/null; \
+	fi
+	@command -v lz4 >/dev/null 2>&1 || { \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq lz4 >/dev/null; }
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product firn
+
+demo: build
+	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/firn" demo
+
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/firn" "$(DESTDIR)$(PREFIX)/bin/firn"
+	install -m 644 man/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+	install -m 644 completions/firn.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/firn"
+	install -m 644 completions/_firn "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_firn"
+	install -m 644 completions/firn.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/firn.fish"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,37 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Firn",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "FirnCore", targets: ["FirnCore"]),
+        .library(name: "FirnTools", targets: ["FirnTools"]),
+        .executable(name: "firn", targets: ["firn"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Tiny C: CRC32C, futex, shared-memory atomics, robust mutex, OFD locks.
+        .target(name: "CFirnShims"),
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .target(name: "FirnCore", dependencies: ["CFirnShims"]),
+        .target(name: "FirnTools", dependencies: ["FirnCore", "CLZ4"]),
+        .executableTarget(
+            name: "firn",
+            dependencies: [
+                "FirnTools",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Child-process driver for the multi-process, kill and power-loss tests.
+        .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
+        .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
+        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn"]),
+    ]
+)

@@ -1,0 +1,69 @@
+// C helpers that Swift cannot express directly: CRC32C with the SSE4.2
+// instruction, futex wait/wake, atomics on shared memory, a process-shared
+// robust mutex, and open-file-description (OFD) byte-range locks.
+#ifndef FIRN_SHIMS_H
+#define FIRN_SHIMS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <pthread.h>
+
+// MARK: CRC32C (Castagnoli)
+
+/// Continues a CRC32C over `len` bytes. Start with crc = 0.
+uint32_t firn_crc32c(uint32_t crc, const void *data, size_t len);
+/// 1 when the hardware (SSE4.2) path is in use.
+int firn_crc32c_hardware(void);
+
+// MARK: futex (cross-process: no FUTEX_PRIVATE_FLAG)
+
+/// Sleeps while *addr == expected, at most timeout_ns (negative: forever).
+/// Returns 0 when woken or the value differed, ETIMEDOUT, or EINTR.
+int firn_futex_wait(uint32_t *addr, uint32_t expected, int64_t timeout_ns);
+/// Wakes every waiter on addr; returns how many woke.
+int firn_futex_wake_all(uint32_t *addr);
+
+// MARK: atomics on shared memory (sequentially consistent)
+
+uint64_t firn_atomic_load_u64(const uint64_t *p);
+void firn_atomic_store_u64(uint64_t *p, uint64_t v);
+uint64_t firn_atomic_add_u64(uint64_t *p, uint64_t v);
+int firn_atomic_cas_u64(uint64_t *p, uint64_t expected, uint64_t desired);
+uint32_t firn_atomic_load_u32(const uint32_t *p);
+void firn_atomic_store_u32(uint32_t *p, uint32_t v);
+uint32_t firn_atomic_add_u32(uint32_t *p, uint32_t v);
+int firn_atomic_cas_u32(uint32_t *p, uint32_t expected, uint32_t desired);
+
+// MARK: process-shared robust mutex
+
+size_t firn_mutex_size(void);
+/// Initializes a PTHREAD_PROCESS_SHARED, PTHREAD_MUTEX_ROBUST mutex at m.
+int firn_mutex_init(pthread_mutex_t *m);
+/// Locks with a timeout (negative: forever). Returns 0, ETIMEDOUT, or
+/// EOWNERDEAD-recovered as 0 with *recovered = 1 (the previous owner died).
+int firn_mutex_lock(pthread_mutex_t *m, int64_t timeout_ns, int *recovered);
+/// Returns 0 or EBUSY.
+int firn_mutex_trylock(pthread_mutex_t *m, int *recovered);
+int firn_mutex_unlock(pthread_mutex_t *m);
+
+// MARK: OFD locks (F_OFD_SETLK / F_OFD_GETLK, which need _GNU_SOURCE)
+
+/// type: 0 = read (shared), 1 = write (exclusive), 2 = unlock.
+/// Returns 0 or an errno (EAGAIN/EACCES when held by another description).
+int firn_ofd_lock(int fd, int type, int64_t start, int64_t len);
+/// Blocking variant (F_OFD_SETLKW). Returns 0 or an errno (EINTR).
+int firn_ofd_lock_wait(int fd, int type, int64_t start, int64_t len);
+/// 1 when another open file description holds a conflicting lock of `type`
+/// on the range, 0 when not, -errno on failure.
+int firn_ofd_probe(int fd, int type, int64_t start, int64_t len);
+
+// MARK: misc
+
+/// The kernel thread id (gettid).
+int64_t firn_gettid(void);
+/// fallocate(fd, 0, offset, len); returns 0 or errno.
+int firn_fallocate(int fd, int64_t offset, int64_t len);
+/// open(path, flags, mode) without varargs; returns fd or -errno.
+int firn_open(const char *path, int flags, int mode);
+
+#endif

@@ -1,0 +1,219 @@
+#define _GNU_SOURCE
+#include "firn_shims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+// MARK: CRC32C
+
+static uint32_t crc_table[8][256];
+static int crc_mode = -1; // -1 unknown, 0 software, 1 hardware
+
+static void crc_init_table(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+        crc_table[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = crc_table[0][i];
+        for (int t = 1; t < 8; t++) {
+            c = crc_table[0][c & 0xff] ^ (c >> 8);
+            crc_table[t][i] = c;
+        }
+    }
+}
+
+static uint32_t crc_software(uint32_t crc, const unsigned char *p, size_t len) {
+    while (len >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        v ^= crc;
+        crc = crc_table[7][v & 0xff] ^ crc_table[6][(v >> 8) & 0xff] ^
+              crc_table[5][(v >> 16) & 0xff] ^ crc_table[4][(v >> 24) & 0xff] ^
+              crc_table[3][(v >> 32) & 0xff] ^ crc_table[2][(v >> 40) & 0xff] ^
+              crc_table[1][(v >> 48) & 0xff] ^ crc_table[0][v >> 56];
+        p += 8;
+        len -= 8;
+    }
+    while (len--) crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2")))
+static uint32_t crc_hardware(uint32_t crc, const unsigned char *p, size_t len) {
+    uint64_t c = crc;
+    while (len >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c = __builtin_ia32_crc32di(c, v);
+        p += 8;
+        len -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (len--) c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32;
+}
+#endif
+
+static void crc_detect(void) {
+    crc_init_table();
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    crc_mode = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+#else
+    crc_mode = 0;
+#endif
+}
+
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+uint32_t firn_crc32c(uint32_t crc, const void *data, size_t len) {
+    pthread_once(&crc_once, crc_detect);
+    crc = ~crc;
+#if defined(__x86_64__)
+    if (crc_mode == 1) return ~crc_hardware(crc, data, len);
+#endif
+    return ~crc_software(crc, data, len);
+}
+
+int firn_crc32c_hardware(void) {
+    pthread_once(&crc_once, crc_detect);
+    return crc_mode == 1;
+}
+
+// MARK: futex
+
+int firn_futex_wait(uint32_t *addr, uint32_t expected, int64_t timeout_ns) {
+    struct timespec ts, *tsp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = timeout_ns / 1000000000;
+        ts.tv_nsec = timeout_ns % 1000000000;
+        tsp = &ts;
+    }
+    long r = syscall(SYS_futex, addr, FUTEX_WAIT, expected, tsp, NULL, 0);
+    if (r == 0) return 0;
+    if (errno == EAGAIN) return 0;
+    return errno;
+}
+
+int firn_futex_wake_all(uint32_t *addr) {
+    long r = syscall(SYS_futex, addr, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+    return r < 0 ? 0 : (int)r;
+}
+
+// MARK: atomics
+
+uint64_t firn_atomic_load_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+void firn_atomic_store_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+uint64_t firn_atomic_add_u64(uint64_t *p, uint64_t v) { return __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST); }
+int firn_atomic_cas_u64(uint64_t *p, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+uint32_t firn_atomic_load_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+void firn_atomic_store_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+uint32_t firn_atomic_add_u32(uint32_t *p, uint32_t v) { return __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST); }
+int firn_atomic_cas_u32(uint32_t *p, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+// MARK: robust mutex
+
+size_t firn_mutex_size(void) { return sizeof(pthread_mutex_t); }
+
+int firn_mutex_init(pthread_mutex_t *m) {
+    pthread_mutexattr_t a;
+    int r = pthread_mutexattr_init(&a);
+    if (r) return r;
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    r = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return r;
+}
+
+int firn_mutex_lock(pthread_mutex_t *m, int64_t timeout_ns, int *recovered) {
+    int r;
+    *recovered = 0;
+    if (timeout_ns < 0) {
+        r = pthread_mutex_lock(m);
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t ns = ts.tv_nsec + timeout_ns % 1000000000;
+        ts.tv_sec += timeout_ns / 1000000000 + ns / 1000000000;
+        ts.tv_nsec = ns % 1000000000;
+        r = pthread_mutex_timedlock(m, &ts);
+    }
+    if (r == EOWNERDEAD) {
+        pthread_mutex_consistent(m);
+        *recovered = 1;
+        return 0;
+    }
+    return r;
+}
+
+int firn_mutex_trylock(pthread_mutex_t *m, int *recovered) {
+    *recovered = 0;
+    int r = pthread_mutex_trylock(m);
+    if (r == EOWNERDEAD) {
+        pthread_mutex_consistent(m);
+        *recovered = 1;
+        return 0;
+    }
+    return r;
+}
+
+int firn_mutex_unlock(pthread_mutex_t *m) { return pthread_mutex_unlock(m); }
+
+// MARK: OFD locks
+
+static int ofd(int fd, int cmd, int type, int64_t start, int64_t len) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type == 0 ? F_RDLCK : (type == 1 ? F_WRLCK : F_UNLCK);
+    fl.l_whence = SEEK_SET;
+    fl.l_start = start;
+    fl.l_len = len;
+    if (fcntl(fd, cmd, &fl) == 0) return 0;
+    return errno;
+}
+
+int firn_ofd_lock(int fd, int type, int64_t start, int64_t len) {
+    return ofd(fd, F_OFD_SETLK, type, start, len);
+}
+
+int firn_ofd_lock_wait(int fd, int type, int64_t start, int64_t len) {
+    return ofd(fd, F_OFD_SETLKW, type, start, len);
+}
+
+int firn_ofd_probe(int fd, int type, int64_t start, int64_t len) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type == 0 ? F_RDLCK : F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = start;
+    fl.l_len = len;
+    if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -errno;
+    return fl.l_type == F_UNLCK ? 0 : 1;
+}
+
+// MARK: misc
+
+int64_t firn_gettid(void) { return (int64_t)syscall(SYS_gettid); }
+
+int firn_fallocate(int fd, int64_t offset, int64_t len) {
+    if (fallocate(fd, 0, offset, len) == 0) return 0;
+    return errno;
+}
+
+int firn_open(const char *path, int flags, int mode) {
+    int fd = open(path, flags | O_CLOEXEC, mode);
+    return fd < 0 ? -errno : fd;
+}

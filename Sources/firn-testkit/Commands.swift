@@ -1,0 +1,2 @@
+/// Every testkit command by name. Each returns the process exit status.
+let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockCommands.merging(storeCommands) { a, _ in a }
