@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Firn",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "FirnCore", targets: ["FirnCore"]),
         .library(name: "FirnTools", targets: ["FirnTools"]),

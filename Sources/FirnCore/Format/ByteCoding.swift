@@ -1,0 +1,76 @@
+/// Unaligned little- and big-endian loads and stores. All on-disk integers
+/// are little-endian; keys of the space tree are big-endian so that their
+/// byte order is their numeric order.
+extension UnsafeRawPointer {
+    @inline(__always) func le<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+    @inline(__always) func be<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        T(bigEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    @inline(__always) func storeLE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+    }
+    @inline(__always) func storeBE<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    @inline(__always) mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+    @inline(__always) mutating func appendBE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+    /// Reads a big-endian integer at `offset`; the caller has checked bounds.
+    @inline(__always) func be<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        withUnsafeBytes { T(bigEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+}
+
+/// Lexicographic comparison of byte strings (memcmp order, shorter first on a tie).
+@inline(__always)
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let n = Swift.min(a.count, b.count)
+    if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+        let r = memcmp(pa, pb, n)
+        if r != 0 { return r < 0 ? -1 : 1 }
+    }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+}
+
+@inline(__always)
+func compareBytes(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Int {
+    a.withUnsafeBytes { compareBytes($0, b) }
+}
+
+@inline(__always)
+func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBytes { pa in b.withUnsafeBytes { compareBytes(pa, $0) } }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `withUnsafeBytes` for a body that throws `FirnError`, keeping the error typed.
+@inline(__always)
+func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
+    try bytes.withUnsafeBytes { buffer -> Result<R, FirnError> in
+        Result { () throws(FirnError) -> R in try body(buffer) }
+    }.get()
+}
+
+/// `withUnsafeMutableBytes` for a body that throws `FirnError`.
+@inline(__always)
+func withMutableBytes<R>(
+    _ bytes: inout [UInt8], _ body: (UnsafeMutableRawBufferPointer) throws(FirnError) -> R
+) throws(FirnError) -> R {
+    try bytes.withUnsafeMutableBytes { buffer -> Result<R, FirnError> in
+        Result { () throws(FirnError) -> R in try body(buffer) }
+    }.get()
+}

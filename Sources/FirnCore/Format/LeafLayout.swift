@@ -1,0 +1,132 @@
+/// Leaf pages (type 2): the page header, then `count` 2-byte cell offsets
+/// in key order, then the cells.
+///
+/// A cell:
+///
+/// | offset | size | field |
+/// |-------:|-----:|-------|
+/// | 0 | 2 | key length |
+/// | 2 | 1 | flags: bit 0 = value is in an overflow chain |
+/// | 3 | 1 | reserved, 0 |
+/// | 4 | 4 | inline value length (0 when overflow) |
+/// | 8 | k | key |
+/// | 8+k | v | inline value, or: overflow head `PageRef` (20) + total value length u64 (8) |
+enum LeafLayout {
+    static let cellHeaderSize = 8
+    static let overflowFlag: UInt8 = 1
+
+    /// Bytes a cell occupies, its offset slot included.
+    static func footprint(keyLength: Int, value: LeafValue) -> Int {
+        2 + cellHeaderSize + keyLength + value.storedLength
+    }
+
+    /// Writes `entries` as a complete leaf page (without the checksum).
+    static func write(
+        _ entries: ArraySlice<LeafEntry>, into page: UnsafeMutableRawBufferPointer,
+        pageNumber: UInt64, birth: UInt64
+    ) {
+        guard let base = page.baseAddress else { return }
+        page.initializeMemory(as: UInt8.self, repeating: 0)
+        PageHeader.write(
+            to: base, type: .leaf, level: 0, count: UInt16(entries.count),
+            pageNumber: pageNumber, birth: birth)
+        var cursor = PageHeader.size + 2 * entries.count
+        for (i, entry) in entries.enumerated() {
+            base.storeLE(UInt16(cursor), at: PageHeader.size + 2 * i)
+            base.storeLE(UInt16(entry.key.count), at: cursor)
+            entry.key.withUnsafeBytes { key in
+                (base + cursor + cellHeaderSize).copyMemory(from: key.baseAddress ?? UnsafeRawPointer(base), byteCount: key.count)
+            }
+            let valueStart = cursor + cellHeaderSize + entry.key.count
+            switch entry.value {
+            case let .inline(bytes):
+                base.storeBytes(of: 0, toByteOffset: cursor + 2, as: UInt8.self)
+                base.storeLE(UInt32(bytes.count), at: cursor + 4)
+                bytes.withUnsafeBytes { value in
+                    (base + valueStart).copyMemory(from: value.baseAddress ?? UnsafeRawPointer(base), byteCount: value.count)
+                }
+                cursor = valueStart + bytes.count
+            case let .overflow(ref, length):
+                base.storeBytes(of: overflowFlag, toByteOffset: cursor + 2, as: UInt8.self)
+                base.storeLE(UInt32(0), at: cursor + 4)
+                ref.store(to: base, at: valueStart)
+                base.storeLE(length, at: valueStart + PageRef.size)
+                cursor = valueStart + PageRef.size + 8
+            case .pending:
+                preconditionFailure("overflow values are written before their leaf")
+            }
+        }
+    }
+}
+
+/// Branch pages (type 1): the page header, then `count` 2-byte cell offsets
+/// in key order, then the cells. Child i holds the keys from separator i
+/// (inclusive) up to separator i+1; separator 0 is stored empty and means
+/// "from the lowest key".
+///
+/// | offset | size | field |
+/// |-------:|-----:|-------|
+/// | 0 | 2 | key length |
+/// | 2 | 20 | child `PageRef` |
+/// | 22 | k | separator key |
+enum BranchLayout {
+    static let cellHeaderSize = 2 + PageRef.size
+
+    static func footprint(keyLength: Int) -> Int { 2 + cellHeaderSize + keyLength }
+
+    static func write(
+        keys: ArraySlice<[UInt8]>, refs: ArraySlice<PageRef>, level: Int,
+        into page: UnsafeMutableRawBufferPointer, pageNumber: UInt64, birth: UInt64
+    ) {
+        guard let base = page.baseAddress else { return }
+        page.initializeMemory(as: UInt8.self, repeating: 0)
+        PageHeader.write(
+            to: base, type: .branch, level: UInt8(level), count: UInt16(keys.count),
+            pageNumber: pageNumber, birth: birth)
+        var cursor = PageHeader.size + 2 * keys.count
+        for (i, (key, ref)) in zip(keys, refs).enumerated() {
+            // The first separator of every branch page is implicit.
+            let stored = i == 0 ? 0 : key.count
+            base.storeLE(UInt16(cursor), at: PageHeader.size + 2 * i)
+            base.storeLE(UInt16(stored), at: cursor)
+            ref.store(to: base, at: cursor + 2)
+            if stored > 0 {
+                key.withUnsafeBytes { k in
+                    (base + cursor + cellHeaderSize).copyMemory(from: k.baseAddress ?? UnsafeRawPointer(base), byteCount: stored)
+                }
+            }
+            cursor += cellHeaderSize + stored
+        }
+    }
+}
+
+/// Overflow pages (type 3) hold values too large to stay in a leaf, as a
+/// chain. The header's payload field says how many value bytes this page
+/// carries.
+///
+/// | offset | size | field |
+/// |-------:|-----:|-------|
+/// | 0 | 32 | page header (count 0, payload length at 4) |
+/// | 32 | 20 | next page in the chain (`PageRef`, page 0 = last) |
+/// | 52 | n | payload |
+///
+/// Chains are written from the tail, so each reference can carry the
+/// checksum of the page it points to.
+enum OverflowLayout {
+    static let payloadOffset = PageHeader.size + PageRef.size
+
+    static func write(
+        payload: UnsafeRawBufferPointer, next: PageRef, into page: UnsafeMutableRawBufferPointer,
+        pageNumber: UInt64, birth: UInt64
+    ) {
+        guard let base = page.baseAddress else { return }
+        page.initializeMemory(as: UInt8.self, repeating: 0)
+        PageHeader.write(
+            to: base, type: .overflow, level: 0, count: 0, payloadLength: UInt32(payload.count),
+            pageNumber: pageNumber, birth: birth)
+        next.store(to: base, at: PageHeader.size)
+        if let source = payload.baseAddress, payload.count > 0 {
+            (base + payloadOffset).copyMemory(from: source, byteCount: payload.count)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFirnShims
+
+/// The narrow I/O layer every write to a database file goes through:
+/// positioned writes, data syncs and extension. Reads go through the map.
+/// Tests wrap it to record, reorder, drop, tear and fail writes and syncs.
+public protocol FileIO: AnyObject, Sendable {
+    var path: String { get }
+    /// The descriptor the store maps for reading.
+    var descriptor: Int32 { get }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError)
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int
+    /// fdatasync: everything written before is durable when it returns.
+    func sync() throws(FirnError)
+    /// Grows the file to `size` bytes, reserving the blocks where the file
+    /// system allows, so running out of space surfaces here and not later.
+    func extend(to size: UInt64) throws(FirnError)
+    func size() throws(FirnError) -> UInt64
+    func close()
+}
+
+/// `FileIO` over a POSIX descriptor: pwrite, pread, fdatasync, fallocate.
+public final class POSIXFile: FileIO, @unchecked Sendable {
+    public let path: String
+    public let descriptor: Int32
+    private var closed = false
+
+    /// Opens `path`. `create` makes it (exclusively) when missing.
+    public init(path: String, writable: Bool, create: Bool = false) throws(FirnError) {
+        self.path = path
+        var flags = writable ? O_RDWR : O_RDONLY
+        if create { flags |= O_CREAT | O_EXCL }
+        let fd = firn_open(path, flags, 0o644)
+        if fd < 0 {
+            let code = -fd
+            switch code {
+            case ENOENT: throw FirnError.notFound(path: path, detail: "no such file")
+            case ENOSPC, EDQUOT: throw FirnError.noSpace(path: path, detail: "cannot create the file")
+            default: throw FirnError.io(path: path, operation: create ? "create" : "open", errno: code)
+            }
+        }
+        descriptor = fd
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw FirnError.io(path: path, operation: "fstat", errno: code)
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            Glibc.close(fd)
+            throw FirnError.notFound(path: path, detail: "is a directory, not a database file")
+        }
+        if info.st_mode & S_IFMT != S_IFREG {
+            Glibc.close(fd)
+            throw FirnError.notFound(path: path, detail: "is not a regular file")
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if !closed {
+            closed = true
+            Glibc.close(descriptor)
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
+        var done = 0
+        while done < bytes.count {
+            let n = try retryingEINTR(path: path, "pwrite at offset \(offset)") {
+                pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            if n == 0 { throw FirnError.io(path: path, operation: "pwrite at offset \(offset)", errno: EIO) }
+            done += n
+        }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingEINTR(path: path, "pread at offset \(offset)") {
+                pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    public func sync() throws(FirnError) {
+        _ = try retryingEINTR(path: path, "fdatasync") { fdatasync(descriptor) }
+    }
+
+    public func extend(to size: UInt64) throws(FirnError) {
+        let current = try self.size()
+        guard size > current else { return }
+        let code = firn_fallocate(descriptor, Int64(current), Int64(size - current))
+        if code == 0 { return }
+        if code == ENOSPC || code == EDQUOT {
+            throw FirnError.noSpace(path: path, detail: "cannot grow the file to \(size) bytes")
+        }
+        // File systems without fallocate (tmpfs variants, some FUSE): a sparse extension.
+        if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL {
+            _ = try retryingEINTR(path: path, "ftruncate to \(size)") { ftruncate(descriptor, off_t(size)) }
+            return
+        }
+        throw FirnError.io(path: path, operation: "fallocate to \(size) bytes", errno: code)
+    }
+
+    public func size() throws(FirnError) -> UInt64 {
+        var info = stat()
+        _ = try retryingEINTR(path: path, "fstat") { fstat(descriptor, &info) }
+        return UInt64(info.st_size)
+    }
+}

@@ -1,0 +1,132 @@
+/// Keys of the space tree, the B+ tree that records where free space is.
+/// Integers in keys are big-endian, so key order is numeric order.
+///
+/// | key | value | meaning |
+/// |-----|-------|---------|
+/// | `F` page | empty | the page is free: no readable version sees it |
+/// | `P` death birth page | empty | the page was replaced in version `death`; versions `birth…death-1` see it |
+/// | `K` version | empty | a version that was pinned when the space was last reclaimed |
+/// | `H` version | `HistoryRecord` | the commit history |
+enum SpaceKey {
+    static let free: UInt8 = 0x46  // F
+    static let retired: UInt8 = 0x50  // P
+    static let pinned: UInt8 = 0x4B  // K
+    static let history: UInt8 = 0x48  // H
+
+    static func freePage(_ page: UInt64) -> [UInt8] {
+        var key: [UInt8] = [free]
+        key.reserveCapacity(9)
+        key.appendBE(page)
+        return key
+    }
+
+    static func retiredPage(death: UInt64, birth: UInt64, page: UInt64) -> [UInt8] {
+        var key: [UInt8] = [retired]
+        key.reserveCapacity(25)
+        key.appendBE(death)
+        key.appendBE(birth)
+        key.appendBE(page)
+        return key
+    }
+
+    static func pinnedVersion(_ version: UInt64) -> [UInt8] {
+        var key: [UInt8] = [pinned]
+        key.appendBE(version)
+        return key
+    }
+
+    static func historyEntry(_ version: UInt64) -> [UInt8] {
+        var key: [UInt8] = [history]
+        key.appendBE(version)
+        return key
+    }
+
+    /// Decodes a key; nil for a key of no known shape.
+    static func decode(_ key: UnsafeRawBufferPointer) -> Decoded? {
+        guard let tag = key.first, let base = key.baseAddress else { return nil }
+        switch (tag, key.count) {
+        case (free, 9): return .free(page: base.be(UInt64.self, at: 1))
+        case (retired, 25):
+            return .retired(
+                death: base.be(UInt64.self, at: 1), birth: base.be(UInt64.self, at: 9),
+                page: base.be(UInt64.self, at: 17))
+        case (pinned, 9): return .pinned(version: base.be(UInt64.self, at: 1))
+        case (history, 9): return .history(version: base.be(UInt64.self, at: 1))
+        default: return nil
+        }
+    }
+
+    enum Decoded: Equatable {
+        case free(page: UInt64)
+        case retired(death: UInt64, birth: UInt64, page: UInt64)
+        case pinned(version: UInt64)
+        case history(version: UInt64)
+    }
+}
+
+/// One commit in the history kept in the space tree (the last
+/// `HistoryRecord.retained` commits).
+///
+/// | offset | size | field |
+/// |-------:|-----:|-------|
+/// | 0 | 8 | version |
+/// | 8 | 8 | commit time, ns since 1970 |
+/// | 16 | 8 | file size in bytes |
+/// | 24 | 8 | live bytes (pages the version uses, slots included) |
+/// | 32 | 8 | free bytes (free pages, plus file space past the last page) |
+/// | 40 | 8 | bytes held for pinned versions |
+/// | 48 | 8 | pages written by the commit |
+/// | 56 | 8 | logical page count of the version |
+/// | 64 | 20 | catalog root of the version (`PageRef`), so a pinned version
+///   can be read after its commit slot has been reused |
+public struct HistoryRecord: Sendable, Codable, Equatable {
+    public static let size = 84
+    public static let retained: UInt64 = 1024
+
+    public var version: UInt64
+    public var timestampNanoseconds: UInt64
+    public var fileBytes: UInt64
+    public var liveBytes: UInt64
+    public var freeBytes: UInt64
+    public var heldByPinsBytes: UInt64
+    public var pagesWritten: UInt64
+    public var logicalPageCount: UInt64
+    public var catalogRoot: PageRef
+
+    public init(
+        version: UInt64, timestampNanoseconds: UInt64, fileBytes: UInt64, liveBytes: UInt64,
+        freeBytes: UInt64, heldByPinsBytes: UInt64, pagesWritten: UInt64, logicalPageCount: UInt64,
+        catalogRoot: PageRef
+    ) {
+        self.version = version
+        self.timestampNanoseconds = timestampNanoseconds
+        self.fileBytes = fileBytes
+        self.liveBytes = liveBytes
+        self.freeBytes = freeBytes
+        self.heldByPinsBytes = heldByPinsBytes
+        self.pagesWritten = pagesWritten
+        self.logicalPageCount = logicalPageCount
+        self.catalogRoot = catalogRoot
+    }
+
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.size)
+        for field in [version, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten,
+                      logicalPageCount, catalogRoot.page, catalogRoot.birth] {
+            bytes.appendLE(field)
+        }
+        bytes.appendLE(catalogRoot.checksum)
+        return bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> HistoryRecord? {
+        guard bytes.count == size, let base = bytes.baseAddress else { return nil }
+        return HistoryRecord(
+            version: base.le(UInt64.self, at: 0), timestampNanoseconds: base.le(UInt64.self, at: 8),
+            fileBytes: base.le(UInt64.self, at: 16), liveBytes: base.le(UInt64.self, at: 24),
+            freeBytes: base.le(UInt64.self, at: 32), heldByPinsBytes: base.le(UInt64.self, at: 40),
+            pagesWritten: base.le(UInt64.self, at: 48), logicalPageCount: base.le(UInt64.self, at: 56),
+            catalogRoot: PageRef(loading: base, at: 64))
+    }
+}

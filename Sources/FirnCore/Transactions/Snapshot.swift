@@ -1,0 +1,129 @@
+import Synchronization
+
+/// A read-only view of one version. Pinned in the reader table (unless the
+/// store is read-only without a usable lock file), so writers never reuse
+/// its pages; values read from it point into the map and stay valid while
+/// it lives. Thread-safe: share it freely.
+public final class Snapshot: @unchecked Sendable {
+    public let store: Store
+    public let info: VersionInfo
+    let source: PageSource
+    private let pinState: Mutex<PinSlot?>
+
+    public var version: UInt64 { info.version }
+    /// False when no reader-table slot protects this snapshot (read-only
+    /// store without a lock file): a writer could then reuse its pages.
+    public let isPinned: Bool
+
+    init(store: Store, info: VersionInfo, source: PageSource, pin: PinSlot?) {
+        self.store = store
+        self.info = info
+        self.source = source
+        pinState = Mutex(pin)
+        isPinned = pin != nil
+    }
+
+    deinit { close() }
+
+    var pin: PinSlot? { pinState.withLock { $0 } }
+
+    /// Releases the pin; reading afterwards is undefined for pages a writer reused.
+    public func close() {
+        if let pin = pinState.withLock({ s -> PinSlot? in defer { s = nil }; return s }) {
+            store.lockFile?.releasePin(pin)
+        }
+    }
+
+    /// Gives up ownership of the pin without releasing it (it moved to another snapshot).
+    func detachPin() {
+        pinState.withLock { $0 = nil }
+    }
+
+    /// Adds to the frozen-object count shown for this snapshot's pin.
+    public func addFrozenObjects(_ delta: Int64) {
+        if let pin { store.lockFile?.addFrozenObjects(pin, delta) }
+    }
+
+    // MARK: trees
+
+    var catalogCursor: TreeCursor { TreeCursor(source: source, rootRef: info.catalogRoot) }
+
+    /// The names of the version's trees, in byte order.
+    public func treeNames() throws(FirnError) -> [String] {
+        try catalog().map(\.name)
+    }
+
+    /// Every tree with its catalog entry.
+    public func catalog() throws(FirnError) -> [(name: String, entry: CatalogEntry)] {
+        var cursor = catalogCursor
+        var out: [(String, CatalogEntry)] = []
+        do {
+            try cursor.first()
+            while cursor.isValid {
+                let name = try cursor.withKey { String(decoding: $0, as: UTF8.self) } ?? ""
+                out.append((name, try catalogEntry(cursor)))
+                try cursor.next()
+            }
+        } catch { throw error.located(in: store.path, version: version) }
+        return out
+    }
+
+    /// The tree called `name`, or nil when the version has none.
+    public func tree(_ name: String) throws(FirnError) -> TreeReader? {
+        var cursor = catalogCursor
+        do {
+            try cursor.seek(Array(name.utf8))
+            guard cursor.isValid, try cursor.key == Array(name.utf8) else { return nil }
+            return TreeReader(name: name, entry: try catalogEntry(cursor), snapshot: self)
+        } catch { throw error.located(in: store.path, version: version) }
+    }
+
+    private func catalogEntry(_ cursor: TreeCursor) throws(FirnError) -> CatalogEntry {
+        guard case let .stored(.inline(bytes))? = try cursor.storedValue(), let entry = CatalogEntry.decode(bytes) else {
+            throw FirnError.corrupt(path: store.path, page: info.catalogRoot.page, version: version,
+                                    detail: "catalog entry is not \(CatalogEntry.size) inline bytes")
+        }
+        return entry
+    }
+
+    // MARK: space
+
+    /// The commit history kept in this version's space tree (oldest first).
+    public func history() throws(FirnError) -> [HistoryRecord] {
+        guard let spaceRoot = info.spaceRoot else { return [] }
+        var cursor = TreeCursor(source: source, rootRef: spaceRoot)
+        var out: [HistoryRecord] = []
+        do {
+            try cursor.seek([SpaceKey.history])
+            while cursor.isValid, case .history? = try cursor.withKey({ SpaceKey.decode($0) }) {
+                if case let .stored(.inline(bytes))? = try cursor.storedValue(), let record = HistoryRecord.decode(bytes) {
+                    out.append(record)
+                }
+                try cursor.next()
+            }
+        } catch { throw error.located(in: store.path, version: version) }
+        return out
+    }
+
+    func historyRecord(version wanted: UInt64) throws(FirnError) -> HistoryRecord? {
+        guard let spaceRoot = info.spaceRoot else { return nil }
+        var cursor = TreeCursor(source: source, rootRef: spaceRoot)
+        try cursor.seek(SpaceKey.historyEntry(wanted))
+        guard cursor.isValid, try cursor.key == SpaceKey.historyEntry(wanted),
+              case let .stored(.inline(bytes))? = try cursor.storedValue() else { return nil }
+        return HistoryRecord.decode(bytes)
+    }
+
+    /// Walks the space tree's entries in key order (free, retired, pinned,
+    /// history), for accounting and verification.
+    func forEachSpaceEntry(_ body: (SpaceKey.Decoded?, UnsafeRawBufferPointer, CursorValue?) throws(FirnError) -> Void) throws(FirnError) {
+        guard let spaceRoot = info.spaceRoot else { return }
+        var cursor = TreeCursor(source: source, rootRef: spaceRoot)
+        try cursor.first()
+        while cursor.isValid {
+            let value = try cursor.storedValue()
+            try cursor.withKey { $0 }.map { (key) throws(FirnError) in try body(SpaceKey.decode(key), key, value) }
+            try cursor.next()
+        }
+    }
+}

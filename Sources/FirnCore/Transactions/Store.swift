@@ -1,0 +1,287 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// An open Firn database: lock-free snapshots pinned at a version, and one
+/// write transaction at a time across threads and processes.
+///
+/// ```swift
+/// let store = try Store.open("app.firn")
+/// try store.write { txn in try txn.tree("users").put(key, value) }
+/// let snapshot = try store.snapshot()
+/// let value = try snapshot.tree("users")?.get(key)
+/// ```
+public final class Store: @unchecked Sendable {
+    public let path: String
+    public let options: StoreOptions
+    public let geometry: PageGeometry
+    /// The lock file (reader table, writer lock), or nil for a read-only
+    /// store that found none it could use: its snapshots are not pinned.
+    public let lockFile: LockFile?
+    let io: any FileIO
+
+    private struct State {
+        var map: Mapping
+        var closed = false
+        /// A commit whose record write or sync failed and could not be undone.
+        var failure: FirnError?
+    }
+    private let state: Mutex<State>
+
+    public var pageSize: Int { geometry.pageSize }
+
+    private init(path: String, options: StoreOptions, geometry: PageGeometry, lockFile: LockFile?, io: any FileIO, map: Mapping) {
+        self.path = path
+        self.options = options
+        self.geometry = geometry
+        self.lockFile = lockFile
+        self.io = io
+        state = Mutex(State(map: map))
+    }
+
+    deinit { close() }
+
+    /// Opens (and, with `options.create`, creates) the database at `path`.
+    public static func open(_ path: String, options: StoreOptions = StoreOptions()) throws(FirnError) -> Store {
+        if options.create && !options.readOnly && !fileExists(path) {
+            guard PageGeometry.isValidPageSize(options.pageSize) else {
+                throw FirnError.invalidArgument(
+                    "page size \(options.pageSize) is not a power of two from \(PageGeometry.minPageSize) to \(PageGeometry.maxPageSize)")
+            }
+            try FileCreation.create(path: path, pageSize: options.pageSize)
+        }
+        let base = try POSIXFile(path: path, writable: !options.readOnly)
+        let io = options.wrapIO?(base) ?? base
+        let slots: CommitSlots
+        do {
+            slots = try CommitSlots.read(io)
+        } catch {
+            io.close()
+            throw error
+        }
+        guard let current = slots.current else {
+            io.close()
+            throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
+        }
+        let geometry = PageGeometry(pageSize: Int(current.pageSize))
+        let lockFile: LockFile?
+        do {
+            lockFile = try LockFile.open(
+                databasePath: path, readerSlots: options.readerSlots,
+                mode: options.readOnly ? .readOnlyExisting : .readWrite)
+        } catch {
+            io.close()
+            throw error
+        }
+        if let lockFile, lockFile.latestVersion < current.version {
+            lockFile.publish(version: current.version)
+        }
+        let map: Mapping
+        do {
+            map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
+        } catch {
+            lockFile?.close()
+            io.close()
+            throw error
+        }
+        return Store(path: path, options: options, geometry: geometry, lockFile: lockFile, io: io, map: map)
+    }
+
+    /// Releases the lock file and the file. Snapshots still open keep the
+    /// map alive; their pins are released with the lock file.
+    public func close() {
+        let wasOpen = state.withLock { s in
+            defer { s.closed = true }
+            return !s.closed
+        }
+        guard wasOpen else { return }
+        lockFile?.close()
+        io.close()
+    }
+
+    /// The latest committed version.
+    public var currentVersion: UInt64 {
+        get throws(FirnError) {
+            if let lockFile { return lockFile.latestVersion }
+            return try readSlots().current?.version ?? 0
+        }
+    }
+
+    /// Both commit slots as they are on disk now.
+    public func readSlots() throws(FirnError) -> CommitSlots {
+        try CommitSlots.read(io)
+    }
+
+    // MARK: snapshots
+
+    /// A snapshot of the latest version, pinned until it is closed (or
+    /// released) so no writer reuses its pages.
+    public func snapshot(kind: PinKind = .read, label: String = "") throws(FirnError) -> Snapshot {
+        try checkOpen()
+        guard let lockFile else {
+            guard let record = try readSlots().current else {
+                throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
+            }
+            return try makeSnapshot(VersionInfo(record), pin: nil)
+        }
+        let pin = try lockFile.claimPin(version: lockFile.latestVersion, kind: kind, label: label)
+        // Pin, then check the version is still the latest: a writer that
+        // reclaims space after this point sees the pin.
+        for _ in 0..<10_000 {
+            let version = lockFile.latestVersion
+            lockFile.setPinVersion(pin, version)
+            guard lockFile.latestVersion == version else { continue }
+            let slots: CommitSlots
+            do { slots = try readSlots() } catch {
+                lockFile.releasePin(pin)
+                throw error
+            }
+            guard let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) else {
+                if let newest = slots.current, newest.version > version {
+                    // A writer finished and has not published yet, or raced two commits past us.
+                    if lockFile.latestVersion == version { lockFile.publish(version: newest.version) }
+                }
+                continue
+            }
+            do {
+                return try makeSnapshot(VersionInfo(record), pin: pin)
+            } catch {
+                lockFile.releasePin(pin)
+                throw error
+            }
+        }
+        lockFile.releasePin(pin)
+        throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
+    }
+
+    /// A snapshot of an older version that is still readable: the previous
+    /// commit slot, or a version another process has pinned.
+    public func snapshot(version: UInt64, kind: PinKind = .tool, label: String = "") throws(FirnError) -> Snapshot {
+        try checkOpen()
+        let latest = try snapshot(kind: kind, label: label)
+        if latest.version == version { return latest }
+        let pinnedElsewhere = lockFile?.livePinnedVersions().contains(version) ?? false
+        let slots = try readSlots()
+        let previous = slots.previous
+        var info: VersionInfo? = nil
+        if let previous, previous.version == version {
+            info = VersionInfo(previous)
+        } else if pinnedElsewhere || lockFile == nil {
+            info = try latest.historyRecord(version: version).map(VersionInfo.init)
+        }
+        guard let info else {
+            latest.close()
+            throw FirnError.invalidArgument(
+                "\(path): version \(version) is not readable (readable: the current version, the previous slot and pinned versions)")
+        }
+        guard let lockFile, let pin = latest.pin else { return try makeSnapshot(info, pin: nil) }
+        // Move our pin to the old version while a pin or the writer lock keeps it
+        // safe: another live pin on it, or no write transaction running.
+        lockFile.setPinVersion(pin, version)
+        if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }) {
+            latest.detachPin()
+            return try makeSnapshot(info, pin: pin)
+        }
+        if try lockFile.tryLockWriter() {
+            defer { lockFile.unlockWriter() }
+            let stillPrevious = try readSlots().slots.contains { (try? $0.get())?.version == version }
+            if stillPrevious {
+                latest.detachPin()
+                return try makeSnapshot(info, pin: pin)
+            }
+        }
+        latest.close()
+        throw FirnError.busy(path: path, detail: "version \(version) is being overwritten by a writer; try again")
+    }
+
+    func makeSnapshot(_ info: VersionInfo, pin: PinSlot?) throws(FirnError) -> Snapshot {
+        let map = try mapCovering(pages: info.logicalPageCount, version: info.version)
+        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: info.logicalPageCount)
+        return Snapshot(store: self, info: info, source: source, pin: pin)
+    }
+
+    /// The current map, replaced by a larger one when the file has grown past it.
+    func mapCovering(pages: UInt64, version: UInt64) throws(FirnError) -> Mapping {
+        let needed = pages.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
+        let fileSize = try io.size()
+        guard !needed.overflow, needed.partialValue <= fileSize else {
+            throw FirnError.corrupt(
+                path: path, page: pages &- 1, version: version,
+                detail: "the version uses \(pages) pages but the file holds only \(fileSize / UInt64(geometry.pageSize)) (truncated?)")
+        }
+        return try state.withLock { (s) throws(FirnError) -> Mapping in
+            if needed.partialValue <= UInt64(s.map.length) { return s.map }
+            let map = try Mapping(
+                descriptor: io.descriptor, length: Mapping.reservation(forFileSize: fileSize), path: path)
+            s.map = map
+            return map
+        }
+    }
+
+    // MARK: writing
+
+    /// Begins the write transaction, waiting up to `timeout` (default: the
+    /// store's `lockTimeout`) for the writer lock. Commit or abort it on the
+    /// thread that began it.
+    public func beginWrite(timeout: Duration? = nil) throws(FirnError) -> WriteTransaction {
+        try checkOpen()
+        guard let lockFile, !options.readOnly else {
+            throw FirnError.misuse("\(path): the store is open read-only")
+        }
+        try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        do {
+            return try WriteTransaction(store: self, lockFile: lockFile)
+        } catch {
+            lockFile.unlockWriter()
+            throw error
+        }
+    }
+
+    /// Begins the write transaction only if no one else is writing.
+    public func tryBeginWrite() throws(FirnError) -> WriteTransaction? {
+        try checkOpen()
+        guard let lockFile, !options.readOnly else {
+            throw FirnError.misuse("\(path): the store is open read-only")
+        }
+        guard try lockFile.tryLockWriter() else { return nil }
+        do {
+            return try WriteTransaction(store: self, lockFile: lockFile)
+        } catch {
+            lockFile.unlockWriter()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it; aborts if `body` throws.
+    @discardableResult
+    public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        let txn = try beginWrite()
+        do {
+            let result = try body(txn)
+            try txn.commit()
+            return result
+        } catch {
+            txn.abort()
+            throw error
+        }
+    }
+
+    func checkOpen() throws(FirnError) {
+        try state.withLock { (s) throws(FirnError) in
+            if s.closed { throw FirnError.misuse("\(path): the store is closed") }
+            if let failure = s.failure {
+                throw FirnError.misuse("\(path): a failed commit could not be undone (\(failure)); reopen the store")
+            }
+        }
+    }
+
+    func markFailed(_ error: FirnError) {
+        state.withLock { $0.failure = error }
+    }
+}
+
+func fileExists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
+}

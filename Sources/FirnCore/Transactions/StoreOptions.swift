@@ -1,0 +1,31 @@
+/// How a store is opened.
+public struct StoreOptions: Sendable {
+    /// Create the file when it does not exist.
+    public var create: Bool = true
+    /// Page size for a new file (a power of two from 4 KiB to 64 KiB).
+    /// An existing file keeps the page size it was created with.
+    public var pageSize: Int = PageGeometry.defaultPageSize
+    public var durability: Durability = .full
+    /// Reader-table slots in a new lock file.
+    public var readerSlots: Int = 126
+    /// Open without write access: no write transactions; no lock file is
+    /// created, and snapshots are pinned only when a lock file exists and
+    /// can be written.
+    public var readOnly: Bool = false
+    /// How long `write()` waits for the writer lock; nil waits forever.
+    public var lockTimeout: Duration? = nil
+    /// Wraps the file's I/O layer (tests record, drop and fail writes with it).
+    public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
+
+    public init() {}
+}
+
+/// When a commit is durable.
+public enum Durability: String, Sendable, Codable {
+    /// Two fdatasyncs per commit: pages, then the commit record. A commit
+    /// that returned survives power loss.
+    case full
+    /// No syncs: a commit survives a process crash but not power loss, and
+    /// an OS crash can lose recent commits.
+    case none
+}

@@ -1,0 +1,143 @@
+/// A named tree in a snapshot: point lookups and ordered cursors over the
+/// version's pages, without copying.
+public struct TreeReader: Sendable {
+    public let name: String
+    public let entry: CatalogEntry
+    public let snapshot: Snapshot
+
+    public var count: UInt64 { entry.count }
+    var source: PageSource { snapshot.source }
+
+    /// The value under `key`: inline values point into the map (zero-copy);
+    /// values in overflow chains are assembled once.
+    public func get(_ key: UnsafeRawBufferPointer) throws(FirnError) -> Value? {
+        guard !entry.root.isNone else { return nil }
+        do {
+            var view = try source.view(entry.root)
+            try view.checkTreePage(expectLeaf: nil)
+            while view.typeByte == PageType.branch.rawValue {
+                let child = try view.branchChild(try view.branchSearch(key))
+                let next = try source.view(child, level: view.level - 1)
+                try next.checkTreePage(expectLeaf: nil)
+                view = next
+            }
+            let (index, found) = try view.leafSearch(key)
+            guard found else { return nil }
+            switch try view.leafCell(index).value {
+            case let .inline(bytes):
+                return Value(bytes: bytes, owner: snapshot)
+            case let .overflow(head, length):
+                return Value(copying: try source.readOverflow(head, length: length), owner: snapshot)
+            }
+        } catch {
+            throw error.located(in: snapshot.store.path, version: snapshot.version)
+        }
+    }
+
+    public func get(_ key: [UInt8]) throws(FirnError) -> Value? {
+        try withBytes(key) { (k) throws(FirnError) in try get(k) }
+    }
+
+    public func contains(_ key: [UInt8]) throws(FirnError) -> Bool { try get(key) != nil }
+
+    /// A cursor positioned before the first entry (call `first()` or `seek`).
+    public func cursor() -> Cursor {
+        Cursor(TreeCursor(source: source, rootRef: entry.root), owner: snapshot, path: snapshot.store.path)
+    }
+
+    /// Height of the tree: 0 when empty, 1 for a single leaf.
+    public func depth() throws(FirnError) -> Int {
+        guard !entry.root.isNone else { return 0 }
+        return try source.view(entry.root).level + 1
+    }
+}
+
+/// Bytes of a value. Inline values point into the snapshot's map and stay
+/// valid while the snapshot lives (the value keeps it alive).
+public struct Value: @unchecked Sendable {
+    public let bytes: UnsafeRawBufferPointer
+    private let owner: AnyObject
+
+    init(bytes: UnsafeRawBufferPointer, owner: AnyObject) {
+        self.bytes = bytes
+        self.owner = owner
+    }
+
+    init(copying array: [UInt8], owner: AnyObject) {
+        let box = OwnedBytes(array)
+        bytes = box.buffer
+        self.owner = box
+        _ = owner
+    }
+
+    public var array: [UInt8] { Array(bytes) }
+    public var count: Int { bytes.count }
+}
+
+/// Heap bytes that a `Value` keeps alive.
+final class OwnedBytes {
+    let buffer: UnsafeRawBufferPointer
+    init(_ array: [UInt8]) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(array.count, 1), alignment: 8)
+        array.withUnsafeBytes { storage.copyMemory(from: $0) }
+        buffer = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<array.count])
+    }
+    deinit { UnsafeMutableRawPointer(mutating: buffer.baseAddress)?.deallocate() }
+}
+
+/// An ordered walk over a tree: `first`, `last`, `seek`, `next`, `previous`.
+public final class Cursor {
+    private var core: TreeCursor
+    private let owner: AnyObject
+    private let path: String
+
+    init(_ core: TreeCursor, owner: AnyObject, path: String) {
+        self.core = core
+        self.owner = owner
+        self.path = path
+    }
+
+    public var isValid: Bool { core.isValid }
+
+    public func first() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.first() } }
+    public func last() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.last() } }
+    public func next() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.next() } }
+    public func previous() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.previous() } }
+    /// Moves to the first entry whose key is at or after `key`.
+    public func seek(_ key: [UInt8]) throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.seek(key) } }
+
+    /// The current key (a copy), nil when not on an entry.
+    public var key: [UInt8]? {
+        get throws(FirnError) { try locate { (c: TreeCursor) throws(FirnError) in try c.key } }
+    }
+
+    /// The current value, overflow chains followed.
+    public var value: [UInt8]? {
+        get throws(FirnError) { try locate { (c: TreeCursor) throws(FirnError) in try c.value() } }
+    }
+
+    /// The current key without copying, valid during `body`.
+    public func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
+        try locate { (c: TreeCursor) throws(FirnError) in try c.withKey(body) }
+    }
+
+    /// The current inline value without copying, valid during `body`; nil
+    /// for values in overflow chains (use `value`).
+    public func withInlineValue<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
+        try locate { (c: TreeCursor) throws(FirnError) -> R? in
+            switch try c.storedValue() {
+            case let .stored(.inline(bytes))?: return body(bytes)
+            case let .memory(.inline(bytes))?: return bytes.withUnsafeBytes(body)
+            default: return nil
+            }
+        }
+    }
+
+    private func run(_ body: (inout TreeCursor) throws(FirnError) -> Void) throws(FirnError) {
+        do { try body(&core) } catch { throw error.located(in: path) }
+    }
+
+    private func locate<R>(_ body: (TreeCursor) throws(FirnError) -> R) throws(FirnError) -> R {
+        do { return try body(core) } catch { throw error.located(in: path) }
+    }
+}

@@ -1,0 +1,30 @@
+/// What it takes to read a version: its number, time, catalog root and
+/// page count. From a commit slot, or from the commit history for a pinned
+/// version whose slot has since been reused.
+public struct VersionInfo: Sendable, Equatable, Codable {
+    public var version: UInt64
+    public var timestampNanoseconds: UInt64
+    public var logicalPageCount: UInt64
+    public var catalogRoot: PageRef
+    /// Known only for versions read from a commit slot.
+    public var spaceRoot: PageRef?
+    public var commitRecord: CommitRecord?
+
+    public init(_ record: CommitRecord) {
+        version = record.version
+        timestampNanoseconds = record.timestampNanoseconds
+        logicalPageCount = record.logicalPageCount
+        catalogRoot = record.catalogRoot
+        spaceRoot = record.spaceRoot
+        commitRecord = record
+    }
+
+    public init(_ history: HistoryRecord) {
+        version = history.version
+        timestampNanoseconds = history.timestampNanoseconds
+        logicalPageCount = history.logicalPageCount
+        catalogRoot = history.catalogRoot
+        spaceRoot = nil
+        commitRecord = nil
+    }
+}

@@ -1,0 +1,104 @@
+/// The state a write transaction's trees share: the base version's pages,
+/// the page allocator, the pages this transaction retires, and the I/O
+/// layer its new pages are written through.
+final class WriteContext {
+    let source: PageSource
+    let geometry: PageGeometry
+    /// The version this transaction will commit as.
+    let version: UInt64
+    let io: any FileIO
+    let allocator: PageAllocator
+    /// Pages the base version sees that this transaction replaced: (page, birth).
+    var retired: [(page: UInt64, birth: UInt64)] = []
+    /// Pages written by this transaction that no longer hold anything.
+    var recycled: [UInt64] = []
+    var pagesWritten: UInt64 = 0
+    var bytesWritten: UInt64 = 0
+    private let scratch: UnsafeMutableRawBufferPointer
+
+    init(source: PageSource, geometry: PageGeometry, version: UInt64, io: any FileIO, allocator: PageAllocator) {
+        self.source = source
+        self.geometry = geometry
+        self.version = version
+        self.io = io
+        self.allocator = allocator
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: geometry.pageSize, alignment: 4096)
+    }
+
+    deinit { scratch.deallocate() }
+
+    func allocate() throws(FirnError) -> UInt64 {
+        if let page = recycled.popLast() { return page }
+        return try allocator.allocate()
+    }
+
+    /// A page leaves the tree: reused at once when this transaction wrote it,
+    /// otherwise retired until no pinned version can see it.
+    func release(page: UInt64, birth: UInt64) {
+        if birth >= version { recycled.append(page) } else { retired.append((page, birth)) }
+    }
+
+    func recycle(_ page: UInt64) { recycled.append(page) }
+
+    func writeNode(_ node: Node, childRefs: [PageRef], page: UInt64) throws(FirnError) -> UInt32 {
+        if node.isLeaf {
+            LeafLayout.write(node.entries[...], into: scratch, pageNumber: page, birth: version)
+        } else {
+            BranchLayout.write(
+                keys: node.keys[...], refs: childRefs[...], level: node.level,
+                into: scratch, pageNumber: page, birth: version)
+        }
+        let crc = PageHeader.seal(scratch)
+        try writeScratch(to: page)
+        return crc
+    }
+
+    /// Writes a value as an overflow chain, tail first so every reference
+    /// carries the checksum of the page it points to; returns the head.
+    func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
+        let capacity = geometry.overflowPayloadCapacity
+        let pageCount = max(1, (bytes.count + capacity - 1) / capacity)
+        var pages: [UInt64] = []
+        pages.reserveCapacity(pageCount)
+        for _ in 0..<pageCount { pages.append(try allocate()) }
+        var next = PageRef.none
+        for i in stride(from: pageCount - 1, through: 0, by: -1) {
+            let start = i * capacity
+            let end = min(bytes.count, start + capacity)
+            bytes.withUnsafeBytes { all in
+                OverflowLayout.write(
+                    payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
+                    into: scratch, pageNumber: pages[i], birth: version)
+            }
+            let crc = PageHeader.seal(scratch)
+            try writeScratch(to: pages[i])
+            next = PageRef(page: pages[i], birth: version, checksum: crc)
+        }
+        return next
+    }
+
+    /// Releases every page of an overflow chain.
+    func releaseOverflow(_ head: PageRef, length: UInt64) throws(FirnError) {
+        let capacity = UInt64(geometry.overflowPayloadCapacity)
+        let maxPages = length / capacity + 1
+        var ref = head
+        var seen: UInt64 = 0
+        while !ref.isNone {
+            seen += 1
+            guard seen <= maxPages else {
+                throw FirnError.corrupt(path: "", page: ref.page, version: nil,
+                                        detail: "overflow chain longer than its value (cycle?)")
+            }
+            let view = try source.view(ref)
+            let (_, next) = try view.overflowPayload()
+            release(page: ref.page, birth: ref.birth)
+            ref = next
+        }
+    }
+
+    private func writeScratch(to page: UInt64) throws(FirnError) {
+        try io.write(UnsafeRawBufferPointer(scratch), at: page * UInt64(geometry.pageSize))
+        pagesWritten += 1
+        bytesWritten += UInt64(geometry.pageSize)
+    }
+}

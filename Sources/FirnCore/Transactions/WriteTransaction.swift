@@ -1,0 +1,243 @@
+/// The one write transaction of a database. Changes are invisible to
+/// everyone else until `commit`, which makes them durable in two phases:
+/// the new pages are written and synced, then the commit record goes into
+/// the slot not holding the current version and is synced, then the new
+/// version is published. Commit or abort on the thread that began it.
+public final class WriteTransaction {
+    /// The version this transaction commits as.
+    public let version: UInt64
+    /// The version it started from.
+    public let baseVersion: UInt64
+    public let store: Store
+    private let lockFile: LockFile
+    private let context: WriteContext
+    private let ledger: SpaceLedger
+    private let catalog: MutableTree
+    private var trees: [String: MutableTree] = [:]
+    private var created: Set<String> = []
+    private var dropped: Set<String> = []
+    private var finished = false
+    /// The slot this commit overwrites, as it was: restored if the commit
+    /// record cannot be made durable.
+    private let overwrittenSlot: [UInt8]
+    private let base: CommitRecord
+
+    init(store: Store, lockFile: LockFile) throws(FirnError) {
+        self.store = store
+        self.lockFile = lockFile
+        guard let base = try store.readSlots().current else {
+            throw FirnError.corrupt(path: store.path, page: nil, version: nil, detail: "neither commit slot is valid")
+        }
+        self.base = base
+        baseVersion = base.version
+        version = base.version + 1
+        let pageSize = store.geometry.pageSize
+        let slotOffset = UInt64(version % 2) * UInt64(pageSize)
+        var saved = [UInt8](repeating: 0, count: CommitRecord.size)
+        _ = try withMutableBytes(&saved) { (b) throws(FirnError) in try store.io.read(into: b, at: slotOffset) }
+        overwrittenSlot = saved
+        let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version)
+        let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
+        let allocator = PageAllocator(
+            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: try store.io.size(), io: store.io)
+        context = WriteContext(source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator)
+        ledger = SpaceLedger(
+            root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
+        catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
+        allocator.readFree = { [ledger] (from, limit) throws(FirnError) in try ledger.readFree(from: from, limit: limit) }
+        do {
+            try ledger.reclaim(baseVersion: base.version, livePins: lockFile.livePinnedVersions())
+        } catch {
+            throw error.located(in: store.path, version: base.version)
+        }
+    }
+
+    deinit {
+        if !finished { abort() }
+    }
+
+    // MARK: trees
+
+    /// The tree called `name`; created (empty) when missing if `create`.
+    public func tree(_ name: String, create: Bool = true) throws(FirnError) -> WriteTree? {
+        try checkActive()
+        if let tree = trees[name] { return WriteTree(name: name, tree: tree, transaction: self) }
+        let key = try Self.treeKey(name, geometry: store.geometry)
+        var tree: MutableTree? = nil
+        if !dropped.contains(name), let value = try located({ () throws(FirnError) in
+            try withBytes(key) { (k) throws(FirnError) in try catalog.get(k) }
+        }) {
+            guard case let .inline(bytes) = value, let entry = bytes.withUnsafeBytes({ CatalogEntry.decode($0) }) else {
+                throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
+                                        detail: "catalog entry for tree \"\(name)\" is malformed")
+            }
+            tree = MutableTree(root: entry.root, count: entry.count, context: context)
+        } else if create {
+            tree = MutableTree(root: .none, count: 0, context: context)
+            created.insert(name)
+            dropped.remove(name)
+        }
+        guard let tree else { return nil }
+        trees[name] = tree
+        return WriteTree(name: name, tree: tree, transaction: self)
+    }
+
+    /// Names of the trees as this transaction sees them.
+    public func treeNames() throws(FirnError) -> [String] {
+        try checkActive()
+        var names = Set<String>()
+        var cursor = TreeCursor(source: context.source, root: catalog.root)
+        try located { () throws(FirnError) in
+            try cursor.first()
+            while cursor.isValid {
+                if let name = try cursor.withKey({ String(decoding: $0, as: UTF8.self) }) { names.insert(name) }
+                try cursor.next()
+            }
+        }
+        names.subtract(dropped)
+        names.formUnion(trees.keys)
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// Deletes a tree and all its entries; false when there was none.
+    @discardableResult
+    public func dropTree(_ name: String) throws(FirnError) -> Bool {
+        guard let tree = try tree(name, create: false) else { return false }
+        try located { () throws(FirnError) in try tree.tree.removeAll() }
+        trees[name] = nil
+        if created.remove(name) == nil { dropped.insert(name) }
+        return true
+    }
+
+    // MARK: ending
+
+    /// Makes the changes durable and visible; returns the new version (the
+    /// base version when nothing changed: no commit is made then).
+    @discardableResult
+    public func commit() throws(FirnError) -> UInt64 {
+        try checkActive()
+        let changedTrees = trees.filter { $0.value.changed || created.contains($0.key) }
+        if changedTrees.isEmpty && dropped.isEmpty {
+            abort()
+            return baseVersion
+        }
+        let record: CommitRecord
+        do {
+            for (name, tree) in changedTrees.sorted(by: { $0.key < $1.key }) {
+                let root = try tree.write()
+                try catalog.put(Array(name.utf8), .inline(CatalogEntry(root: root, count: tree.count).encoded()))
+            }
+            for name in dropped { try catalog.delete(Array(name.utf8)) }
+            let catalogRoot = try catalog.write()
+            let timestamp = wallClockNanoseconds()
+            let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
+            // Phase 1: every page of the new version is durable before the record points at it.
+            if store.options.durability == .full { try store.io.sync() }
+            record = CommitRecord(
+                pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,
+                logicalPageCount: context.allocator.logicalPageCount, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
+                bytesWritten: context.bytesWritten + UInt64(CommitRecord.size),
+                freePages: ledger.freeCount, retiredPages: ledger.retiredCount)
+        } catch {
+            abort()
+            throw error.located(in: store.path, version: version)
+        }
+        // Phase 2: the record, into the slot that does not hold the current version.
+        let slotOffset = UInt64(version % 2) * UInt64(store.geometry.pageSize)
+        do {
+            try withBytes(record.encoded()) { (b) throws(FirnError) in try store.io.write(b, at: slotOffset) }
+            if store.options.durability == .full { try store.io.sync() }
+        } catch {
+            restoreSlot(at: slotOffset, after: error)
+            abort()
+            throw error
+        }
+        lockFile.publish(version: version)
+        finish()
+        return version
+    }
+
+    /// Discards the changes. Pages written so far were free and stay free.
+    public func abort() {
+        guard !finished else { return }
+        finish()
+    }
+
+    private func finish() {
+        finished = true
+        lockFile.unlockWriter()
+    }
+
+    /// The record could not be made durable: put back what the slot held,
+    /// so the file still opens at the base version even after a reopen.
+    private func restoreSlot(at offset: UInt64, after failure: FirnError) {
+        do {
+            try withBytes(overwrittenSlot) { (b) throws(FirnError) in try store.io.write(b, at: offset) }
+            try store.io.sync()
+        } catch {
+            store.markFailed(failure)
+        }
+    }
+
+    // MARK: helpers
+
+    func checkActive() throws(FirnError) {
+        if finished { throw FirnError.misuse("\(store.path): the write transaction has ended") }
+    }
+
+    func located<R>(_ body: () throws(FirnError) -> R) throws(FirnError) -> R {
+        do { return try body() } catch { throw error.located(in: store.path, version: baseVersion) }
+    }
+
+    var pageSource: PageSource { context.source }
+
+    static func treeKey(_ name: String, geometry: PageGeometry) throws(FirnError) -> [UInt8] {
+        let key = Array(name.utf8)
+        guard !key.isEmpty, key.count <= geometry.maxKeyLength else {
+            throw FirnError.invalidArgument(
+                "tree name must be 1 to \(geometry.maxKeyLength) bytes of UTF-8 (got \(key.count))")
+        }
+        return key
+    }
+}
+
+/// A named tree inside the write transaction.
+public struct WriteTree {
+    public let name: String
+    let tree: MutableTree
+    let transaction: WriteTransaction
+
+    public var count: UInt64 { tree.count }
+
+    public func get(_ key: [UInt8]) throws(FirnError) -> [UInt8]? {
+        try transaction.checkActive()
+        return try transaction.located { () throws(FirnError) -> [UInt8]? in
+            guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return nil }
+            return try tree.materialize(value)
+        }
+    }
+
+    /// Stores `value` under `key`; true when the key is new.
+    @discardableResult
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws(FirnError) -> Bool {
+        try transaction.checkActive()
+        let geometry = transaction.store.geometry
+        guard key.count <= geometry.maxKeyLength else {
+            throw FirnError.invalidArgument("key of \(key.count) bytes is longer than the limit of \(geometry.maxKeyLength)")
+        }
+        let stored: LeafValue = geometry.isInline(keyLength: key.count, valueLength: value.count) ? .inline(value) : .pending(value)
+        return try transaction.located { () throws(FirnError) in try tree.put(key, stored) }
+    }
+
+    /// Removes `key`; false when it was absent.
+    @discardableResult
+    public func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
+        try transaction.checkActive()
+        return try transaction.located { () throws(FirnError) in try tree.delete(key) }
+    }
+
+    /// A cursor over the tree as this transaction sees it; valid until the tree changes.
+    public func cursor() -> Cursor {
+        Cursor(TreeCursor(source: transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
+    }
+}

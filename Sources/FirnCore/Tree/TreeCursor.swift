@@ -1,0 +1,218 @@
+/// A position in a B+ tree, for ordered walks: seek, first, last, next and
+/// previous. It reads pages through the map and, inside a write
+/// transaction, the transaction's changed nodes. A cursor over a write
+/// transaction's tree is valid until the tree next changes.
+struct TreeCursor {
+    private enum Frame {
+        case node(Node, Int)
+        case page(PageView, Int)
+
+        var index: Int {
+            switch self {
+            case let .node(_, i), let .page(_, i): i
+            }
+        }
+        var count: Int {
+            switch self {
+            case let .node(n, _): n.count
+            case let .page(v, _): v.count
+            }
+        }
+        func with(index: Int) -> Frame {
+            switch self {
+            case let .node(n, _): .node(n, index)
+            case let .page(v, _): .page(v, index)
+            }
+        }
+    }
+
+    private let source: PageSource
+    private let root: Child?
+    private var stack: [Frame] = []
+
+    init(source: PageSource, root: Child?) {
+        self.source = source
+        self.root = root
+    }
+
+    init(source: PageSource, rootRef: PageRef) {
+        self.init(source: source, root: rootRef.isNone ? nil : .page(rootRef))
+    }
+
+    /// True when positioned on an entry.
+    var isValid: Bool {
+        guard let top = stack.last else { return false }
+        return top.index >= 0 && top.index < top.count
+    }
+
+    // MARK: positioning
+
+    /// Moves to the first entry whose key is >= `key`.
+    mutating func seek(_ key: UnsafeRawBufferPointer) throws(FirnError) {
+        stack.removeAll(keepingCapacity: true)
+        guard var child = root else { return }
+        var level: Int? = nil
+        while true {
+            let frame = try open(child, level: level)
+            switch frame {
+            case let .node(node, _):
+                if node.isLeaf {
+                    let (i, _) = MutableTree.leafSearch(node, key)
+                    stack.append(.node(node, i))
+                    return try settleForward()
+                }
+                let i = MutableTree.branchSearch(node, key)
+                stack.append(.node(node, i))
+                child = node.children[i]
+                level = node.level - 1
+            case let .page(view, _):
+                if view.typeByte == PageType.leaf.rawValue {
+                    let (i, _) = try view.leafSearch(key)
+                    stack.append(.page(view, i))
+                    return try settleForward()
+                }
+                let i = try view.branchSearch(key)
+                stack.append(.page(view, i))
+                child = .page(try view.branchChild(i))
+                level = view.level - 1
+            }
+        }
+    }
+
+    mutating func seek(_ key: [UInt8]) throws(FirnError) {
+        try withBytes(key) { (k) throws(FirnError) in try seek(k) }
+    }
+
+    mutating func first() throws(FirnError) {
+        stack.removeAll(keepingCapacity: true)
+        guard let root else { return }
+        try descend(root, level: nil, toLast: false)
+        try settleForward()
+    }
+
+    mutating func last() throws(FirnError) {
+        stack.removeAll(keepingCapacity: true)
+        guard let root else { return }
+        try descend(root, level: nil, toLast: true)
+        try settleBackward()
+    }
+
+    mutating func next() throws(FirnError) {
+        guard let top = stack.popLast() else { return }
+        stack.append(top.with(index: top.index + 1))
+        try settleForward()
+    }
+
+    mutating func previous() throws(FirnError) {
+        guard let top = stack.popLast() else { return }
+        stack.append(top.with(index: top.index - 1))
+        try settleBackward()
+    }
+
+    // MARK: reading
+
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
+        guard isValid, let top = stack.last else { return nil }
+        switch top {
+        case let .node(node, i): return node.entries[i].key.withUnsafeBytes(body)
+        case let .page(view, i): return body(try view.leafKey(i))
+        }
+    }
+
+    var key: [UInt8]? {
+        get throws(FirnError) { try withKey { Array($0) } }
+    }
+
+    /// The current entry's value as stored (inline bytes point into the page).
+    func storedValue() throws(FirnError) -> CursorValue? {
+        guard isValid, let top = stack.last else { return nil }
+        switch top {
+        case let .node(node, i): return .memory(node.entries[i].value)
+        case let .page(view, i): return .stored(try view.leafCell(i).value)
+        }
+    }
+
+    /// The current entry's whole value, overflow chains followed.
+    func value() throws(FirnError) -> [UInt8]? {
+        switch try storedValue() {
+        case .none: return nil
+        case let .stored(v)?: return try source.readValue(v)
+        case let .memory(v)?:
+            switch v {
+            case let .inline(bytes), let .pending(bytes): return bytes
+            case let .overflow(head, length): return try source.readOverflow(head, length: length)
+            }
+        }
+    }
+
+    // MARK: internals
+
+    private func open(_ child: Child, level: Int?) throws(FirnError) -> Frame {
+        switch child {
+        case let .node(node):
+            return .node(node, 0)
+        case let .page(ref):
+            let view = try source.view(ref, level: level)
+            try view.checkTreePage(expectLeaf: nil)
+            if view.typeByte == PageType.leaf.rawValue && view.level != 0 {
+                throw view.corrupt("leaf page with level \(view.level)")
+            }
+            return .page(view, 0)
+        }
+    }
+
+    private func childOf(_ frame: Frame) throws(FirnError) -> (Child, Int)? {
+        switch frame {
+        case let .node(node, i):
+            guard !node.isLeaf else { return nil }
+            return (node.children[i], node.level - 1)
+        case let .page(view, i):
+            guard view.typeByte == PageType.branch.rawValue else { return nil }
+            return (.page(try view.branchChild(i)), view.level - 1)
+        }
+    }
+
+    private mutating func descend(_ start: Child, level: Int?, toLast: Bool) throws(FirnError) {
+        var child = start
+        var level = level
+        while true {
+            var frame = try open(child, level: level)
+            if toLast { frame = frame.with(index: frame.count - 1) }
+            stack.append(frame)
+            guard let (next, nextLevel) = try childOf(frame) else { return }
+            child = next
+            level = nextLevel
+        }
+    }
+
+    /// Past the end of a leaf: climb to the next branch entry and go down its left edge.
+    private mutating func settleForward() throws(FirnError) {
+        while let top = stack.last, top.index >= top.count {
+            stack.removeLast()
+            guard let parent = stack.popLast() else { return }
+            let moved = parent.with(index: parent.index + 1)
+            stack.append(moved)
+            if moved.index < moved.count, let (child, level) = try childOf(moved) {
+                try descend(child, level: level, toLast: false)
+            }
+        }
+    }
+
+    private mutating func settleBackward() throws(FirnError) {
+        while let top = stack.last, top.index < 0 {
+            stack.removeLast()
+            guard let parent = stack.popLast() else { return }
+            let moved = parent.with(index: parent.index - 1)
+            stack.append(moved)
+            if moved.index >= 0, let (child, level) = try childOf(moved) {
+                try descend(child, level: level, toLast: true)
+            }
+        }
+    }
+}
+
+/// A value under a cursor: in a page, or in a changed node.
+enum CursorValue {
+    case stored(StoredValue)
+    case memory(LeafValue)
+}
