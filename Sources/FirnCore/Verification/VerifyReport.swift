@@ -1,0 +1,77 @@
+/// What `Verifier` found: one finding per defect, each naming the page,
+/// tree and version, and what was expected against what was found.
+public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// A stable category: `slot`, `range`, `type`, `misdirected`, `birth`,
+    /// `checksum`, `structure`, `order`, `depth`, `count`, `overflow`,
+    /// `doubleUse`, `leak`, `space`, `history`, `lockFile`.
+    public var kind: String
+    public var page: UInt64?
+    public var tree: String?
+    public var version: UInt64?
+    public var expected: String?
+    public var found: String?
+    public var message: String
+
+    public init(kind: String, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
+                expected: String? = nil, found: String? = nil, message: String) {
+        self.kind = kind
+        self.page = page
+        self.tree = tree
+        self.version = version
+        self.expected = expected
+        self.found = found
+        self.message = message
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let page { parts.append("page \(page)") }
+        if let tree { parts.append("tree \"\(tree)\"") }
+        if let version { parts.append("version \(version)") }
+        var text = (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + "\(kind): \(message)"
+        if let expected, let found { text += " (expected \(expected), found \(found))" }
+        return text
+    }
+}
+
+/// One tree as verification saw it.
+public struct VerifiedTree: Codable, Sendable, Equatable {
+    public var name: String
+    public var entries: UInt64
+    public var depth: Int
+    public var branchPages: UInt64
+    public var leafPages: UInt64
+    public var overflowPages: UInt64
+}
+
+/// One commit slot as verification saw it.
+public struct VerifiedSlot: Codable, Sendable, Equatable {
+    public var slot: Int
+    public var valid: Bool
+    public var version: UInt64?
+    public var timestampNanoseconds: UInt64?
+    public var current: Bool
+    public var problem: String?
+}
+
+/// The result of verifying one version.
+public struct VerifyReport: Codable, Sendable {
+    public var path: String
+    public var version: UInt64
+    public var pageSize: Int
+    public var quick: Bool
+    public var slots: [VerifiedSlot]
+    public var trees: [VerifiedTree]
+    /// Pages the version reaches (catalog, trees, overflow chains, space tree), slots included.
+    public var reachablePages: UInt64
+    public var freePages: UInt64
+    /// Pages retired but still seen by an older (previous or pinned) version.
+    public var retiredPages: UInt64
+    public var logicalPages: UInt64
+    public var bytesChecked: UInt64
+    public var findings: [VerifyFinding]
+    /// True when `maxErrors` stopped the run early.
+    public var truncated: Bool
+
+    public var isClean: Bool { findings.isEmpty }
+}
