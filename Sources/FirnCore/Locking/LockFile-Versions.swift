@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFirnShims
+
+/// Version publication and change notification: the writer stores the
+/// latest version and bumps a futex word; readers in any process wait on
+/// that word. A waiter reads `changeCounter` first, then checks the version,
+/// then calls `waitForChange(after:)`, so a publication between its check
+/// and its wait is never missed.
+extension LockFile {
+    /// The latest published version (0 until one is published).
+    public var latestVersion: UInt64 {
+        mapping.load64(LockFileLayout.latestVersionOffset)
+    }
+
+    /// The change counter, bumped by every `publish(version:)`.
+    public var changeCounter: UInt32 {
+        mapping.load32(LockFileLayout.changeCounterOffset)
+    }
+
+    /// Publishes `version` as the latest and wakes every waiter.
+    public func publish(version: UInt64) {
+        guard !isClosed else { return }
+        mapping.store64(LockFileLayout.latestVersionOffset, version)
+        mapping.add32(LockFileLayout.changeCounterOffset, 1)
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+    }
+
+    /// Waits until the change counter differs from `counter`, at most
+    /// `timeout`. True when it changed, false on timeout.
+    public func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {
+        let word = mapping.pointer32(LockFileLayout.changeCounterOffset)
+        let deadline = LockClock.monotonicNanoseconds() &+ UInt64(LockClock.nanoseconds(timeout))
+        while true {
+            if firn_atomic_load_u32(word) != counter { return true }
+            if isClosed { return false }
+            let now = LockClock.monotonicNanoseconds()
+            guard now < deadline else { return false }
+            _ = firn_futex_wait(word, counter, Int64(clamping: deadline - now))
+        }
+    }
+}

@@ -1,0 +1,465 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFirnShims
+import Synchronization
+
+/// `<database path>.lock`: the shared memory through which every process
+/// that has a database open coordinates — the latest published version and
+/// its change notification (futex), the one-writer lock (a robust
+/// process-shared mutex), the reader table of pins, and the session table
+/// naming who has the database open. Byte layout: `LockFileLayout`,
+/// `SessionEntryLayout`, `ReaderSlotLayout`.
+///
+/// Each `LockFile` is one open file description holding OFD locks (see
+/// `LockFileLayout`): a read lock on the session byte and on its process's
+/// liveness byte. Two `LockFile`s in one process therefore behave like two
+/// processes towards each other, except that slots carrying our own pid are
+/// always considered alive.
+///
+/// Opening follows a race-free protocol under the init lock (an OFD write
+/// lock on byte 1): when no other description holds a session lock, the
+/// file is (re)initialized (sized, zeroed, header written, mutex
+/// initialized); otherwise its header must be valid, or opening fails with
+/// `FirnError.corrupt` naming the processes holding it. Only then is the
+/// session lock taken and the init lock released, so nobody ever
+/// reinitializes a file another process has mapped.
+///
+/// The mapping holds a reference to the open file description, so OFD locks
+/// would outlive close(2) while it exists: `close()` unlocks them
+/// explicitly, and the mapping itself goes in deinit (accessors check
+/// `isClosed` first). A process that dies loses its mapping and descriptors,
+/// hence its locks, which is how others see it is gone.
+///
+/// The writer mutex belongs to the OS thread that locked it (see
+/// `lockWriter`). Calling `close()` concurrently with other calls on the
+/// same `LockFile` is a misuse.
+///
+/// `@unchecked Sendable`: the shared state lives in the mapping and is only
+/// accessed with atomics (or under the writer mutex); the little local
+/// state (our pins, session entry, writer ownership) is behind a `Mutex`.
+public final class LockFile: @unchecked Sendable {
+    /// The lock file's path (`<database path>.lock`).
+    public let path: String
+    /// The database file the lock file belongs to.
+    public let databasePath: String
+    /// How it was opened.
+    public let mode: OpenMode
+    /// The number of reader slots (from the header; the `readerSlots`
+    /// argument only applies when this open initialized the file).
+    public let readerSlotCount: Int
+    /// True when this open (re)initialized the lock file: no other process
+    /// had the database open, and `latestVersion` is 0 until published.
+    public let didInitialize: Bool
+
+    let fd: Int32
+    let mapping: SharedMapping
+    let ownPID: Int32
+    let local: Mutex<LocalState>
+
+    struct LocalState {
+        var closed = false
+        var sessionEntry: PinSlot?
+        var pins: Set<PinSlot> = []
+        var exclusive = false
+        /// The kernel thread id that holds the writer mutex through us.
+        var writerThread: Int64?
+        var lastLockRecoveredFromDeadOwner = false
+        /// False when the writer mutex was still held by another thread at
+        /// close: unmapping it would leave a dangling robust-list entry.
+        var mayUnmap = true
+    }
+
+    private init(path: String, databasePath: String, mode: OpenMode, readerSlotCount: Int,
+                 didInitialize: Bool, fd: Int32, mapping: SharedMapping, ownPID: Int32,
+                 sessionEntry: PinSlot?) {
+        self.path = path
+        self.databasePath = databasePath
+        self.mode = mode
+        self.readerSlotCount = readerSlotCount
+        self.didInitialize = didInitialize
+        self.fd = fd
+        self.mapping = mapping
+        self.ownPID = ownPID
+        var state = LocalState()
+        state.sessionEntry = sessionEntry
+        self.local = Mutex(state)
+    }
+
+    deinit {
+        close()
+        if local.withLock({ $0.mayUnmap }) { mapping.unmap() }
+    }
+
+    // MARK: Opening
+
+    /// Opens (creating when missing) the lock file of `databasePath` for a
+    /// process that may write. `readerSlots` sizes a newly initialized file.
+    public static func open(
+        databasePath: String, readerSlots: Int = LockFileLayout.defaultReaderSlots
+    ) throws(FirnError) -> LockFile {
+        guard let lock = try open(databasePath: databasePath, readerSlots: readerSlots, mode: .readWrite) else {
+            throw FirnError.misuse("\(databasePath).lock: read-write open returned no lock file")
+        }
+        return lock
+    }
+
+    /// Opens the lock file of `databasePath`. With `.readWrite` the result is
+    /// never nil; with `.readOnlyExisting` it is nil when there is no usable
+    /// lock file, and nothing is created or reinitialized (see `OpenMode`).
+    ///
+    /// Throws `.corrupt` when the file is not a valid lock file and other
+    /// processes hold it, `.busy` when another process holds the database
+    /// exclusively, `.invalidArgument` for a slot count outside 1…65536.
+    public static func open(
+        databasePath: String, readerSlots: Int = LockFileLayout.defaultReaderSlots, mode: OpenMode
+    ) throws(FirnError) -> LockFile? {
+        let lockPath = databasePath + ".lock"
+        guard (1...LockFileLayout.maximumReaderSlots).contains(readerSlots) else {
+            throw FirnError.invalidArgument(
+                "\(lockPath): reader slot count \(readerSlots) is outside 1…\(LockFileLayout.maximumReaderSlots)")
+        }
+        guard firn_mutex_size() <= LockFileLayout.writerMutexCapacity else {
+            throw FirnError.misuse("pthread_mutex_t is \(firn_mutex_size()) bytes; the lock file reserves 64")
+        }
+        let flags = mode == .readWrite ? O_RDWR | O_CREAT : O_RDWR
+        let fd = firn_open(lockPath, flags, 0o644)
+        if fd < 0 {
+            let code = -fd
+            if mode == .readOnlyExisting && [ENOENT, EACCES, EROFS, EPERM].contains(code) { return nil }
+            if code == ENOSPC || code == EDQUOT {
+                throw FirnError.noSpace(path: lockPath, detail: "cannot create the lock file")
+            }
+            throw FirnError.io(path: lockPath, operation: "open", errno: code)
+        }
+        let lock: LockFile?
+        do {
+            lock = try establish(fd: fd, lockPath: lockPath, databasePath: databasePath,
+                                 readerSlots: readerSlots, mode: mode)
+        } catch {
+            // Closing the description drops every OFD lock it took.
+            Glibc.close(fd)
+            throw error
+        }
+        if lock == nil { Glibc.close(fd) }
+        return lock
+    }
+
+    /// The open protocol on a freshly opened description. On failure the
+    /// caller closes `fd`; a mapping made here is unmapped here.
+    private static func establish(
+        fd: Int32, lockPath: String, databasePath: String, readerSlots: Int, mode: OpenMode
+    ) throws(FirnError) -> LockFile? {
+        try lockWaiting(fd: fd, path: lockPath, byte: LockFileLayout.initLockByte)
+        defer { _ = firn_ofd_lock(fd, 2, LockFileLayout.initLockByte, 1) }
+
+        var info = stat()
+        _ = try retryingEINTR(path: lockPath, "fstat") { fstat(fd, &info) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FirnError.corrupt(path: lockPath, page: nil, version: nil,
+                                    detail: "lock file \(lockPath) is not a regular file")
+        }
+        let fileSize = Int(info.st_size)
+        let probe = firn_ofd_probe(fd, 1, LockFileLayout.sessionLockByte, 1)
+        guard probe >= 0 else {
+            throw FirnError.io(path: lockPath, operation: "fcntl(F_OFD_GETLK)", errno: -probe)
+        }
+        let othersHoldSessions = probe == 1
+        let identity = DataFileIdentity.of(path: databasePath)
+        let headerBytes = try readPrefix(fd: fd, path: lockPath,
+                                         count: min(fileSize, LockFileLayout.readerTableOffset))
+        let ownPID = getpid()
+
+        let slotCount: Int
+        let initialize: Bool
+        switch LockFileHeader.validate(headerBytes, fileSize: fileSize, identity: identity) {
+        case let .success(header):
+            if othersHoldSessions || mode == .readOnlyExisting {
+                slotCount = header.readerSlotCount
+                initialize = false
+            } else {
+                slotCount = readerSlots
+                initialize = true
+            }
+        case let .failure(invalid):
+            if othersHoldSessions {
+                var liveness = LivenessProbe(fd: fd, ownPID: ownPID)
+                let holders = LockFileHeader.sessionPIDs(in: headerBytes).filter { liveness.isAlive($0) }
+                throw FirnError.corrupt(
+                    path: lockPath, page: nil, version: nil,
+                    detail: "lock file \(lockPath) is not a Firn lock file (\(invalid.reason)) and is in use by "
+                        + describeHolders(holders) + "; it can be reinitialized once they close the database")
+            }
+            if mode == .readOnlyExisting { return nil }
+            slotCount = readerSlots
+            initialize = true
+        }
+
+        let size = LockFileLayout.fileSize(readerSlots: slotCount)
+        if initialize { try resize(fd: fd, path: lockPath, size: size) }
+        let mapping = try SharedMapping.map(fd: fd, size: size, path: lockPath)
+        do throws(FirnError) {
+            if initialize {
+                mapping.zero(0, count: size)
+                let result = LockFileHeader.initialize(mapping, readerSlots: slotCount, dataFile: identity)
+                guard result == 0 else {
+                    throw FirnError.io(path: lockPath, operation: "pthread_mutex_init", errno: result)
+                }
+            } else if mode == .readWrite && identity.isKnown
+                        && mapping.load64(LockFileLayout.dataFileDeviceOffset) == 0
+                        && mapping.load64(LockFileLayout.dataFileInodeOffset) == 0 {
+                mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
+                mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
+            }
+            let entry = try beginSession(fd: fd, path: lockPath, mapping: mapping, ownPID: ownPID)
+            return LockFile(path: lockPath, databasePath: databasePath, mode: mode, readerSlotCount: slotCount,
+                            didInitialize: initialize, fd: fd, mapping: mapping, ownPID: ownPID,
+                            sessionEntry: entry)
+        } catch {
+            mapping.unmap()
+            throw error
+        }
+    }
+
+    /// Takes the liveness and session read locks and registers a session
+    /// entry (none when the table is full of live entries: the lock is what
+    /// counts, the entry only names us).
+    private static func beginSession(
+        fd: Int32, path: String, mapping: SharedMapping, ownPID: Int32
+    ) throws(FirnError) -> PinSlot? {
+        let liveness = firn_ofd_lock(fd, 0, LockFileLayout.livenessBase + Int64(ownPID), 1)
+        guard liveness == 0 else {
+            throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) liveness lock", errno: liveness)
+        }
+        let session = firn_ofd_lock(fd, 0, LockFileLayout.sessionLockByte, 1)
+        if session == EAGAIN || session == EACCES {
+            var probe = LivenessProbe(fd: fd, ownPID: ownPID)
+            let holders = sessionEntries(mapping).filter { probe.isAlive($0.pid) }.map(\.pid)
+            throw FirnError.busy(path: path, detail: "the database is held exclusively by " + describeHolders(holders))
+        }
+        guard session == 0 else {
+            throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) session lock", errno: session)
+        }
+        if let entry = claimSessionEntry(mapping, ownPID: ownPID) { return entry }
+        var probe = LivenessProbe(fd: fd, ownPID: ownPID)
+        reclaimStaleSessions(mapping, probe: &probe)
+        return claimSessionEntry(mapping, ownPID: ownPID)
+    }
+
+    private static func lockWaiting(fd: Int32, path: String, byte: Int64) throws(FirnError) {
+        while true {
+            let result = firn_ofd_lock_wait(fd, 1, byte, 1)
+            if result == 0 { return }
+            if result == EINTR { continue }
+            throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLKW)", errno: result)
+        }
+    }
+
+    private static func readPrefix(fd: Int32, path: String, count: Int) throws(FirnError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                pread(fd, buffer.baseAddress.map { $0 + done }, count - done, off_t(done))
+            }
+            if got < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw FirnError.io(path: path, operation: "pread", errno: code)
+            }
+            if got == 0 { break }
+            done += got
+        }
+        return Array(bytes[..<done])
+    }
+
+    /// Sizes the file to exactly `size` bytes and reserves its blocks, so a
+    /// full disk shows up here rather than as SIGBUS on first touch.
+    private static func resize(fd: Int32, path: String, size: Int) throws(FirnError) {
+        let truncated = ftruncate(fd, off_t(size))
+        if truncated != 0 {
+            let code = errno
+            if code == ENOSPC || code == EDQUOT {
+                throw FirnError.noSpace(path: path, detail: "cannot size the lock file to \(size) bytes")
+            }
+            throw FirnError.io(path: path, operation: "ftruncate", errno: code)
+        }
+        let reserved = firn_fallocate(fd, 0, Int64(size))
+        if reserved == ENOSPC || reserved == EDQUOT {
+            throw FirnError.noSpace(path: path, detail: "cannot allocate the lock file's \(size) bytes")
+        }
+        // EOPNOTSUPP and the like: the file system cannot preallocate; go on.
+    }
+
+    // MARK: Closing
+
+    /// Releases our pins, our session entry, the writer lock when this
+    /// thread holds it through us, and every OFD lock (by closing the
+    /// description). Idempotent; also run by deinit.
+    ///
+    /// The writer lock must be unlocked by the thread that locked it: when
+    /// another thread still holds it, it stays locked (a later locker
+    /// recovers it once that thread exits) and the mapping is kept.
+    public func close() {
+        let taken = local.withLock { state -> LocalState? in
+            guard !state.closed else { return nil }
+            let snapshot = state
+            state.closed = true
+            state.pins = []
+            state.sessionEntry = nil
+            state.exclusive = false
+            if let thread = state.writerThread, thread != firn_gettid() { state.mayUnmap = false }
+            return snapshot
+        }
+        guard let taken else { return }
+        for pin in taken.pins { freeSlot(pin) }
+        if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
+        if let thread = taken.writerThread, thread == firn_gettid() {
+            clearWriterRecord()
+            _ = firn_mutex_unlock(writerMutex)
+            local.withLock { $0.writerThread = nil }
+        }
+        // The mapping keeps the open file description alive past close(2),
+        // and OFD locks with it: drop them explicitly.
+        _ = firn_ofd_lock(fd, 2, 0, 0)
+        Glibc.close(fd)
+    }
+
+    /// True once `close()` ran.
+    public var isClosed: Bool { local.withLock { $0.closed } }
+
+    func ensureOpen() throws(FirnError) {
+        if isClosed { throw FirnError.misuse("\(path): the lock file was closed") }
+    }
+
+    // MARK: Sessions
+
+    /// Upgrades our session lock to exclusive without waiting. Throws
+    /// `.busy` naming the processes that hold the database open.
+    public func tryExclusiveSession() throws(FirnError) {
+        try ensureOpen()
+        let result = firn_ofd_lock(fd, 1, LockFileLayout.sessionLockByte, 1)
+        if result == 0 {
+            local.withLock { $0.exclusive = true }
+            return
+        }
+        guard result == EAGAIN || result == EACCES else {
+            throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) exclusive session", errno: result)
+        }
+        // A process between taking its session lock and registering holds
+        // the init lock; waiting for it makes the list complete.
+        let holders: [Int32]
+        if (try? Self.lockWaiting(fd: fd, path: path, byte: LockFileLayout.initLockByte)) != nil {
+            holders = otherSessionHolders()
+            _ = firn_ofd_lock(fd, 2, LockFileLayout.initLockByte, 1)
+        } else {
+            holders = otherSessionHolders()
+        }
+        throw FirnError.busy(path: path, detail: "exclusive access refused: the database is held open by "
+                                + Self.describeHolders(holders))
+    }
+
+    /// Downgrades an exclusive session back to a shared one.
+    public func releaseExclusiveSession() {
+        let wasExclusive = local.withLock { state -> Bool in
+            guard !state.closed, state.exclusive else { return false }
+            state.exclusive = false
+            return true
+        }
+        if wasExclusive { _ = firn_ofd_lock(fd, 0, LockFileLayout.sessionLockByte, 1) }
+    }
+
+    /// The pids of live session entries other than our own, sorted (a
+    /// process with several sessions appears once per session).
+    public func otherSessionHolders() -> [Int32] {
+        guard let own = local.withLock({ $0.closed ? nil : Optional($0.sessionEntry) }) else { return [] }
+        var probe = LivenessProbe(fd: fd, ownPID: ownPID)
+        return Self.sessionEntries(mapping)
+            .filter { $0.index != own?.index && probe.isAlive($0.pid) }
+            .map(\.pid)
+            .sorted()
+    }
+
+    /// Records the database file's current device and inode in the header,
+    /// for a process that replaced the data file (by rename) while holding
+    /// the database exclusively.
+    public func recordDataFileIdentity() throws(FirnError) {
+        try ensureOpen()
+        let identity = DataFileIdentity.of(path: databasePath)
+        mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
+        mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
+    }
+
+    /// The data file identity recorded in the header.
+    public var dataFileIdentity: DataFileIdentity {
+        DataFileIdentity(device: mapping.load64(LockFileLayout.dataFileDeviceOffset),
+                         inode: mapping.load64(LockFileLayout.dataFileInodeOffset))
+    }
+
+    struct SessionEntry {
+        let index: Int
+        let word: SlotStateWord
+        let pid: Int32
+    }
+
+    static func sessionEntries(_ mapping: SharedMapping) -> [SessionEntry] {
+        var entries: [SessionEntry] = []
+        for index in 0..<LockFileLayout.sessionEntryCount {
+            let offset = LockFileLayout.sessionEntryOffset(index)
+            let word = SlotStateWord(raw: mapping.load32(offset + SessionEntryLayout.stateOffset))
+            guard word.isActive else { continue }
+            let pid = mapping.loadInt32(offset + SessionEntryLayout.pidOffset)
+            entries.append(SessionEntry(index: index, word: word, pid: pid))
+        }
+        return entries
+    }
+
+    private static func claimSessionEntry(_ mapping: SharedMapping, ownPID: Int32) -> PinSlot? {
+        for index in 0..<LockFileLayout.sessionEntryCount {
+            let offset = LockFileLayout.sessionEntryOffset(index)
+            let word = SlotStateWord(raw: mapping.load32(offset + SessionEntryLayout.stateOffset))
+            guard word.isFree else { continue }
+            let claimed = word.claimed
+            guard mapping.cas32(offset, expected: word.raw, desired: claimed.raw) else { continue }
+            mapping.storeInt32(offset + SessionEntryLayout.pidOffset, ownPID)
+            mapping.store64(offset + SessionEntryLayout.openedAtOffset, LockClock.wallNanoseconds())
+            mapping.store32(offset, claimed.with(state: SlotStateWord.active).raw)
+            return PinSlot(index: index, generation: claimed.generation)
+        }
+        return nil
+    }
+
+    static func freeSessionEntry(_ mapping: SharedMapping, _ entry: PinSlot) {
+        let offset = LockFileLayout.sessionEntryOffset(entry.index)
+        let active = SlotStateWord(state: SlotStateWord.active, generation: entry.generation)
+        _ = mapping.cas32(offset, expected: active.raw, desired: active.with(state: SlotStateWord.free).raw)
+    }
+
+    /// Frees the session entries of processes that are gone.
+    @discardableResult
+    static func reclaimStaleSessions(_ mapping: SharedMapping, probe: inout LivenessProbe) -> Int {
+        var freed = 0
+        for entry in sessionEntries(mapping) where !probe.isAlive(entry.pid) {
+            let offset = LockFileLayout.sessionEntryOffset(entry.index)
+            if mapping.cas32(offset, expected: entry.word.raw, desired: entry.word.with(state: SlotStateWord.free).raw) {
+                freed += 1
+            }
+        }
+        return freed
+    }
+
+    /// "pid 4242, pid 4250 (2 sessions)", or a phrase when nobody is named.
+    static func describeHolders(_ pids: [Int32]) -> String {
+        guard !pids.isEmpty else { return "another process (not named in the session table)" }
+        var order: [Int32] = []
+        var counts: [Int32: Int] = [:]
+        for pid in pids {
+            if counts[pid] == nil { order.append(pid) }
+            counts[pid, default: 0] += 1
+        }
+        return order.map { pid in
+            let count = counts[pid] ?? 1
+            return count > 1 ? "pid \(pid) (\(count) sessions)" : "pid \(pid)"
+        }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,84 @@
+/// The byte layout of `<database path>.lock`, the small file every process
+/// that has a database open maps `MAP_SHARED`. All integers are
+/// little-endian (the file is host-local: it holds a `pthread_mutex_t`, so
+/// it is only meaningful to processes on the same machine and libc).
+///
+/// Header (4096 bytes):
+///
+/// | offset | size | field |
+/// | ---: | ---: | --- |
+/// | 0 | 8 | magic, ASCII `FIRNLOCK` |
+/// | 8 | 4 | layout version, u32 (= 1) |
+/// | 12 | 4 | reader slot count N, u32 (1…65536) |
+/// | 16 | 8 | latest published version, u64 (atomic) |
+/// | 24 | 4 | change counter, u32 (atomic; the futex word waiters sleep on) |
+/// | 28 | 4 | session entry count, u32 (= 128) |
+/// | 32 | 8 | data file `st_dev`, u64 (0 = not yet known) |
+/// | 40 | 8 | data file `st_ino`, u64 (0 = not yet known) |
+/// | 48 | 4 | writer pid, i32 (atomic; 0 = unlocked) |
+/// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked) |
+/// | 56 | 8 | writer since, u64 ns since 1970 (atomic) |
+/// | 64 | 64 | writer lock: process-shared robust `pthread_mutex_t`, zero padded |
+/// | 128 | 2048 | session table: 128 entries of 16 bytes (see `SessionEntryLayout`) |
+/// | 2176 | 1920 | reserved, zero |
+/// | 4096 | N × 128 | reader table: N slots of 128 bytes (see `ReaderSlotLayout`) |
+///
+/// The file is `4096 + N × 128` bytes (20 224 for the default 126 slots).
+///
+/// Byte-range locks (OFD, per open file description) beyond the end of the
+/// file carry liveness, not data:
+///
+/// | byte | lock | meaning |
+/// | ---: | --- | --- |
+/// | 0 | read by every open `LockFile`; write = exclusive session | session lock |
+/// | 1 | write while (re)initializing or registering | init lock |
+/// | 2³² + pid | read by every open `LockFile` of process pid | liveness of pid |
+///
+/// A slot or session entry whose pid is not ours is stale when nobody holds a
+/// lock on its liveness byte.
+public enum LockFileLayout {
+    public static let magic: [UInt8] = Array("FIRNLOCK".utf8)
+    public static let layoutVersion: UInt32 = 1
+
+    public static let magicOffset = 0
+    public static let layoutVersionOffset = 8
+    public static let readerSlotCountOffset = 12
+    public static let latestVersionOffset = 16
+    public static let changeCounterOffset = 24
+    public static let sessionEntryCountOffset = 28
+    public static let dataFileDeviceOffset = 32
+    public static let dataFileInodeOffset = 40
+    public static let writerPIDOffset = 48
+    public static let writerThreadOffset = 52
+    public static let writerSinceOffset = 56
+    public static let writerMutexOffset = 64
+    public static let writerMutexCapacity = 64
+    public static let sessionTableOffset = 128
+    public static let sessionEntryCount = 128
+    public static let readerTableOffset = 4096
+
+    public static let defaultReaderSlots = 126
+    public static let maximumReaderSlots = 65536
+
+    /// OFD lock byte held for read by every open `LockFile`; write = exclusive.
+    public static let sessionLockByte: Int64 = 0
+    /// OFD lock byte held for write while a process validates or initializes.
+    public static let initLockByte: Int64 = 1
+    /// The liveness byte of process pid is `livenessBase + pid`.
+    public static let livenessBase: Int64 = 1 << 32
+
+    /// The size of a lock file with `readerSlots` slots.
+    public static func fileSize(readerSlots: Int) -> Int {
+        readerTableOffset + readerSlots * ReaderSlotLayout.size
+    }
+
+    /// The offset of reader slot `index`.
+    static func slotOffset(_ index: Int) -> Int {
+        readerTableOffset + index * ReaderSlotLayout.size
+    }
+
+    /// The offset of session entry `index`.
+    static func sessionEntryOffset(_ index: Int) -> Int {
+        sessionTableOffset + index * SessionEntryLayout.size
+    }
+}

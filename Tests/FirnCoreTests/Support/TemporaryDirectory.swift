@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh directory under the system temporary directory, removed with
+/// everything in it on `cleanup()` or deinit. Keep it alive (a `let` in the
+/// test) for as long as the test uses its files.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+    private var removed = false
+
+    /// Creates `<tmp>/<prefix>.XXXXXX` with mkdtemp.
+    init(prefix: String = "firn-test") throws {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }
+        }
+        guard let created else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: base])
+        }
+        path = String(cString: created)
+    }
+
+    /// The path of `name` inside the directory.
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Removes the directory now (deinit then does nothing).
+    func cleanup() {
+        guard !removed else { return }
+        removed = true
+        // Files may have been made read-only by the test; removal needs the
+        // directory writable, not the files.
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    deinit { cleanup() }
+}
