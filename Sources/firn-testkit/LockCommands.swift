@@ -1,2 +1,66 @@
-/// Lock-file commands (filled in with the lock file).
-let lockCommands: [String: @Sendable ([String]) throws -> Int32] = [:]
+// Lock-file commands: each opens `DBPATH.lock`, takes something (a pin, the
+// writer lock, a session), prints "ready" on stdout and holds it for
+// SECONDS, so a test can observe it from another process and kill it.
+import FirnCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lock-file commands by name.
+let lockCommands: [String: @Sendable ([String]) throws -> Int32] = [
+    // lock-pin DBPATH VERSION LABEL SECONDS: claims a `read` pin on VERSION.
+    "lock-pin": { arguments in
+        guard arguments.count == 4, let version = UInt64(arguments[1]), let seconds = Double(arguments[3]) else {
+            return usage("lock-pin DBPATH VERSION LABEL SECONDS")
+        }
+        let lock = try LockFile.open(databasePath: arguments[0])
+        let slot = try lock.claimPin(version: version, kind: .read, label: arguments[2])
+        announceReady()
+        hold(seconds)
+        lock.releasePin(slot)
+        lock.close()
+        return 0
+    },
+    // lock-writer DBPATH SECONDS: holds the writer lock.
+    "lock-writer": { arguments in
+        guard arguments.count == 2, let seconds = Double(arguments[1]) else {
+            return usage("lock-writer DBPATH SECONDS")
+        }
+        let lock = try LockFile.open(databasePath: arguments[0])
+        try lock.lockWriter(timeout: .seconds(10))
+        announceReady()
+        hold(seconds)
+        lock.unlockWriter()
+        lock.close()
+        return 0
+    },
+    // lock-session DBPATH SECONDS: holds the database open (a session).
+    "lock-session": { arguments in
+        guard arguments.count == 2, let seconds = Double(arguments[1]) else {
+            return usage("lock-session DBPATH SECONDS")
+        }
+        let lock = try LockFile.open(databasePath: arguments[0])
+        announceReady()
+        hold(seconds)
+        lock.close()
+        return 0
+    },
+]
+
+private func usage(_ text: String) -> Int32 {
+    FileHandleStderr.write("usage: firn-testkit \(text)\n")
+    return 64
+}
+
+/// Writes "ready\n" straight to fd 1 (no stdio buffering to flush).
+private func announceReady() {
+    var bytes = Array("ready\n".utf8)
+    _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+private func hold(_ seconds: Double) {
+    let whole = max(0, seconds)
+    var request = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - whole.rounded(.down)) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}

@@ -25,6 +25,16 @@ import Synchronization
 /// session lock taken and the init lock released, so nobody ever
 /// reinitializes a file another process has mapped.
 ///
+/// The mapping holds a reference to the open file description, so OFD locks
+/// would outlive close(2) while it exists: `close()` unlocks them
+/// explicitly, and the mapping itself goes in deinit (accessors check
+/// `isClosed` first). A process that dies loses its mapping and descriptors,
+/// hence its locks, which is how others see it is gone.
+///
+/// The writer mutex belongs to the OS thread that locked it (see
+/// `lockWriter`). Calling `close()` concurrently with other calls on the
+/// same `LockFile` is a misuse.
+///
 /// `@unchecked Sendable`: the shared state lives in the mapping and is only
 /// accessed with atomics (or under the writer mutex); the little local
 /// state (our pins, session entry, writer ownership) is behind a `Mutex`.
@@ -309,6 +319,9 @@ public final class LockFile: @unchecked Sendable {
             _ = firn_mutex_unlock(writerMutex)
             local.withLock { $0.writerThread = nil }
         }
+        // The mapping keeps the open file description alive past close(2),
+        // and OFD locks with it: drop them explicitly.
+        _ = firn_ofd_lock(fd, 2, 0, 0)
         Glibc.close(fd)
     }
 
