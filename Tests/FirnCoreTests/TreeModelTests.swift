@@ -100,6 +100,10 @@ import Testing
             } else {
                 try txn.commit()
                 committed = working
+                let latest = try store.snapshot()
+                let report = Verifier.verify(latest, slots: try store.readSlots())
+                #expect(report.findings == [], "verify after round \(round)")
+                latest.close()
             }
             if rng.next() % 4 == 0 {
                 held.append((try store.snapshot(label: "round \(round)"), committed))

@@ -1,0 +1,245 @@
+/// Writes one readable version as a fresh, compact database image: every
+/// tree bulk-loaded in key order into full pages, children before parents
+/// (so each parent records its children's checksums), no free or retired
+/// pages, and the commit record written last. Memory holds one page per
+/// tree level, plus one overflow value at a time. Compaction and export
+/// are built on it.
+public struct PackedImageWriter {
+    /// What was written.
+    public struct Summary: Sendable, Codable, Equatable {
+        public var version: UInt64
+        public var pages: UInt64
+        public var bytes: UInt64
+        public var trees: Int
+        public var entries: UInt64
+    }
+
+    private let snapshot: Snapshot
+    private let out: any FileIO
+    private let pageSize: Int
+    private let version: UInt64
+    private var nextPage: UInt64 = 2
+    private var entries: UInt64 = 0
+    private let progress: ((UInt64) -> Void)?
+    private let scratch: UnsafeMutableRawBufferPointer
+
+    /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
+    /// exactly `pages × pageSize` bytes. `out` is not synced.
+    public static func write(
+        _ snapshot: Snapshot, to out: any FileIO, progress: ((UInt64) -> Void)? = nil
+    ) throws(FirnError) -> Summary {
+        var writer = PackedImageWriter(snapshot: snapshot, out: out, progress: progress)
+        defer { writer.scratch.deallocate() }
+        do {
+            return try writer.run()
+        } catch {
+            throw error.located(in: snapshot.store.path, version: snapshot.version)
+        }
+    }
+
+    private init(snapshot: Snapshot, out: any FileIO, progress: ((UInt64) -> Void)?) {
+        self.snapshot = snapshot
+        self.out = out
+        self.progress = progress
+        pageSize = snapshot.store.pageSize
+        version = snapshot.version
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 4096)
+    }
+
+    private mutating func run() throws(FirnError) -> Summary {
+        let catalog = try snapshot.catalog()
+        var roots: [(name: [UInt8], entry: CatalogEntry)] = []
+        for (name, entry) in catalog {
+            var cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
+            let root = try bulkLoad(&cursor)
+            roots.append((Array(name.utf8), CatalogEntry(root: root, count: entry.count)))
+        }
+        // The catalog itself, from the new roots.
+        var catalogLoader = TreeLoader(pageSize: pageSize)
+        for (name, entry) in roots {
+            let value = entry.encoded()
+            try withBytes(name) { (key) throws(FirnError) in
+                try withBytes(value) { (v) throws(FirnError) in
+                    try catalogLoader.add(key: key, value: .inline(v), writer: &self)
+                }
+            }
+        }
+        let catalogRoot = try catalogLoader.finish(writer: &self)
+        // The space tree keeps only the history (a packed file has no free or retired pages).
+        var spaceLoader = TreeLoader(pageSize: pageSize)
+        for var record in try snapshot.history() {
+            // Older versions' pages do not exist in the new file.
+            record.catalogRoot = .none
+            let key = SpaceKey.historyEntry(record.version)
+            let value = record.encoded()
+            try withBytes(key) { (k) throws(FirnError) in
+                try withBytes(value) { (v) throws(FirnError) in
+                    try spaceLoader.add(key: k, value: .inline(v), writer: &self)
+                }
+            }
+        }
+        let spaceRoot = try spaceLoader.finish(writer: &self)
+        let record = CommitRecord(
+            pageSize: UInt32(pageSize), version: version, timestampNanoseconds: snapshot.info.timestampNanoseconds,
+            logicalPageCount: nextPage, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
+            bytesWritten: nextPage * UInt64(pageSize), freePages: 0, retiredPages: 0)
+        // The two slot pages last: the record must know every root's checksum.
+        scratch.initializeMemory(as: UInt8.self, repeating: 0)
+        try out.write(UnsafeRawBufferPointer(scratch), at: UInt64((version + 1) % 2) * UInt64(pageSize))
+        let encoded = record.encoded()
+        for (i, b) in encoded.enumerated() { scratch[i] = b }
+        try out.write(UnsafeRawBufferPointer(scratch), at: UInt64(version % 2) * UInt64(pageSize))
+        return Summary(version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count, entries: entries)
+    }
+
+    /// Copies one tree in key order; returns its new root.
+    private mutating func bulkLoad(_ cursor: inout TreeCursor) throws(FirnError) -> PageRef {
+        var loader = TreeLoader(pageSize: pageSize)
+        try cursor.first()
+        while cursor.isValid {
+            guard case let .stored(stored)? = try cursor.storedValue() else { break }
+            let value: StoredValue
+            switch stored {
+            case .inline:
+                value = stored
+            case let .overflow(head, length):
+                let bytes = try snapshot.source.readOverflow(head, length: length)
+                value = .overflow(try writeOverflow(bytes), length: length)
+            }
+            // A snapshot cursor's key points into the map, which outlives this loop.
+            let key = try cursor.withKey { $0 } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            try loader.add(key: key, value: value, writer: &self)
+            entries += 1
+            try cursor.next()
+        }
+        return try loader.finish(writer: &self)
+    }
+
+    /// Writes a value as an overflow chain numbered tail first, so pages go
+    /// out in order and each reference knows the checksum of the next page.
+    private mutating func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
+        let capacity = pageSize - OverflowLayout.payloadOffset
+        let pageCount = max(1, (bytes.count + capacity - 1) / capacity)
+        var next = PageRef.none
+        for i in stride(from: pageCount - 1, through: 0, by: -1) {
+            let start = i * capacity
+            let end = min(bytes.count, start + capacity)
+            let page = nextPage
+            bytes.withUnsafeBytes { all in
+                OverflowLayout.write(
+                    payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
+                    into: scratch, pageNumber: page, birth: version)
+            }
+            let crc = PageHeader.seal(scratch)
+            try emit(UnsafeRawBufferPointer(scratch))
+            next = PageRef(page: page, birth: version, checksum: crc)
+        }
+        return next
+    }
+
+    /// Appends the next page of the image.
+    mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError) {
+        try out.write(page, at: nextPage * UInt64(pageSize))
+        nextPage += 1
+        progress?(nextPage)
+    }
+
+    var pageNumberForNextEmit: UInt64 { nextPage }
+    var birth: UInt64 { version }
+}
+
+/// Bulk-loads one B+ tree from entries in key order: full leaves, then one
+/// branch page per level filling as children complete.
+struct TreeLoader {
+    private var leaf: PageBuilder
+    private var branches: [PageBuilder] = []
+    private var pagesFlushed: [Int] = []
+    private let pageSize: Int
+
+    init(pageSize: Int) {
+        self.pageSize = pageSize
+        leaf = PageBuilder(pageSize: pageSize, isLeaf: true)
+    }
+
+    mutating func add(key: UnsafeRawBufferPointer, value: StoredValue, writer: inout PackedImageWriter) throws(FirnError) {
+        if leaf.addLeaf(key: key, value: value) { return }
+        try flushLeaf(writer: &writer)
+        guard leaf.addLeaf(key: key, value: value) else {
+            throw FirnError.corrupt(path: "", page: nil, version: writer.birth,
+                                    detail: "an entry of \(key.count) key bytes does not fit an empty page")
+        }
+    }
+
+    private mutating func flushLeaf(writer: inout PackedImageWriter) throws(FirnError) {
+        let page = writer.pageNumberForNextEmit
+        let crc = leaf.seal(page: page, birth: writer.birth, level: 0)
+        try writer.emit(UnsafeRawBufferPointer(leaf.buffer))
+        let first = leaf.firstKey
+        leaf.reset()
+        try push(key: first, child: PageRef(page: page, birth: writer.birth, checksum: crc), level: 1, writer: &writer)
+    }
+
+    private mutating func push(key: [UInt8], child: PageRef, level: Int, writer: inout PackedImageWriter) throws(FirnError) {
+        if branches.count < level {
+            branches.append(PageBuilder(pageSize: pageSize, isLeaf: false))
+            pagesFlushed.append(0)
+        }
+        if branches[level - 1].addBranch(key: key, child: child) { return }
+        try flushBranch(level: level, writer: &writer)
+        _ = branches[level - 1].addBranch(key: key, child: child)
+    }
+
+    private mutating func flushBranch(level: Int, writer: inout PackedImageWriter) throws(FirnError) {
+        let page = writer.pageNumberForNextEmit
+        let crc = branches[level - 1].seal(page: page, birth: writer.birth, level: level)
+        try writer.emit(UnsafeRawBufferPointer(branches[level - 1].buffer))
+        let first = branches[level - 1].firstKey
+        branches[level - 1].reset()
+        pagesFlushed[level - 1] += 1
+        try push(key: first, child: PageRef(page: page, birth: writer.birth, checksum: crc), level: level + 1, writer: &writer)
+    }
+
+    /// Flushes what is left bottom-up and returns the root (none when empty).
+    mutating func finish(writer: inout PackedImageWriter) throws(FirnError) -> PageRef {
+        defer {
+            leaf.deallocate()
+            for b in branches { b.deallocate() }
+        }
+        if leaf.isEmpty && branches.isEmpty { return .none }
+        if branches.isEmpty {
+            let page = writer.pageNumberForNextEmit
+            let crc = leaf.seal(page: page, birth: writer.birth, level: 0)
+            try writer.emit(UnsafeRawBufferPointer(leaf.buffer))
+            return PageRef(page: page, birth: writer.birth, checksum: crc)
+        }
+        if !leaf.isEmpty { try flushLeaf(writer: &writer) }
+        var level = 1
+        while level <= branches.count {
+            let builder = branches[level - 1]
+            let isTop = level == branches.count
+            if isTop && builder.count == 1 && pagesFlushed[level - 1] == 0 {
+                return builder.singleChild ?? .none
+            }
+            if isTop && builder.count == 0 { break }
+            let page = writer.pageNumberForNextEmit
+            let crc = branches[level - 1].seal(page: page, birth: writer.birth, level: level)
+            try writer.emit(UnsafeRawBufferPointer(branches[level - 1].buffer))
+            let ref = PageRef(page: page, birth: writer.birth, checksum: crc)
+            if isTop { return ref }
+            let first = branches[level - 1].firstKey
+            branches[level - 1].reset()
+            try push(key: first, child: ref, level: level + 1, writer: &writer)
+            level += 1
+        }
+        return .none
+    }
+}
+
+extension PageBuilder {
+    /// The only child of a branch page with one cell.
+    var singleChild: PageRef? {
+        guard count == 1, let base = buffer.baseAddress else { return nil }
+        let offset = Int(UnsafeRawPointer(base).le(UInt16.self, at: PageHeader.size))
+        return PageRef(loading: UnsafeRawPointer(base), at: offset + 2)
+    }
+}

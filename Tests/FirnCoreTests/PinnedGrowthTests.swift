@@ -1,0 +1,81 @@
+import Testing
+@testable import FirnCore
+
+/// Free space is reused by the interval rule: a page alive in versions
+/// b…d-1 is free once no pinned version lies in that range. So one old
+/// pin keeps only its own pages, and the file stays bounded while commits
+/// keep overwriting records (LMDB keeps everything newer than its oldest
+/// reader and grows without bound here).
+@Suite struct PinnedGrowthTests {
+    static func record(_ i: Int) -> [UInt8] {
+        var key = [UInt8](repeating: 0, count: 16)
+        var x = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+        for j in 0..<16 { key[j] = UInt8(truncatingIfNeeded: x >> UInt64((j % 8) * 8)); if j == 7 { x = x &* 31 &+ 7 } }
+        return key
+    }
+
+    @Test func fileStaysWithinTwoPointTwoTimesItsSizeUnderAnOldPin() throws {
+        let dir = try TemporaryDirectory()
+        var options = StoreOptions()
+        options.durability = .none  // growth, not durability, is under test; keeps the suite fast
+        let store = try Store.open(dir.file("growth.firn"), options: options)
+        let records = 20_000
+        var rng = TreeModelTests.Generator(state: 42)
+        func value() -> [UInt8] { (0..<100).map { i in i < 50 ? UInt8(truncatingIfNeeded: rng.next()) : 0 } }
+        try store.write { txn in
+            let tree = try #require(try txn.tree("records"))
+            for i in 0..<records { try tree.put(Self.record(i), value()) }
+        }
+        let before = try store.io.size()
+        let pinned = try store.snapshot(kind: .frozen, label: "old report")
+        let pinnedValue = try #require(try pinned.tree("records")?.get(Self.record(5))?.array)
+        // The proportions (100 updates per commit on 100,000 records),
+        // scaled down: 20 updates per commit on 20,000 records.
+        for _ in 0..<2000 {
+            try store.write { txn in
+                let tree = try #require(try txn.tree("records"))
+                for _ in 0..<20 { try tree.put(Self.record(Int(rng.next() % UInt64(records))), value()) }
+            }
+        }
+        let after = try store.io.size()
+        let ratio = Double(after) / Double(before)
+        #expect(ratio <= 2.2, "file grew \(ratio)× under one pin (\(before) → \(after) bytes)")
+        print("pinned growth: \(before) → \(after) bytes, \(ratio)× under one pin")
+        // The pinned snapshot still reads its version.
+        #expect(try pinned.tree("records")?.get(Self.record(5))?.array == pinnedValue)
+        let current = try store.snapshot()
+        let usage = try current.spaceUsage(pinnedVersions: try #require(store.lockFile).livePinnedVersions())
+        #expect(usage.retainedBytes(byPinAt: pinned.version) > 0)
+        #expect(usage.retainedByPin.count == 1)
+        #expect(Verifier.verify(current, slots: try store.readSlots()).findings == [])
+        // Releasing the pin frees what it held at the next commit.
+        pinned.close()
+        current.close()
+        try store.write { txn in try #require(try txn.tree("records")).put(Self.record(1), value()) }
+        let released = try store.snapshot()
+        let afterRelease = try released.spaceUsage(pinnedVersions: try #require(store.lockFile).livePinnedVersions())
+        #expect(afterRelease.heldByPinsPages == 0)
+        #expect(afterRelease.freePages > usage.freePages)
+        #expect(Verifier.verify(released, slots: try store.readSlots()).findings == [])
+    }
+
+    @Test func withoutPinsTheFileDoesNotGrowUnderOverwrites() throws {
+        let dir = try TemporaryDirectory()
+        var options = StoreOptions()
+        options.durability = .none
+        let store = try Store.open(dir.file("steady.firn"), options: options)
+        try store.write { txn in
+            let tree = try #require(try txn.tree("t"))
+            for i in 0..<5000 { try tree.put(Self.record(i), [UInt8](repeating: 1, count: 100)) }
+        }
+        let before = try store.io.size()
+        for round in 0..<300 {
+            try store.write { txn in
+                let tree = try #require(try txn.tree("t"))
+                for j in 0..<20 { try tree.put(Self.record((round * 20 + j) % 5000), [UInt8](repeating: 2, count: 100)) }
+            }
+        }
+        let after = try store.io.size()
+        #expect(Double(after) / Double(before) <= 1.3, "\(before) → \(after)")
+    }
+}
