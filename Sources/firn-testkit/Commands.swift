@@ -1,2 +1,4 @@
 /// Every testkit command by name. Each returns the process exit status.
-let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockCommands.merging(storeCommands) { a, _ in a }
+let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockCommands
+    .merging(storeCommands) { a, _ in a }
+    .merging(readerCommands) { a, _ in a }
