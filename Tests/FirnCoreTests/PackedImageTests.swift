@@ -60,6 +60,23 @@ import Testing
         #expect(Verifier.verify(after, slots: try packed.readSlots()).findings == [])
     }
 
+    @Test func streamingEmitsTheSameImageInFileOrder() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("source.firn"))
+        _ = try Self.fill(store, records: 600, seed: 11)
+        let snapshot = try store.snapshot()
+        let out = try POSIXFile(path: dir.file("written.firn"), writable: true, create: true)
+        let written = try PackedImageWriter.write(snapshot, to: out)
+        var fileBytes = [UInt8](repeating: 0, count: Int(written.bytes))
+        _ = try withMutableBytes(&fileBytes) { (b) throws(FirnError) in try out.read(into: b, at: 0) }
+        out.close()
+        var streamed: [UInt8] = []
+        let summary = try PackedImageWriter.stream(snapshot) { page in streamed.append(contentsOf: page) }
+        #expect(summary == written)
+        #expect(streamed.count == fileBytes.count)
+        #expect(streamed == fileBytes)
+    }
+
     @Test func emptyDatabasePacksToTwoPages() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("empty.firn"))

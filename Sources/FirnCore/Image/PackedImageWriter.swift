@@ -1,9 +1,14 @@
 /// Writes one readable version as a fresh, compact database image: every
 /// tree bulk-loaded in key order into full pages, children before parents
 /// (so each parent records its children's checksums), no free or retired
-/// pages, and the commit record written last. Memory holds one page per
-/// tree level, plus one overflow value at a time. Compaction and export
-/// are built on it.
+/// pages. Memory holds one page per tree level, plus one overflow value at a
+/// time. Compaction and export are built on it.
+///
+/// The commit record at the front of the image needs every root's checksum,
+/// which is known only at the end. `write` therefore fills a file and writes
+/// the two slot pages last; `stream` makes a first pass that only computes
+/// (the layout is deterministic), then emits the image strictly in order to
+/// a sink that cannot seek (a compressor, a pipe).
 public struct PackedImageWriter {
     /// What was written.
     public struct Summary: Sendable, Codable, Equatable {
@@ -12,10 +17,12 @@ public struct PackedImageWriter {
         public var bytes: UInt64
         public var trees: Int
         public var entries: UInt64
+        /// The image's commit record.
+        public var record: CommitRecord
     }
 
     private let snapshot: Snapshot
-    private let out: any FileIO
+    private let sink: Sink
     private let pageSize: Int
     private let version: UInt64
     private var nextPage: UInt64 = 2
@@ -28,25 +35,56 @@ public struct PackedImageWriter {
     public static func write(
         _ snapshot: Snapshot, to out: any FileIO, progress: ((UInt64) -> Void)? = nil
     ) throws(FirnError) -> Summary {
-        var writer = PackedImageWriter(snapshot: snapshot, out: out, progress: progress)
+        let pageSize = UInt64(snapshot.store.pageSize)
+        let sink = Sink { (page, number) throws(FirnError) in try out.write(page, at: number * pageSize) }
+        return try run(snapshot, sink: sink, slotsFirst: nil, progress: progress)
+    }
+
+    /// Emits the image's pages in file order (0, 1, 2, …) to `emit`. Makes
+    /// two passes over the version: the first computes the commit record.
+    public static func stream(
+        _ snapshot: Snapshot, progress: ((UInt64) -> Void)? = nil,
+        into emit: @escaping (UnsafeRawBufferPointer) throws(FirnError) -> Void
+    ) throws(FirnError) -> Summary {
+        let discard = Sink { (_, _) throws(FirnError) in }
+        let planned = try run(snapshot, sink: discard, slotsFirst: nil, progress: nil)
+        let sink = Sink { (page, _) throws(FirnError) in try emit(page) }
+        let summary = try run(snapshot, sink: sink, slotsFirst: planned.record, progress: progress)
+        guard summary.record == planned.record else {
+            throw FirnError.misuse("\(snapshot.store.path): packed image changed between passes (version \(snapshot.version))")
+        }
+        return summary
+    }
+
+    private static func run(
+        _ snapshot: Snapshot, sink: Sink, slotsFirst: CommitRecord?, progress: ((UInt64) -> Void)?
+    ) throws(FirnError) -> Summary {
+        var writer = PackedImageWriter(snapshot: snapshot, sink: sink, progress: progress)
         defer { writer.scratch.deallocate() }
         do {
-            return try writer.run()
+            if let record = slotsFirst { try writer.emitSlots(record) }
+            return try writer.run(slotsLast: slotsFirst == nil)
         } catch {
             throw error.located(in: snapshot.store.path, version: snapshot.version)
         }
     }
 
-    private init(snapshot: Snapshot, out: any FileIO, progress: ((UInt64) -> Void)?) {
+    /// Where pages go: (page bytes, page number).
+    struct Sink {
+        let put: (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void
+        init(_ put: @escaping (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void) { self.put = put }
+    }
+
+    private init(snapshot: Snapshot, sink: Sink, progress: ((UInt64) -> Void)?) {
         self.snapshot = snapshot
-        self.out = out
+        self.sink = sink
         self.progress = progress
         pageSize = snapshot.store.pageSize
         version = snapshot.version
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 4096)
     }
 
-    private mutating func run() throws(FirnError) -> Summary {
+    private mutating func run(slotsLast: Bool) throws(FirnError) -> Summary {
         let catalog = try snapshot.catalog()
         var roots: [(name: [UInt8], entry: CatalogEntry)] = []
         for (name, entry) in catalog {
@@ -83,13 +121,22 @@ public struct PackedImageWriter {
             pageSize: UInt32(pageSize), version: version, timestampNanoseconds: snapshot.info.timestampNanoseconds,
             logicalPageCount: nextPage, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
             bytesWritten: nextPage * UInt64(pageSize), freePages: 0, retiredPages: 0)
-        // The two slot pages last: the record must know every root's checksum.
-        scratch.initializeMemory(as: UInt8.self, repeating: 0)
-        try out.write(UnsafeRawBufferPointer(scratch), at: UInt64((version + 1) % 2) * UInt64(pageSize))
+        if slotsLast { try emitSlots(record) }
+        return Summary(
+            version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count,
+            entries: entries, record: record)
+    }
+
+    /// Pages 0 and 1: the record in slot `version % 2`, the other slot empty.
+    private func emitSlots(_ record: CommitRecord) throws(FirnError) {
         let encoded = record.encoded()
-        for (i, b) in encoded.enumerated() { scratch[i] = b }
-        try out.write(UnsafeRawBufferPointer(scratch), at: UInt64(version % 2) * UInt64(pageSize))
-        return Summary(version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count, entries: entries)
+        for slot in UInt64(0)...1 {
+            scratch.initializeMemory(as: UInt8.self, repeating: 0)
+            if slot == version % 2 {
+                for (i, b) in encoded.enumerated() { scratch[i] = b }
+            }
+            try sink.put(UnsafeRawBufferPointer(scratch), slot)
+        }
     }
 
     /// Copies one tree in key order; returns its new root.
@@ -139,7 +186,7 @@ public struct PackedImageWriter {
 
     /// Appends the next page of the image.
     mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError) {
-        try out.write(page, at: nextPage * UInt64(pageSize))
+        try sink.put(page, nextPage)
         nextPage += 1
         progress?(nextPage)
     }
