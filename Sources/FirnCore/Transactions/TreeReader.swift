@@ -86,6 +86,8 @@ final class OwnedBytes {
 }
 
 /// An ordered walk over a tree: `first`, `last`, `seek`, `next`, `previous`.
+/// Methods call the core directly (no closures) so a scan from another
+/// module costs little more than the page walk itself.
 public final class Cursor {
     private var core: TreeCursor
     private let owner: AnyObject
@@ -99,45 +101,55 @@ public final class Cursor {
 
     public var isValid: Bool { core.isValid }
 
-    public func first() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.first() } }
-    public func last() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.last() } }
-    public func next() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.next() } }
-    public func previous() throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.previous() } }
+    public func first() throws(FirnError) {
+        do { try core.first() } catch { throw error.located(in: path) }
+    }
+
+    public func last() throws(FirnError) {
+        do { try core.last() } catch { throw error.located(in: path) }
+    }
+
+    public func next() throws(FirnError) {
+        do { try core.next() } catch { throw error.located(in: path) }
+    }
+
+    public func previous() throws(FirnError) {
+        do { try core.previous() } catch { throw error.located(in: path) }
+    }
+
     /// Moves to the first entry whose key is at or after `key`.
-    public func seek(_ key: [UInt8]) throws(FirnError) { try run { (c: inout TreeCursor) throws(FirnError) in try c.seek(key) } }
+    public func seek(_ key: [UInt8]) throws(FirnError) {
+        do { try core.seek(key) } catch { throw error.located(in: path) }
+    }
 
     /// The current key (a copy), nil when not on an entry.
     public var key: [UInt8]? {
-        get throws(FirnError) { try locate { (c: TreeCursor) throws(FirnError) in try c.key } }
+        get throws(FirnError) {
+            do { return try core.key } catch { throw error.located(in: path) }
+        }
     }
 
     /// The current value, overflow chains followed.
     public var value: [UInt8]? {
-        get throws(FirnError) { try locate { (c: TreeCursor) throws(FirnError) in try c.value() } }
+        get throws(FirnError) {
+            do { return try core.value() } catch { throw error.located(in: path) }
+        }
     }
 
     /// The current key without copying, valid during `body`.
     public func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
-        try locate { (c: TreeCursor) throws(FirnError) in try c.withKey(body) }
+        do { return try core.withKey(body) } catch { throw error.located(in: path) }
     }
 
     /// The current inline value without copying, valid during `body`; nil
     /// for values in overflow chains (use `value`).
     public func withInlineValue<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
-        try locate { (c: TreeCursor) throws(FirnError) -> R? in
-            switch try c.storedValue() {
-            case let .stored(.inline(bytes))?: return body(bytes)
-            case let .memory(.inline(bytes))?: return bytes.withUnsafeBytes(body)
-            default: return nil
-            }
+        let stored: CursorValue?
+        do { stored = try core.storedValue() } catch { throw error.located(in: path) }
+        switch stored {
+        case let .stored(.inline(bytes))?: return body(bytes)
+        case let .memory(.inline(bytes))?: return bytes.withUnsafeBytes(body)
+        default: return nil
         }
-    }
-
-    private func run(_ body: (inout TreeCursor) throws(FirnError) -> Void) throws(FirnError) {
-        do { try body(&core) } catch { throw error.located(in: path) }
-    }
-
-    private func locate<R>(_ body: (TreeCursor) throws(FirnError) -> R) throws(FirnError) -> R {
-        do { return try body(core) } catch { throw error.located(in: path) }
     }
 }
