@@ -1,2 +1,144 @@
-/// Store commands (filled in with the engine).
-let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [:]
+// Store commands: each opens a database with FirnCore and works on it, so a
+// test can kill the process at any moment and check what the file holds.
+import FirnCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Store commands by name.
+let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
+    // commit-loop DBPATH SEED: opens DBPATH (durability full; it must hold the
+    // "accounts" tree, see `LedgerFormat`), prints "ready", then commits
+    // forever. Each commit moves a random amount between two random accounts
+    // (the total stays constant) and puts or deletes a few "filler" values of
+    // varying sizes, some in overflow chains; it keeps a snapshot pinned,
+    // renewed every few commits. After each commit returns it
+    // writes the committed version as a line on stdout: every version printed
+    // is acknowledged and must survive the process being killed.
+    "commit-loop": { arguments in
+        guard arguments.count == 2, let seed = UInt64(arguments[1]) else {
+            return storeUsage("commit-loop DBPATH SEED")
+        }
+        var options = StoreOptions()
+        options.create = false
+        options.durability = .full
+        let store = try Store.open(arguments[0], options: options)
+        writeLine("ready")
+        var rng = TestkitGenerator(state: seed)
+        // A snapshot pinned across a few commits at a time: a kill leaves its
+        // pin behind for the next writer to find dead and release.
+        var pinned: Snapshot? = nil
+        var commits = 0, renewPinAt = 0
+        while true {
+            if commits >= renewPinAt {
+                pinned?.close()
+                pinned = try store.snapshot(label: "commit-loop")
+                renewPinAt = commits + 1 + Int(rng.next() % 12)
+            }
+            let txn = try store.beginWrite()
+            guard let accounts = try txn.tree(LedgerFormat.accountsTree, create: false),
+                  let filler = try txn.tree(LedgerFormat.fillerTree) else {
+                FileHandleStderr.write("commit-loop: the store has no \"\(LedgerFormat.accountsTree)\" tree\n")
+                txn.abort()
+                return 65
+            }
+            let from = rng.next() % LedgerFormat.accountCount
+            let to = (from + 1 + rng.next() % (LedgerFormat.accountCount - 1)) % LedgerFormat.accountCount
+            guard let fromValue = try accounts.get(LedgerFormat.accountKey(from)),
+                  let toValue = try accounts.get(LedgerFormat.accountKey(to)),
+                  let fromBalance = LedgerFormat.balance(fromValue), let toBalance = LedgerFormat.balance(toValue) else {
+                FileHandleStderr.write("commit-loop: account \(from) or \(to) is missing or malformed\n")
+                txn.abort()
+                return 65
+            }
+            let amount = fromBalance == 0 ? 0 : 1 + rng.next() % fromBalance
+            try accounts.put(LedgerFormat.accountKey(from), LedgerFormat.accountValue(from, balance: fromBalance - amount))
+            try accounts.put(LedgerFormat.accountKey(to), LedgerFormat.accountValue(to, balance: toBalance + amount))
+            for _ in 0..<Int(rng.next() % 4) {
+                let key = LedgerFormat.fillerKey(rng.next() % LedgerFormat.fillerKeyCount)
+                if rng.next() % 3 == 0 {
+                    try filler.delete(key)
+                } else {
+                    let size = LedgerFormat.fillerSizes[Int(rng.next() % UInt64(LedgerFormat.fillerSizes.count))]
+                    try filler.put(key, LedgerFormat.fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next())))
+                }
+            }
+            let version = try txn.commit()
+            writeLine("\(version)")
+            commits += 1
+        }
+    },
+]
+
+/// The byte formats of the ledger workload. `Tests/FirnCoreTests/Support/
+/// LedgerModel.swift` reads and checks the same formats; keep them in step.
+///
+/// - "accounts": key = account number, 8 bytes big-endian; value = 32 bytes:
+///   balance (u64 LE), account number (u64 LE), 16 bytes `0xA5`.
+/// - "filler": key = "f" + number (u32 big-endian); value = length (u32 LE),
+///   salt (u32 LE), then byte i = low byte of `salt &+ i &* 131`.
+enum LedgerFormat {
+    static let accountsTree = "accounts"
+    static let fillerTree = "filler"
+    static let accountCount: UInt64 = 200
+    static let fillerKeyCount: UInt64 = 48
+    static let fillerSizes = [0, 40, 700, 2000, 3900, 4500, 9000, 17000]
+
+    static func accountKey(_ n: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: n >> (56 - 8 * UInt64($0))) }
+    }
+
+    static func accountValue(_ n: UInt64, balance: UInt64) -> [UInt8] {
+        littleEndian(balance) + littleEndian(n) + [UInt8](repeating: 0xA5, count: 16)
+    }
+
+    static func balance(_ value: [UInt8]) -> UInt64? {
+        guard value.count == 32 else { return nil }
+        return value[0..<8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    static func fillerKey(_ n: UInt64) -> [UInt8] {
+        [UInt8(ascii: "f")] + (0..<4).map { UInt8(truncatingIfNeeded: n >> (24 - 8 * UInt64($0))) }
+    }
+
+    static func fillerValue(size: Int, salt: UInt32) -> [UInt8] {
+        var bytes = Array(littleEndian(UInt64(UInt32(size)) | UInt64(salt) << 32))
+        bytes.reserveCapacity(8 + size)
+        for i in 0..<size { bytes.append(UInt8(truncatingIfNeeded: salt &+ UInt32(truncatingIfNeeded: i) &* 131)) }
+        return bytes
+    }
+
+    private static func littleEndian(_ x: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: x >> (8 * UInt64($0))) }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so a failing seed can be replayed.
+struct TestkitGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+private func storeUsage(_ text: String) -> Int32 {
+    FileHandleStderr.write("usage: firn-testkit \(text)\n")
+    return 64
+}
+
+/// Writes `text` and a newline straight to fd 1: no stdio buffer, so a line
+/// is in the pipe the moment this returns, and a kill right after loses nothing.
+private func writeLine(_ text: String) {
+    var bytes = Array((text + "\n").utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress.map { $0 + done }, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        done += n
+    }
+}

@@ -10,9 +10,13 @@ final class TemporaryDirectory: @unchecked Sendable {
     let path: String
     private var removed = false
 
-    /// Creates `<tmp>/<prefix>.XXXXXX` with mkdtemp.
-    init(prefix: String = "firn-test") throws {
-        let base = FileManager.default.temporaryDirectory.path
+    /// Creates `<tmp>/<prefix>.XXXXXX` with mkdtemp. `inMemory` puts it in
+    /// /dev/shm when there is one (fsync costs nothing there): for tests whose
+    /// durability is simulated (crash images, injected I/O faults) and that
+    /// would otherwise spend their time waiting on the disk.
+    init(prefix: String = "firn-test", inMemory: Bool = false) throws {
+        var base = FileManager.default.temporaryDirectory.path
+        if inMemory, access("/dev/shm", W_OK | X_OK) == 0 { base = "/dev/shm" }
         var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) }
