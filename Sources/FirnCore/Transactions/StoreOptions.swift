@@ -25,7 +25,9 @@ public enum Durability: String, Sendable, Codable {
     /// Two fdatasyncs per commit: pages, then the commit record. A commit
     /// that returned survives power loss.
     case full
-    /// No syncs: a commit survives a process crash but not power loss, and
-    /// an OS crash can lose recent commits.
+    /// No syncs: a commit survives a crash of the process, but not an OS
+    /// crash or power loss — then the file can be left corrupt (pages freed
+    /// by a commit that never reached the disk may already be reused). For
+    /// scratch data, bulk loads you can redo, and benchmarks.
     case none
 }
