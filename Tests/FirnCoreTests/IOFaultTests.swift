@@ -69,13 +69,20 @@ import Testing
             let injectedBefore = faulty.injected.count
             var working = model
             let txn = try store.beginWrite()
-            try LedgerModel.stageRandomChanges(txn, &working, &rng)
-            if round % 5 == 2 {
-                // Bigger commits grow the file.
-                for _ in 0..<10 { try LedgerModel.stageRandomChanges(txn, &working, &rng) }
-            }
+            // Values too large for a leaf are written to overflow pages when put,
+            // so a fault can surface from a put as well as from the commit.
             let committed: Result<UInt64, FirnError>
-            do { committed = .success(try txn.commit()) } catch { committed = .failure(error) }
+            do {
+                try LedgerModel.stageRandomChanges(txn, &working, &rng)
+                if round % 5 == 2 {
+                    // Bigger commits grow the file.
+                    for _ in 0..<10 { try LedgerModel.stageRandomChanges(txn, &working, &rng) }
+                }
+                committed = .success(try txn.commit())
+            } catch let error as FirnError {
+                txn.abort()
+                committed = .failure(error)
+            }
             let injectedNow = Array(faulty.injected.dropFirst(injectedBefore))
             switch committed {
             case let .success(version):

@@ -14,49 +14,6 @@
 enum LeafLayout {
     static let cellHeaderSize = 8
     static let overflowFlag: UInt8 = 1
-
-    /// Bytes a cell occupies, its offset slot included.
-    static func footprint(keyLength: Int, value: LeafValue) -> Int {
-        2 + cellHeaderSize + keyLength + value.storedLength
-    }
-
-    /// Writes `entries` as a complete leaf page (without the checksum).
-    static func write(
-        _ entries: ArraySlice<LeafEntry>, into page: UnsafeMutableRawBufferPointer,
-        pageNumber: UInt64, birth: UInt64
-    ) {
-        guard let base = page.baseAddress else { return }
-        page.initializeMemory(as: UInt8.self, repeating: 0)
-        PageHeader.write(
-            to: base, type: .leaf, level: 0, count: UInt16(entries.count),
-            pageNumber: pageNumber, birth: birth)
-        var cursor = PageHeader.size + 2 * entries.count
-        for (i, entry) in entries.enumerated() {
-            base.storeLE(UInt16(cursor), at: PageHeader.size + 2 * i)
-            base.storeLE(UInt16(entry.key.count), at: cursor)
-            entry.key.withUnsafeBytes { key in
-                (base + cursor + cellHeaderSize).copyMemory(from: key.baseAddress ?? UnsafeRawPointer(base), byteCount: key.count)
-            }
-            let valueStart = cursor + cellHeaderSize + entry.key.count
-            switch entry.value {
-            case let .inline(bytes):
-                base.storeBytes(of: 0, toByteOffset: cursor + 2, as: UInt8.self)
-                base.storeLE(UInt32(bytes.count), at: cursor + 4)
-                bytes.withUnsafeBytes { value in
-                    (base + valueStart).copyMemory(from: value.baseAddress ?? UnsafeRawPointer(base), byteCount: value.count)
-                }
-                cursor = valueStart + bytes.count
-            case let .overflow(ref, length):
-                base.storeBytes(of: overflowFlag, toByteOffset: cursor + 2, as: UInt8.self)
-                base.storeLE(UInt32(0), at: cursor + 4)
-                ref.store(to: base, at: valueStart)
-                base.storeLE(length, at: valueStart + PageRef.size)
-                cursor = valueStart + PageRef.size + 8
-            case .pending:
-                preconditionFailure("overflow values are written before their leaf")
-            }
-        }
-    }
 }
 
 /// Branch pages (type 1): the page header, then `count` 2-byte cell offsets

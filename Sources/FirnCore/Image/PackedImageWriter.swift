@@ -144,7 +144,7 @@ public struct PackedImageWriter {
         var loader = TreeLoader(pageSize: pageSize)
         try cursor.first()
         while cursor.isValid {
-            guard case let .stored(stored)? = try cursor.storedValue() else { break }
+            guard let stored = try cursor.storedValue() else { break }
             let value: StoredValue
             switch stored {
             case .inline:

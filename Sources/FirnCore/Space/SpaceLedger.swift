@@ -10,6 +10,7 @@ final class SpaceLedger {
     /// Pages this commit retired (seen by the previous version, not by a pin).
     private(set) var retiredByThisCommit: UInt64 = 0
     private let context: WriteContext
+    private static var empty: StoredValue { .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
 
     init(root: PageRef, freeCount: UInt64, retiredCount: UInt64, context: WriteContext) {
         tree = MutableTree(root: root, count: 0, context: context)
@@ -20,7 +21,7 @@ final class SpaceLedger {
 
     /// Up to `limit` free pages numbered `from` or more, ascending.
     func readFree(from: UInt64, limit: Int) throws(FirnError) -> [UInt64] {
-        var cursor = TreeCursor(source: context.source, root: tree.root)
+        var cursor = TreeCursor(source: try context.source, root: tree.root)
         try cursor.seek(SpaceKey.freePage(from))
         var pages: [UInt64] = []
         while pages.count < limit, cursor.isValid {
@@ -50,14 +51,14 @@ final class SpaceLedger {
         for pin in released { try tree.delete(SpaceKey.pinnedVersion(pin)) }
         let previousSet = Set(previous)
         for pin in livePins where !previousSet.contains(pin) {
-            try tree.put(SpaceKey.pinnedVersion(pin), .inline([]))
+            try tree.put(SpaceKey.pinnedVersion(pin), Self.empty)
         }
     }
 
     private func reclaimBatches(from low: UInt64, through high: UInt64, livePins: [UInt64]) throws(FirnError) {
         var death = low
         while death <= high {
-            var cursor = TreeCursor(source: context.source, root: tree.root)
+            var cursor = TreeCursor(source: try context.source, root: tree.root)
             try cursor.seek(SpaceKey.retiredPage(death: death, birth: 0, page: 0))
             guard cursor.isValid, case let .retired(found, _, _)? = try cursor.withKey({ SpaceKey.decode($0) }),
                   found <= high else { return }
@@ -72,7 +73,7 @@ final class SpaceLedger {
             }
             for (birth, page) in batch {
                 try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page))
-                try tree.put(SpaceKey.freePage(page), .inline([]))
+                try tree.put(SpaceKey.freePage(page), Self.empty)
                 retiredCount -= 1
                 freeCount += 1
             }
@@ -103,7 +104,7 @@ final class SpaceLedger {
     }
 
     private func versions(withTag tag: UInt8) throws(FirnError) -> [UInt64] {
-        var cursor = TreeCursor(source: context.source, root: tree.root)
+        var cursor = TreeCursor(source: try context.source, root: tree.root)
         try cursor.seek([tag])
         var out: [UInt64] = []
         while cursor.isValid {
@@ -143,12 +144,12 @@ final class SpaceLedger {
                 freeCount -= 1
             }
             for (page, birth) in retired {
-                try tree.put(SpaceKey.retiredPage(death: version, birth: birth, page: page), .inline([]))
+                try tree.put(SpaceKey.retiredPage(death: version, birth: birth, page: page), Self.empty)
                 retiredCount += 1
                 retiredByThisCommit += 1
             }
             for page in recycled {
-                try tree.put(SpaceKey.freePage(page), .inline([]))
+                try tree.put(SpaceKey.freePage(page), Self.empty)
                 freeCount += 1
             }
             let logical = context.allocator.logicalPageCount
@@ -163,7 +164,9 @@ final class SpaceLedger {
             let settled = round > 0 && consumed.isEmpty && retired.isEmpty && recycled.isEmpty && current == record
             if !settled {
                 record = current
-                try tree.put(SpaceKey.historyEntry(version), .inline(current.encoded()))
+                try withBytes(current.encoded()) { (bytes) throws(FirnError) in
+                    try tree.put(SpaceKey.historyEntry(version), .inline(bytes))
+                }
             }
             let root = try tree.write()
             if settled, context.allocator.consumed.isEmpty, context.retired.isEmpty, context.recycled.isEmpty {

@@ -15,10 +15,10 @@ extension TreeReader {
                 if let upper, compareBytes(upper, key) <= 0 { return }
                 let value: Value
                 switch try cursor.storedValue() {
-                case let .stored(.inline(bytes))?: value = Value(bytes: bytes, owner: snapshot)
-                case let .stored(.overflow(head, length))?:
+                case let .inline(bytes)?: value = Value(bytes: bytes, owner: snapshot)
+                case let .overflow(head, length)?:
                     value = Value(copying: try source.readOverflow(head, length: length), owner: snapshot)
-                default: return
+                case nil: return
                 }
                 guard try body(key, value) else { return }
                 try cursor.next()
@@ -33,7 +33,7 @@ extension WriteTree {
     /// The entries with `lower <= key < upper` (nil: unbounded) as this
     /// transaction sees them, in key order, at most `limit`.
     public func entries(from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil, limit: Int = .max) throws(FirnError) -> [(key: [UInt8], value: [UInt8])] {
-        let cursor = cursor()
+        let cursor = try cursor()
         if let lower { try cursor.seek(lower) } else { try cursor.first() }
         var out: [(key: [UInt8], value: [UInt8])] = []
         while out.count < limit, cursor.isValid, let key = try cursor.key {

@@ -79,7 +79,7 @@ public final class Snapshot: @unchecked Sendable {
     }
 
     private func catalogEntry(_ cursor: TreeCursor) throws(FirnError) -> CatalogEntry {
-        guard case let .stored(.inline(bytes))? = try cursor.storedValue(), let entry = CatalogEntry.decode(bytes) else {
+        guard case let .inline(bytes)? = try cursor.storedValue(), let entry = CatalogEntry.decode(bytes) else {
             throw FirnError.corrupt(path: store.path, page: info.catalogRoot.page, version: version,
                                     detail: "catalog entry is not \(CatalogEntry.size) inline bytes")
         }
@@ -96,7 +96,7 @@ public final class Snapshot: @unchecked Sendable {
         do {
             try cursor.seek([SpaceKey.history])
             while cursor.isValid, case .history? = try cursor.withKey({ SpaceKey.decode($0) }) {
-                if case let .stored(.inline(bytes))? = try cursor.storedValue(), let record = HistoryRecord.decode(bytes) {
+                if case let .inline(bytes)? = try cursor.storedValue(), let record = HistoryRecord.decode(bytes) {
                     out.append(record)
                 }
                 try cursor.next()
@@ -110,13 +110,13 @@ public final class Snapshot: @unchecked Sendable {
         var cursor = TreeCursor(source: source, rootRef: spaceRoot)
         try cursor.seek(SpaceKey.historyEntry(wanted))
         guard cursor.isValid, try cursor.key == SpaceKey.historyEntry(wanted),
-              case let .stored(.inline(bytes))? = try cursor.storedValue() else { return nil }
+              case let .inline(bytes)? = try cursor.storedValue() else { return nil }
         return HistoryRecord.decode(bytes)
     }
 
     /// Walks the space tree's entries in key order (free, retired, pinned,
     /// history), for accounting and verification.
-    func forEachSpaceEntry(_ body: (SpaceKey.Decoded?, UnsafeRawBufferPointer, CursorValue?) throws(FirnError) -> Void) throws(FirnError) {
+    func forEachSpaceEntry(_ body: (SpaceKey.Decoded?, UnsafeRawBufferPointer, StoredValue?) throws(FirnError) -> Void) throws(FirnError) {
         guard let spaceRoot = info.spaceRoot else { return }
         var cursor = TreeCursor(source: source, rootRef: spaceRoot)
         try cursor.first()

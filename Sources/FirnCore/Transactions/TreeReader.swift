@@ -144,12 +144,9 @@ public final class Cursor {
     /// The current inline value without copying, valid during `body`; nil
     /// for values in overflow chains (use `value`).
     public func withInlineValue<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
-        let stored: CursorValue?
+        let stored: StoredValue?
         do { stored = try core.storedValue() } catch { throw error.located(in: path) }
-        switch stored {
-        case let .stored(.inline(bytes))?: return body(bytes)
-        case let .memory(.inline(bytes))?: return bytes.withUnsafeBytes(body)
-        default: return nil
-        }
+        if case let .inline(bytes)? = stored { return body(bytes) }
+        return nil
     }
 }

@@ -2,7 +2,22 @@
 /// the page allocator, the pages this transaction retires, and the I/O
 /// layer its new pages are written through.
 final class WriteContext {
-    let source: PageSource
+    /// Pages of the base version and those this transaction has written so
+    /// far (overflow chains are written when put, and read back through the map).
+    var source: PageSource {
+        get throws(FirnError) {
+            if cachedSource.pageLimit != allocator.logicalPageCount {
+                var map = cachedSource.map
+                let needed = allocator.logicalPageCount * UInt64(geometry.pageSize)
+                if needed > UInt64(map.length) { map = try remap(allocator.logicalPageCount) }
+                cachedSource = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: allocator.logicalPageCount)
+            }
+            return cachedSource
+        }
+    }
+    private var cachedSource: PageSource
+    /// A map covering at least the given number of pages.
+    private let remap: (UInt64) throws(FirnError) -> Mapping
     let geometry: PageGeometry
     /// The version this transaction will commit as.
     let version: UInt64
@@ -12,12 +27,19 @@ final class WriteContext {
     var retired: [(page: UInt64, birth: UInt64)] = []
     /// Pages written by this transaction that no longer hold anything.
     var recycled: [UInt64] = []
+    /// Overflow chains written by this transaction, by head page: their pages
+    /// may lie past the base version's pages, so they are not read back.
+    private var chains: [UInt64: [UInt64]] = [:]
     var pagesWritten: UInt64 = 0
     var bytesWritten: UInt64 = 0
     private let scratch: UnsafeMutableRawBufferPointer
 
-    init(source: PageSource, geometry: PageGeometry, version: UInt64, io: any FileIO, allocator: PageAllocator) {
-        self.source = source
+    init(
+        source: PageSource, geometry: PageGeometry, version: UInt64, io: any FileIO, allocator: PageAllocator,
+        remap: @escaping (UInt64) throws(FirnError) -> Mapping
+    ) {
+        cachedSource = source
+        self.remap = remap
         self.geometry = geometry
         self.version = version
         self.io = io
@@ -41,15 +63,17 @@ final class WriteContext {
     func recycle(_ page: UInt64) { recycled.append(page) }
 
     func writeNode(_ node: Node, childRefs: [PageRef], page: UInt64) throws(FirnError) -> UInt32 {
-        if node.isLeaf {
-            LeafLayout.write(node.entries[...], into: scratch, pageNumber: page, birth: version)
-        } else {
-            BranchLayout.write(
-                keys: node.keys[...], refs: childRefs[...], level: node.level,
-                into: scratch, pageNumber: page, birth: version)
+        if let leaf = node.leaf {
+            // A leaf is kept in page layout: seal it and write it as it is.
+            let (bytes, crc) = leaf.seal(pageNumber: page, birth: version)
+            try writePage(bytes, to: page)
+            return crc
         }
+        BranchLayout.write(
+            keys: node.keys[...], refs: childRefs[...], level: node.level,
+            into: scratch, pageNumber: page, birth: version)
         let crc = PageHeader.seal(scratch)
-        try writeScratch(to: page)
+        try writePage(UnsafeRawBufferPointer(scratch), to: page)
         return crc
     }
 
@@ -71,14 +95,19 @@ final class WriteContext {
                     into: scratch, pageNumber: pages[i], birth: version)
             }
             let crc = PageHeader.seal(scratch)
-            try writeScratch(to: pages[i])
+            try writePage(UnsafeRawBufferPointer(scratch), to: pages[i])
             next = PageRef(page: pages[i], birth: version, checksum: crc)
         }
+        chains[next.page] = pages
         return next
     }
 
     /// Releases every page of an overflow chain.
     func releaseOverflow(_ head: PageRef, length: UInt64) throws(FirnError) {
+        if head.birth == version, let pages = chains.removeValue(forKey: head.page) {
+            recycled.append(contentsOf: pages)
+            return
+        }
         let capacity = UInt64(geometry.overflowPayloadCapacity)
         let maxPages = length / capacity + 1
         var ref = head
@@ -96,8 +125,8 @@ final class WriteContext {
         }
     }
 
-    private func writeScratch(to page: UInt64) throws(FirnError) {
-        try io.write(UnsafeRawBufferPointer(scratch), at: page * UInt64(geometry.pageSize))
+    private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
+        try io.write(bytes, at: page * UInt64(geometry.pageSize))
         pagesWritten += 1
         bytesWritten += UInt64(geometry.pageSize)
     }

@@ -40,7 +40,10 @@ public final class WriteTransaction {
         let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
         let allocator = PageAllocator(
             pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: try store.io.size(), io: store.io)
-        context = WriteContext(source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator)
+        let version = version
+        context = WriteContext(
+            source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
+            remap: { [unowned store] (pages) throws(FirnError) in try store.mapCovering(pages: pages, version: version) })
         ledger = SpaceLedger(
             root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
         catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
@@ -67,7 +70,7 @@ public final class WriteTransaction {
         if !dropped.contains(name), let value = try located({ () throws(FirnError) in
             try withBytes(key) { (k) throws(FirnError) in try catalog.get(k) }
         }) {
-            guard case let .inline(bytes) = value, let entry = bytes.withUnsafeBytes({ CatalogEntry.decode($0) }) else {
+            guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes) else {
                 throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
                                         detail: "catalog entry for tree \"\(name)\" is malformed")
             }
@@ -86,7 +89,7 @@ public final class WriteTransaction {
     public func treeNames() throws(FirnError) -> [String] {
         try checkActive()
         var names = Set<String>()
-        var cursor = TreeCursor(source: context.source, root: catalog.root)
+        var cursor = TreeCursor(source: try context.source, root: catalog.root)
         try located { () throws(FirnError) in
             try cursor.first()
             while cursor.isValid {
@@ -125,7 +128,9 @@ public final class WriteTransaction {
         do {
             for (name, tree) in changedTrees.sorted(by: { $0.key < $1.key }) {
                 let root = try tree.write()
-                try catalog.put(Array(name.utf8), .inline(CatalogEntry(root: root, count: tree.count).encoded()))
+                try withBytes(CatalogEntry(root: root, count: tree.count).encoded()) { (entry) throws(FirnError) in
+                    try catalog.put(Array(name.utf8), .inline(entry))
+                }
             }
             for name in dropped { try catalog.delete(Array(name.utf8)) }
             let catalogRoot = try catalog.write()
@@ -189,7 +194,11 @@ public final class WriteTransaction {
         do { return try body() } catch { throw error.located(in: store.path, version: baseVersion) }
     }
 
-    var pageSource: PageSource { context.source }
+    var pageSource: PageSource {
+        get throws(FirnError) { try context.source }
+    }
+
+    func writeOverflow(_ value: [UInt8]) throws(FirnError) -> PageRef { try context.writeOverflow(value) }
 
     static func treeKey(_ name: String, geometry: PageGeometry) throws(FirnError) -> [UInt8] {
         let key = Array(name.utf8)
@@ -225,8 +234,14 @@ public struct WriteTree {
         guard key.count <= geometry.maxKeyLength else {
             throw FirnError.invalidArgument("key of \(key.count) bytes is longer than the limit of \(geometry.maxKeyLength)")
         }
-        let stored: LeafValue = geometry.isInline(keyLength: key.count, valueLength: value.count) ? .inline(value) : .pending(value)
-        return try transaction.located { () throws(FirnError) in try tree.put(key, stored) }
+        return try transaction.located { () throws(FirnError) in
+            if geometry.isInline(keyLength: key.count, valueLength: value.count) {
+                return try withBytes(value) { (bytes) throws(FirnError) in try tree.put(key, .inline(bytes)) }
+            }
+            // Large values go to an overflow chain now; the leaf keeps its head.
+            let head = try transaction.writeOverflow(value)
+            return try tree.put(key, .overflow(head, length: UInt64(value.count)))
+        }
     }
 
     /// Removes `key`; false when it was absent.
@@ -237,7 +252,7 @@ public struct WriteTree {
     }
 
     /// A cursor over the tree as this transaction sees it; valid until the tree changes.
-    public func cursor() -> Cursor {
-        Cursor(TreeCursor(source: transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
+    public func cursor() throws(FirnError) -> Cursor {
+        Cursor(TreeCursor(source: try transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
     }
 }

@@ -20,16 +20,17 @@ final class MutableTree {
 
     // MARK: reading
 
-    /// The value stored under `key`, read through memory or the map.
-    func get(_ key: UnsafeRawBufferPointer) throws(FirnError) -> LeafValue? {
+    /// The value stored under `key`, read through memory or the map. Inline
+    /// bytes point into a node or the map: valid until the tree next changes.
+    func get(_ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
         guard var child = root else { return nil }
         var level: Int? = nil
         while true {
             switch child {
             case let .node(node):
-                if node.isLeaf {
-                    let (index, found) = Self.leafSearch(node, key)
-                    return found ? node.entries[index].value : nil
+                if let leaf = node.leaf {
+                    let (index, found) = leaf.search(key)
+                    return found ? leaf.value(index) : nil
                 }
                 child = node.children[Self.branchSearch(node, key)]
                 level = node.level - 1
@@ -44,64 +45,58 @@ final class MutableTree {
                 }
                 let (index, found) = try view.leafSearch(key)
                 guard found else { return nil }
-                switch try view.leafCell(index).value {
-                case let .inline(bytes): return .inline(Array(bytes))
-                case let .overflow(head, length): return .overflow(head, length: length)
-                }
+                return try view.leafCell(index).value
             }
         }
     }
 
     /// Reads a whole value, following an overflow chain on disk.
-    func materialize(_ value: LeafValue) throws(FirnError) -> [UInt8] {
-        switch value {
-        case let .inline(bytes), let .pending(bytes): return bytes
-        case let .overflow(head, length): return try context.source.readOverflow(head, length: length)
-        }
+    func materialize(_ value: StoredValue) throws(FirnError) -> [UInt8] {
+        try context.source.readValue(value)
     }
 
     // MARK: changing
 
-    /// Stores `value` under `key`; returns true when the key is new.
+    /// Stores `value` under `key`; returns true when the key is new. An
+    /// overflow value's chain is already written (`WriteContext.writeOverflow`);
+    /// inline bytes are copied and may not point into this tree.
     @discardableResult
-    func put(_ key: [UInt8], _ value: LeafValue) throws(FirnError) -> Bool {
+    func put(_ key: [UInt8], _ value: StoredValue) throws(FirnError) -> Bool {
         changed = true
         guard root != nil else {
-            let leaf = Node(level: 0)
-            let entry = LeafEntry(key: key, value: value)
-            leaf.entries = [entry]
-            leaf.cellBytes = Node.leafFootprint(entry)
-            root = .node(leaf)
+            let leaf = LeafBuffer(pageSize: context.geometry.pageSize)
+            key.withUnsafeBytes { leaf.insert(at: 0, key: $0, value: value) }
+            root = .node(Node(leaf: leaf))
             count = 1
             return true
         }
         var path: [(Node, Int)] = []
-        var node = try mutableRoot()
-        while !node.isLeaf {
-            node.dirty = true
-            let index = key.withUnsafeBytes { Self.branchSearch(node, $0) }
-            let child = try mutableChild(node, index)
-            path.append((node, index))
-            node = child
-        }
-        node.dirty = true
-        let entry = LeafEntry(key: key, value: value)
-        let (index, found) = key.withUnsafeBytes { Self.leafSearch(node, $0) }
-        let inserted: Bool
+        path.reserveCapacity(8)
+        let node = try mutableLeaf(for: key, path: &path)
+        guard let leaf = node.leaf else { throw FirnError.misuse("a leaf node without entries") }
+        let (index, found) = key.withUnsafeBytes { leaf.search($0) }
         if found {
-            let old = node.entries[index]
-            try release(old.value)
-            node.cellBytes += Node.leafFootprint(entry) - Node.leafFootprint(old)
-            node.entries[index] = entry
-            inserted = false
-        } else {
-            node.entries.insert(entry, at: index)
-            node.cellBytes += Node.leafFootprint(entry)
-            count += 1
-            inserted = true
+            try release(leaf.value(index))
+            leaf.remove(at: index)
         }
-        splitUpward(node, path: &path)
-        return inserted
+        let size = leaf.cellSize(keyLength: key.count, value: value)
+        if leaf.fits(size) {
+            key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
+        } else {
+            // Split first, then insert into the half the key belongs to. A key
+            // at the boundary goes left, so the right half's first key (the
+            // separator its parent gets) stays its lowest.
+            let right = node.splitLeaf()
+            guard let rightLeaf = right.leaf else { throw FirnError.misuse("a leaf split produced a branch") }
+            if index <= leaf.count {
+                key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
+            } else {
+                key.withUnsafeBytes { rightLeaf.insert(at: index - leaf.count, key: $0, value: value) }
+            }
+            addSibling(right, of: node, path: &path)
+        }
+        if !found { count += 1 }
+        return !found
     }
 
     /// Removes `key`; returns false (changing nothing) when it is absent.
@@ -112,20 +107,12 @@ final class MutableTree {
         guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
         changed = true
         var path: [(Node, Int)] = []
-        var node = try mutableRoot()
-        while !node.isLeaf {
-            node.dirty = true
-            let index = key.withUnsafeBytes { Self.branchSearch(node, $0) }
-            let child = try mutableChild(node, index)
-            path.append((node, index))
-            node = child
-        }
-        node.dirty = true
-        let (index, found) = key.withUnsafeBytes { Self.leafSearch(node, $0) }
+        let node = try mutableLeaf(for: key, path: &path)
+        guard let leaf = node.leaf else { throw FirnError.misuse("a leaf node without entries") }
+        let (index, found) = key.withUnsafeBytes { leaf.search($0) }
         guard found else { return false }
-        let old = node.entries.remove(at: index)
-        node.cellBytes -= Node.leafFootprint(old)
-        try release(old.value)
+        try release(leaf.value(index))
+        leaf.remove(at: index)
         count = count > 0 ? count - 1 : 0  // system trees do not track counts
         try rebalance(node, path: &path)
         return true
@@ -154,19 +141,9 @@ final class MutableTree {
         case let .node(node):
             if !node.dirty, let ref = node.writtenRef { return ref }
             var refs: [PageRef] = []
-            if node.isLeaf {
-                for i in node.entries.indices {
-                    if case let .pending(bytes) = node.entries[i].value {
-                        let head = try context.writeOverflow(bytes)
-                        node.entries[i].value = .overflow(head, length: UInt64(bytes.count))
-                    }
-                }
-            } else {
+            if !node.isLeaf {
                 refs.reserveCapacity(node.children.count)
-                for i in node.children.indices {
-                    let ref = try write(node.children[i])
-                    refs.append(ref)
-                }
+                for i in node.children.indices { refs.append(try write(node.children[i])) }
             }
             let page: UInt64
             if let existing = node.writtenPage {
@@ -185,6 +162,21 @@ final class MutableTree {
 
     // MARK: structure
 
+    /// Makes the path to `key`'s leaf editable (copying its pages) and marks
+    /// it changed; `path` receives each branch and the child index taken.
+    private func mutableLeaf(for key: [UInt8], path: inout [(Node, Int)]) throws(FirnError) -> Node {
+        var node = try mutableRoot()
+        while !node.isLeaf {
+            node.dirty = true
+            let index = key.withUnsafeBytes { Self.branchSearch(node, $0) }
+            let child = try mutableChild(node, index)
+            path.append((node, index))
+            node = child
+        }
+        node.dirty = true
+        return node
+    }
+
     private func mutableRoot() throws(FirnError) -> Node {
         switch root {
         case let .node(node):
@@ -194,7 +186,7 @@ final class MutableTree {
             root = .node(node)
             return node
         case .none:
-            preconditionFailure("mutableRoot on an empty tree")
+            throw FirnError.misuse("editing an empty tree's root")
         }
     }
 
@@ -218,32 +210,36 @@ final class MutableTree {
         return node
     }
 
-    private func splitUpward(_ start: Node, path: inout [(Node, Int)]) {
-        var node = start
-        while node.cellBytes > capacity {
-            let right = node.splitHalf()
+    /// Puts `right` (split off `left`) next to it in the parent, splitting
+    /// branches upward as they fill; a split root gets a new root above it.
+    private func addSibling(_ right: Node, of left: Node, path: inout [(Node, Int)]) {
+        var left = left
+        var right = right
+        while true {
             let separator = right.firstKey
-            if let (parent, index) = path.popLast() {
-                parent.keys.insert(separator, at: index + 1)
-                parent.children.insert(.node(right), at: index + 1)
-                parent.cellBytes += Node.branchFootprint(separator)
-                node = parent
-            } else {
-                let top = Node(level: node.level + 1)
+            guard let (parent, index) = path.popLast() else {
+                let top = Node(branchLevel: left.level + 1)
                 top.keys = [[], separator]
-                top.children = [.node(node), .node(right)]
+                top.children = [.node(left), .node(right)]
                 top.cellBytes = Node.branchFootprint([]) + Node.branchFootprint(separator)
                 root = .node(top)
                 return
             }
+            parent.keys.insert(separator, at: index + 1)
+            parent.children.insert(.node(right), at: index + 1)
+            parent.cellBytes += Node.branchFootprint(separator)
+            guard parent.cellBytes > capacity else { return }
+            left = parent
+            right = parent.splitBranch()
         }
     }
 
-    /// After a removal: merges underfull nodes with a sibling, drops empty
-    /// ones, and shortens the tree when the root has a single child.
+    /// After a removal: merges an underfull node into a sibling when the two
+    /// fit in one page, drops empty ones, and shortens the tree when the
+    /// root has a single child.
     private func rebalance(_ start: Node, path: inout [(Node, Int)]) throws(FirnError) {
         var node = start
-        while let (parent, index) = path.last, node.cellBytes < capacity / 4 {
+        while let (parent, index) = path.last, node.usedBytes < capacity / 4 {
             path.removeLast()
             if node.count == 0 {
                 removeChild(parent, at: index)
@@ -258,11 +254,15 @@ final class MutableTree {
             let leftIndex = index > 0 ? index - 1 : index
             let left = try mutableChild(parent, leftIndex)
             let right = try mutableChild(parent, leftIndex + 1)
-            left.dirty = true
-            if left.isLeaf {
-                left.entries.append(contentsOf: right.entries)
-                left.cellBytes += right.cellBytes
+            if let leftLeaf = left.leaf, let rightLeaf = right.leaf {
+                guard leftLeaf.usedBytes + rightLeaf.usedBytes <= capacity else {
+                    node = parent
+                    continue
+                }
+                left.dirty = true
+                leftLeaf.append(from: rightLeaf, range: 0..<rightLeaf.count)
             } else {
+                left.dirty = true
                 // The right node's first separator is implicit; the parent knows it.
                 let separator = parent.keys[leftIndex + 1]
                 let old = right.keys[0]
@@ -274,7 +274,7 @@ final class MutableTree {
             removeChild(parent, at: leftIndex + 1)
             discard(right)
             if left.cellBytes > capacity {
-                let newRight = left.splitHalf()
+                let newRight = left.splitBranch()
                 let separator = newRight.firstKey
                 parent.keys.insert(separator, at: leftIndex + 1)
                 parent.children.insert(.node(newRight), at: leftIndex + 1)
@@ -285,7 +285,7 @@ final class MutableTree {
         // Collapse the root.
         while case let .node(top)? = root {
             if top.isLeaf {
-                if top.entries.isEmpty {
+                if top.count == 0 {
                     discard(top)
                     root = nil
                 }
@@ -320,7 +320,7 @@ final class MutableTree {
         }
     }
 
-    private func release(_ value: LeafValue) throws(FirnError) {
+    private func release(_ value: StoredValue) throws(FirnError) {
         if case let .overflow(head, length) = value {
             try context.releaseOverflow(head, length: length)
         }
@@ -330,8 +330,8 @@ final class MutableTree {
         switch child {
         case let .node(node):
             discard(node)
-            if node.isLeaf {
-                for entry in node.entries { try release(entry.value) }
+            if let leaf = node.leaf {
+                for i in 0..<leaf.count { try release(leaf.value(i)) }
             } else {
                 for c in node.children { try releaseSubtree(c, level: node.level - 1) }
             }
@@ -340,11 +340,7 @@ final class MutableTree {
             try view.checkTreePage(expectLeaf: nil)
             context.release(page: ref.page, birth: ref.birth)
             if view.typeByte == PageType.leaf.rawValue {
-                for i in 0..<view.count {
-                    if case let .overflow(head, length) = try view.leafCell(i).value {
-                        try context.releaseOverflow(head, length: length)
-                    }
-                }
+                for i in 0..<view.count { try release(try view.leafCell(i).value) }
             } else {
                 for i in 0..<view.count {
                     try releaseSubtree(.page(try view.branchChild(i)), level: view.level - 1)
@@ -356,24 +352,14 @@ final class MutableTree {
     // MARK: in-memory search
 
     @inline(__always)
-    static func leafSearch(_ node: Node, _ key: UnsafeRawBufferPointer) -> (Int, Bool) {
-        var low = 0, high = node.entries.count
-        while low < high {
-            let mid = (low + high) >> 1
-            let c = compareBytes(node.entries[mid].key, key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { low = mid + 1 } else { high = mid }
-        }
-        return (low, false)
-    }
-
-    @inline(__always)
     static func branchSearch(_ node: Node, _ key: UnsafeRawBufferPointer) -> Int {
-        var low = 1, high = node.keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if compareBytes(node.keys[mid], key) <= 0 { low = mid + 1 } else { high = mid }
+        node.keys.withUnsafeBufferPointer { keys in
+            var low = 1, high = keys.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if compareBytes(keys[mid], key) <= 0 { low = mid + 1 } else { high = mid }
+            }
+            return low - 1
         }
-        return low - 1
     }
 }

@@ -56,8 +56,8 @@ struct TreeCursor {
             let frame = try open(child, level: level)
             switch frame {
             case let .node(node, _):
-                if node.isLeaf {
-                    let (i, _) = MutableTree.leafSearch(node, key)
+                if let leaf = node.leaf {
+                    let (i, _) = leaf.search(key)
                     stack.append(.node(node, i))
                     return try settleForward()
                 }
@@ -114,7 +114,7 @@ struct TreeCursor {
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         guard isValid, let top = stack.last else { return nil }
         switch top {
-        case let .node(node, i): return node.entries[i].key.withUnsafeBytes(body)
+        case let .node(node, i): return node.leaf.map { body($0.key(i)) }
         case let .page(view, i): return body(try view.leafKey(i))
         }
     }
@@ -123,26 +123,20 @@ struct TreeCursor {
         get throws(FirnError) { try withKey { Array($0) } }
     }
 
-    /// The current entry's value as stored (inline bytes point into the page).
-    func storedValue() throws(FirnError) -> CursorValue? {
+    /// The current entry's value as stored (inline bytes point into the page
+    /// or the node: valid until the cursor moves or the tree changes).
+    func storedValue() throws(FirnError) -> StoredValue? {
         guard isValid, let top = stack.last else { return nil }
         switch top {
-        case let .node(node, i): return .memory(node.entries[i].value)
-        case let .page(view, i): return .stored(try view.leafCell(i).value)
+        case let .node(node, i): return node.leaf?.value(i)
+        case let .page(view, i): return try view.leafCell(i).value
         }
     }
 
     /// The current entry's whole value, overflow chains followed.
     func value() throws(FirnError) -> [UInt8]? {
-        switch try storedValue() {
-        case .none: return nil
-        case let .stored(v)?: return try source.readValue(v)
-        case let .memory(v)?:
-            switch v {
-            case let .inline(bytes), let .pending(bytes): return bytes
-            case let .overflow(head, length): return try source.readOverflow(head, length: length)
-            }
-        }
+        guard let stored = try storedValue() else { return nil }
+        return try source.readValue(stored)
     }
 
     // MARK: internals
@@ -209,10 +203,4 @@ struct TreeCursor {
             }
         }
     }
-}
-
-/// A value under a cursor: in a page, or in a changed node.
-enum CursorValue {
-    case stored(StoredValue)
-    case memory(LeafValue)
 }
