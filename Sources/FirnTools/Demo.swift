@@ -47,12 +47,7 @@ public enum Demo {
         let pipe = Pipe()
         child.standardOutput = pipe
         try child.run()
-        defer {
-            if child.isRunning {
-                child.terminate()
-                child.waitUntilExit()
-            }
-        }
+        defer { stop(child) }
         let line = readLine(pipe.fileHandleForReading)
         let pinned = try store.currentVersion
         guard line.contains("pinned") else {
@@ -86,8 +81,7 @@ public enum Demo {
             process.waitUntilExit()
             if process.terminationStatus != 0 { failed.append("\(step.joined(separator: " ")) exited \(process.terminationStatus)") }
         }
-        child.terminate()
-        child.waitUntilExit()
+        stop(child)
         say("\nStopped the pinning process (pid \(child.processIdentifier)). The files stay in \(directory).")
         say("Try: firn pins \(database) --max-lag 100; firn dump \(database) --tree users --entries | head")
         return Report(directory: directory, database: database, commits: options.commitsBeforePin + options.commitsAfterPin,
@@ -152,6 +146,16 @@ public enum Demo {
                 _ = try blobs.put(Array(String(format: "blob:%04d", commit / 10).utf8), blob)
             }
         }
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited within 5 s.
+    private static func stop(_ child: Process) {
+        guard child.isRunning else { return }
+        child.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while child.isRunning && Date() < deadline { usleep(10_000) }
+        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        child.waitUntilExit()
     }
 
     private static func readLine(_ handle: FileHandle) -> String {

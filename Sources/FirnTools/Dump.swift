@@ -194,6 +194,8 @@ public enum Dump {
         public var version: UInt64
         public var trees: Int
         public var entries: UInt64
+        public var pinned: Bool
+        public var note: String?
     }
 
     /// Writes every entry (of `--tree`, or of every tree) in the entries
@@ -228,7 +230,8 @@ public enum Dump {
                 try cursor.next()
             }
         }
-        return EntriesSummary(path: options.path, version: snapshot.version, trees: trees.count, entries: count)
+        return EntriesSummary(path: options.path, version: snapshot.version, trees: trees.count, entries: count,
+                              pinned: access.pinned, note: access.note)
     }
 
     static func jsonString(_ s: String) -> String {

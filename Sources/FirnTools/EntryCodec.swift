@@ -35,16 +35,16 @@ public enum EntryCodec {
         if text.isEmpty || text.first == "#" { return nil }
         let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
         guard fields.count == 3 else {
-            throw ToolError.badInput(path: source, detail: "line \(lineNumber): expected 3 tab-separated fields (tree, key, value), found \(fields.count)")
+            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): expected 3 tab-separated fields (tree, key, value), found \(fields.count)")
         }
         guard let name = ByteText.parse(fields[0]), let tree = String(validating: name, as: UTF8.self) else {
-            throw ToolError.badInput(path: source, detail: "line \(lineNumber): the tree name is not a valid field")
+            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the tree name is not a valid field")
         }
         guard let key = ByteText.parse(fields[1]) else {
-            throw ToolError.badInput(path: source, detail: "line \(lineNumber): the key is not \"text\" or x<hex>")
+            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the key is not \"text\" or x<hex>")
         }
         guard let value = ByteText.parse(fields[2]) else {
-            throw ToolError.badInput(path: source, detail: "line \(lineNumber): the value is not \"text\" or x<hex>")
+            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the value is not \"text\" or x<hex>")
         }
         return Entry(tree: tree, key: key, value: value)
     }

@@ -39,6 +39,12 @@ public enum Interruption {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have started us with these blocked (the mask survives exec).
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         // A closed pipe on stdout becomes EPIPE (exit 74), not a silent death.
         signal(SIGPIPE, SIG_IGN)
     }

@@ -52,7 +52,7 @@ public enum Pins {
         var cleared: [PinRecord] = []
         if options.clearStale, let lock { cleared = lock.reclaimStalePins() }
         let records = (lock?.pins() ?? []).filter { $0.pid != own }
-        let usage = try access.snapshot.spaceUsage(pinnedVersions: lock?.livePinnedVersions() ?? [])
+        let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock))
         func pin(_ r: PinRecord, retained: Bool) -> Pin {
             Pin(slot: r.slot, version: r.version, pid: r.pid, threadID: r.threadID,
                 kind: r.kind?.description ?? "unknown(\(r.rawKind))", label: r.label,
@@ -80,5 +80,12 @@ public enum Pins {
                       sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
                       clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
                       pinned: access.pinned, note: access.note)
+    }
+
+    /// Versions pinned by live processes, read without freeing stale slots
+    /// (`LockFile.livePinnedVersions()` reclaims them; a read-only command
+    /// leaves that to `--clear-stale` or the next writer).
+    static func livePinnedVersions(_ lock: LockFile?) -> [UInt64] {
+        Array(Set((lock?.pins() ?? []).filter { !$0.stale }.map(\.version))).sorted()
     }
 }

@@ -44,7 +44,13 @@ struct Firn: ParsableCommand {
         do {
             try command.run()
             Glibc.exit(0)
+        } catch let error as FirnError {
+            Glibc.exit(ExitStatus.report(error))
+        } catch let error as ToolError {
+            Glibc.exit(ExitStatus.report(error))
         } catch {
+            // The parser's own errors (help for a command without run, validation).
+            if exitCode(for: error) == .success { exit(withError: error) }
             Glibc.exit(ExitStatus.report(error))
         }
     }

@@ -33,6 +33,7 @@ struct DumpCommand: ParsableCommand {
         if let page { return try showPage(page) }
         if entries {
             let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
+            common.note(summary.note)
             if common.showProgress { Console.note("\(Units.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
             return
         }

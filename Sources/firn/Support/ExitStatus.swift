@@ -42,7 +42,8 @@ enum ExitStatus {
         case is ValidationError:
             return usage
         default:
-            return software
+            let parserCode = Firn.exitCode(for: error).rawValue
+            return parserCode == 0 ? software : parserCode
         }
     }
 
@@ -57,7 +58,7 @@ enum ExitStatus {
         case let error as FirnError: text = error.description
         case let error as ToolError: text = error.description
         case let error as ValidationError: text = error.message
-        default: text = "internal error: \(error)"
+        default: text = Firn.message(for: error)
         }
         // One line: newlines inside a message would break log parsing.
         Console.error("firn: " + text.split(separator: "\n").joined(separator: "; "))
