@@ -64,7 +64,8 @@ struct DumpCommand: ParsableCommand {
     private func showPage(_ number: UInt64) throws {
         let p = try Dump.page(file, number: number)
         if common.json { return try Console.json(p) }
-        try Console.line("page \(p.page) of \(file): \(p.kind) (type byte \(p.typeByte)), checksum \(p.checksumOK ? "ok" : "BAD")")
+        let type = p.kind == "commitSlot" ? "" : " (type byte \(p.typeByte))"
+        try Console.line("page \(p.page) of \(file): \(p.kind)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
         if let record = p.commitRecord {
             try Console.line("  commit record: version \(record.version), page size \(record.pageSize), \(record.logicalPageCount) pages, committed \(Units.iso8601(nanoseconds: record.timestampNanoseconds))")
             try Console.line("  catalog root \(record.catalogRoot), space root \(record.spaceRoot)")
