@@ -41,5 +41,21 @@ install: build
 	install -m 644 completions/_firn "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_firn"
 	install -m 644 completions/firn.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/firn.fish"
 
+# Regenerates the man pages (swift-argument-parser's generate-manual plugin,
+# fixed date), the help snapshot they are made from, and the completion
+# scripts. DocsTests fails when any of them is stale.
+DOCS_DATE ?= 2025-01-01
+docs:
+	$(SWIFT) build $(BUILD_FLAGS) --product firn
+	$(SWIFT) package generate-manual --configuration debug --multi-page --date $(DOCS_DATE)
+	mkdir -p man completions
+	rm -f man/*.1
+	cp .build/plugins/GenerateManual/outputs/firn/*.1 man/
+	BIN="$$($(SWIFT) build --show-bin-path)/firn"; \
+	"$$BIN" --experimental-dump-help > man/.help.json; \
+	"$$BIN" --generate-completion-script bash > completions/firn.bash; \
+	"$$BIN" --generate-completion-script zsh > completions/_firn; \
+	"$$BIN" --generate-completion-script fish > completions/firn.fish
+
 clean:
 	rm -rf .build

@@ -32,6 +32,6 @@ let package = Package(
         // Child-process driver for the multi-process, kill and power-loss tests.
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
         .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
-        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn"]),
+        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn", "firn-testkit"]),
     ]
 )

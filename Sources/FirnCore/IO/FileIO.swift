@@ -30,7 +30,10 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
     /// Opens `path`. `create` makes it (exclusively) when missing.
     public init(path: String, writable: Bool, create: Bool = false) throws(FirnError) {
         self.path = path
-        var flags = writable ? O_RDWR : O_RDONLY
+        // O_NONBLOCK: opening a FIFO read-only would otherwise wait for a
+        // writer forever (hostile input); fstat below rejects non-regular files,
+        // and the flag has no effect on regular files.
+        var flags = (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK
         if create { flags |= O_CREAT | O_EXCL }
         let fd = firn_open(path, flags, 0o644)
         if fd < 0 {

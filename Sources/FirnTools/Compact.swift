@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `firn compact`: a packed copy of a version (no free or retired pages).
+/// With an output, online: the version is pinned (kind `compact`) while
+/// others keep working. In place: only with the database held exclusively,
+/// through a temporary file in the same directory, fsync, verify, atomic
+/// rename, directory fsync. Memory does not grow with the file (the packed
+/// writer streams; the verifier keeps two bits per page).
+public enum Compact {
+    public struct Options: Sendable {
+        public var path: String
+        public var output: String?
+        public var version: UInt64?
+        /// Compact only when more than this share of the file would be freed.
+        public var ifFreeOverPercent: Double?
+        public var dryRun = false
+        public var force = false
+        /// How long to keep asking for exclusivity (in place) or the writer lock.
+        public var lockTimeout: Double?
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var output: String
+        public var inPlace: Bool
+        public var dryRun: Bool
+        /// False when `--if-free-over` or `--dry-run` skipped the work.
+        public var compacted: Bool
+        public var reason: String?
+        public var version: UInt64
+        public var beforeBytes: UInt64
+        /// The packed size (an estimate from the live pages for a dry run or a skip).
+        public var afterBytes: UInt64
+        public var reclaimablePercent: Double
+        public var seconds: Double
+    }
+
+    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+        if let output = options.output, output == options.path {
+            throw ToolError.usage("-o names the database itself; leave -o out to compact in place")
+        }
+        return options.output == nil ? try inPlace(options, progress: progress) : try copy(options, progress: progress)
+    }
+
+    private static func estimate(_ snapshot: Snapshot, store: Store) throws(FirnError) -> (before: UInt64, after: UInt64, percent: Double) {
+        let usage = try snapshot.spaceUsage(pinnedVersions: [])
+        let after = usage.livePages * UInt64(usage.pageSize)
+        let before = usage.fileBytes
+        let percent = before > 0 ? Double(before - min(before, after)) * 100 / Double(before) : 0
+        return (before, after, (percent * 10).rounded() / 10)
+    }
+
+    /// Skips when `--if-free-over` is not met or for a dry run; the report then.
+    private static func skipReport(_ options: Options, version: UInt64, estimate e: (before: UInt64, after: UInt64, percent: Double),
+                                   output: String) -> Report? {
+        var reason: String? = nil
+        if let threshold = options.ifFreeOverPercent, e.percent <= threshold {
+            reason = "only \(Units.oneDecimal(e.percent))% of the file is reclaimable (--if-free-over \(Units.oneDecimal(threshold)))"
+        } else if options.dryRun {
+            reason = "dry run"
+        }
+        guard let reason else { return nil }
+        return Report(path: options.path, output: output, inPlace: options.output == nil, dryRun: options.dryRun,
+                      compacted: false, reason: reason, version: version, beforeBytes: e.before, afterBytes: e.after,
+                      reclaimablePercent: e.percent, seconds: 0)
+    }
+
+    private static func copy(_ options: Options, progress: ProgressHandler?) throws -> Report {
+        let started = wallClockNanoseconds()
+        guard let outputPath = options.output else { throw ToolError.usage("compact: no output") }
+        let access = try ReadAccess.open(options.path, version: options.version, kind: .compact, label: "firn compact")
+        defer { access.close() }
+        let e = try estimate(access.snapshot, store: access.store)
+        if let skip = skipReport(options, version: access.snapshot.version, estimate: e, output: outputPath) { return skip }
+        let output = try OutputFile(destination: outputPath, replace: options.force)
+        defer { output.discard() }
+        let summary = try writePacked(access.snapshot, into: output, progress: progress)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: outputPath)
+        try output.commit()
+        return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true, reason: nil,
+                      version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
+                      seconds: Double(wallClockNanoseconds() - started) / 1e9)
+    }
+
+    private static func writePacked(_ snapshot: Snapshot, into output: OutputFile, progress: ProgressHandler?) throws -> PackedImageWriter.Summary {
+        let file = try POSIXFile(path: output.temporaryPath, writable: true)
+        defer { file.close() }
+        let total = snapshot.info.logicalPageCount
+        let summary = try PackedImageWriter.write(snapshot, to: file) { pages in
+            if pages % 256 == 0 { progress?(ToolProgress(phase: "writing", done: pages, total: total, unit: "pages")) }
+        }
+        try file.sync()
+        return summary
+    }
+
+    private static func inPlace(_ options: Options, progress: ProgressHandler?) throws -> Report {
+        let started = wallClockNanoseconds()
+        if options.version != nil {
+            throw ToolError.usage("--version needs -o: compacting in place keeps the current version")
+        }
+        let store = try DatabaseInput.openWritable(options.path, create: false, lockTimeout: options.lockTimeout)
+        defer { store.close() }
+        guard let lock = store.lockFile else { throw ToolError.usage("\(options.path): no lock file") }
+        // Exclusivity, retried until the lock timeout (75 naming the holders otherwise).
+        let deadline = wallClockNanoseconds() + UInt64(max(0, options.lockTimeout ?? 0) * 1e9)
+        while true {
+            do {
+                try lock.tryExclusiveSession()
+                break
+            } catch {
+                if case .busy = error, wallClockNanoseconds() < deadline {
+                    usleep(50_000)
+                    continue
+                }
+                throw error
+            }
+        }
+        defer { lock.releaseExclusiveSession() }
+        try lock.lockWriter(timeout: .milliseconds(Int64(max(0, options.lockTimeout ?? 0) * 1000)))
+        defer { lock.unlockWriter() }
+        let snapshot = try store.snapshot(kind: .compact, label: "firn compact")
+        defer { snapshot.close() }
+        let e = try estimate(snapshot, store: store)
+        if let skip = skipReport(options, version: snapshot.version, estimate: e, output: options.path) { return skip }
+        let directory = OutputFile.directory(of: options.path)
+        let available = try DiskSpace.available(at: directory)
+        // The packed image plus a margin for the file system's own needs.
+        let needed = e.after + e.after / 20 + 1 << 20
+        if available < needed {
+            throw ToolError.cannotCreate(path: options.path, detail:
+                "not enough free space in \(directory) for the compacted copy: \(Units.bytes(available)) free, about \(Units.bytes(needed)) needed")
+        }
+        let output = try OutputFile(destination: options.path, replace: true)
+        defer { output.discard() }
+        let summary = try writePacked(snapshot, into: output, progress: progress)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: output.temporaryPath)
+        snapshot.close()
+        try output.commit()
+        try lock.recordDataFileIdentity()
+        return Report(path: options.path, output: options.path, inPlace: true, dryRun: false, compacted: true, reason: nil,
+                      version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
+                      seconds: Double(wallClockNanoseconds() - started) / 1e9)
+    }
+}

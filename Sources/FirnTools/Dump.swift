@@ -1,0 +1,257 @@
+/// `firn dump`: the B+ trees of a readable version — per-level shape,
+/// one line per page, one decoded page, or every entry in the text format
+/// `load` reads.
+public enum Dump {
+    public struct Options: Sendable {
+        public var path: String
+        public var version: UInt64?
+        public var tree: String?
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Level: Codable, Sendable, Equatable {
+        public var level: Int
+        public var pages: UInt64
+        public var cells: UInt64
+        /// Average page fill, percent.
+        public var fillPercent: Double
+    }
+
+    public struct Tree: Codable, Sendable, Equatable {
+        public var name: String
+        public var entries: UInt64
+        public var depth: Int
+        public var levels: [Level]
+        public var overflowPages: UInt64
+        public var firstKey: String?
+        public var lastKey: String?
+    }
+
+    public struct StructureReport: Codable, Sendable {
+        public var path: String
+        public var version: UInt64
+        public var pageSize: Int
+        public var trees: [Tree]
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    public struct Page: Codable, Sendable, Equatable {
+        public var page: UInt64
+        public var tree: String
+        public var type: String
+        public var level: Int
+        public var birth: UInt64
+        public var count: Int
+        public var usedBytes: Int
+        public var fillPercent: Double
+        public var firstKey: String?
+        public var lastKey: String?
+    }
+
+    public struct PagesReport: Codable, Sendable {
+        public var path: String
+        public var version: UInt64
+        public var pageSize: Int
+        public var pages: [Page]
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    /// One decoded page, keys and values spelled as `ByteText` fields.
+    public struct PageReport: Codable, Sendable {
+        public struct Entry: Codable, Sendable, Equatable {
+            public var index: Int
+            public var key: String
+            public var value: String?
+            public var valueLength: UInt64?
+            public var overflow: PageRef?
+            public var child: PageRef?
+        }
+        public var path: String
+        public var page: UInt64
+        public var pageSize: Int
+        public var kind: String
+        public var typeByte: UInt8
+        public var level: Int?
+        public var count: Int?
+        public var storedPageNumber: UInt64?
+        public var birth: UInt64?
+        public var storedChecksum: String?
+        public var computedChecksum: String?
+        public var checksumOK: Bool
+        public var payloadLength: Int?
+        public var next: PageRef?
+        public var commitRecord: CommitRecord?
+        public var slotProblem: String?
+        public var usedBytes: Int?
+        public var entries: [Entry]
+        public var problems: [String]
+    }
+
+    /// The trees a dump covers: `--tree` alone, or every tree then the
+    /// catalog and space trees (names in parentheses).
+    private static func roots(_ snapshot: Snapshot, only: String?) throws(FirnError) -> [(String, PageRef, UInt64)] {
+        let catalog = try snapshot.catalog()
+        if let only {
+            if only == "(catalog)" { return [(only, snapshot.catalogRootRef, UInt64(catalog.count))] }
+            if only == "(space)" { return [(only, snapshot.spaceRootRef, 0)] }
+            guard let entry = catalog.first(where: { $0.name == only })?.entry else {
+                throw FirnError.invalidArgument("\(snapshot.store.path): no tree named \"\(only)\" in version \(snapshot.version)")
+            }
+            return [(only, entry.root, entry.count)]
+        }
+        var out = catalog.map { ($0.name, $0.entry.root, $0.entry.count) }
+        out.append(("(catalog)", snapshot.catalogRootRef, UInt64(catalog.count)))
+        out.append(("(space)", snapshot.spaceRootRef, 0))
+        return out
+    }
+
+    public static func structure(_ options: Options) throws(FirnError) -> StructureReport {
+        let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
+        defer { access.close() }
+        let snapshot = access.snapshot
+        let pageSize = access.store.pageSize
+        var visited = Set<UInt64>()
+        var trees: [Tree] = []
+        for (name, root, count) in try roots(snapshot, only: options.tree) {
+            var levels: [Int: Level] = [:]
+            var overflow: UInt64 = 0
+            var used: [Int: UInt64] = [:]
+            var first: [UInt8]? = nil
+            var last: [UInt8]? = nil
+            var entries: UInt64 = 0
+            try snapshot.walkPages(root: root, tree: name, visited: &visited) { (p) throws(FirnError) in
+                if p.type == "overflow" { overflow += 1; return }
+                var level = levels[p.level] ?? Level(level: p.level, pages: 0, cells: 0, fillPercent: 0)
+                level.pages += 1
+                level.cells += UInt64(p.count)
+                levels[p.level] = level
+                used[p.level, default: 0] += UInt64(p.usedBytes)
+                if p.level == 0 {
+                    entries += UInt64(p.count)
+                    if first == nil, let k = p.firstKey { first = k }
+                    if let k = p.lastKey { last = k }
+                }
+            }
+            let shaped = levels.values.sorted { $0.level > $1.level }.map { level -> Level in
+                var l = level
+                l.fillPercent = Double(used[l.level] ?? 0) * 100 / Double(max(1, l.pages) * UInt64(pageSize))
+                l.fillPercent = (l.fillPercent * 10).rounded() / 10
+                return l
+            }
+            trees.append(Tree(name: name, entries: name == "(space)" ? entries : count, depth: shaped.count,
+                              levels: shaped, overflowPages: overflow,
+                              firstKey: first.map { ByteText.short($0) }, lastKey: last.map { ByteText.short($0) }))
+        }
+        return StructureReport(path: options.path, version: snapshot.version, pageSize: pageSize, trees: trees,
+                               pinned: access.pinned, note: access.note)
+    }
+
+    public static func pages(_ options: Options) throws(FirnError) -> PagesReport {
+        let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
+        defer { access.close() }
+        let snapshot = access.snapshot
+        let pageSize = access.store.pageSize
+        var visited = Set<UInt64>()
+        var pages: [Page] = []
+        for (name, root, _) in try roots(snapshot, only: options.tree) {
+            try snapshot.walkPages(root: root, tree: name, visited: &visited) { (p) throws(FirnError) in
+                pages.append(Page(
+                    page: p.page, tree: p.tree, type: p.type, level: p.level, birth: p.birth, count: p.count,
+                    usedBytes: p.usedBytes, fillPercent: (Double(p.usedBytes) * 1000 / Double(pageSize)).rounded() / 10,
+                    firstKey: p.firstKey.map { ByteText.short($0) }, lastKey: p.lastKey.map { ByteText.short($0) }))
+            }
+        }
+        return PagesReport(path: options.path, version: snapshot.version, pageSize: pageSize, pages: pages,
+                           pinned: access.pinned, note: access.note)
+    }
+
+    public static func page(_ path: String, number: UInt64) throws(FirnError) -> PageReport {
+        let store = try DatabaseInput.openReadOnly(path)
+        defer { store.close() }
+        let p = try PageInspector.inspect(store, page: number)
+        return PageReport(
+            path: path, page: p.page, pageSize: p.pageSize, kind: p.kind, typeByte: p.typeByte, level: p.level,
+            count: p.count, storedPageNumber: p.storedPageNumber, birth: p.birth,
+            storedChecksum: p.storedChecksum.map(hex), computedChecksum: p.computedChecksum.map(hex),
+            checksumOK: p.checksumOK, payloadLength: p.payloadLength, next: p.next, commitRecord: p.commitRecord,
+            slotProblem: p.slotProblem, usedBytes: p.usedBytes,
+            entries: p.entries.map {
+                PageReport.Entry(index: $0.index, key: ByteText.field($0.key), value: $0.value.map { ByteText.field($0) },
+                                 valueLength: $0.valueLength, overflow: $0.overflow, child: $0.child)
+            },
+            problems: p.problems)
+    }
+
+    static func hex(_ v: UInt32) -> String {
+        let s = String(v, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 8 - s.count)) + s
+    }
+
+    public struct EntriesSummary: Codable, Sendable {
+        public var path: String
+        public var version: UInt64
+        public var trees: Int
+        public var entries: UInt64
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    /// Writes every entry (of `--tree`, or of every tree) in the entries
+    /// format through `write`, one line at a time. The trees' shapes are
+    /// checked first, so a hostile file cannot make the walk loop.
+    public static func entries(
+        _ options: Options, hex: Bool, json: Bool, write: (String) throws(ToolError) -> Void
+    ) throws -> EntriesSummary {
+        let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
+        defer { access.close() }
+        let snapshot = access.snapshot
+        let trees = try roots(snapshot, only: options.tree).filter { !$0.0.hasPrefix("(") || options.tree != nil }
+        var visited = Set<UInt64>()
+        for (name, root, _) in trees {
+            try snapshot.walkPages(root: root, tree: name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+        }
+        if !json { try write(EntryCodec.header + "\n") }
+        var count: UInt64 = 0
+        for (name, _, _) in trees {
+            guard let reader = try snapshot.tree(name) else { continue }
+            let cursor = reader.cursor()
+            try cursor.first()
+            while cursor.isValid {
+                guard let key = try cursor.key, let value = try cursor.value else { break }
+                if json {
+                    try write("{\"tree\":\(jsonString(name)),\"key\":\(jsonString(ByteText.field(key, hex: hex))),"
+                              + "\"value\":\(jsonString(ByteText.field(value, hex: hex)))}\n")
+                } else {
+                    try write(EntryCodec.encode(tree: name, key: key, value: value, hex: hex) + "\n")
+                }
+                count += 1
+                try cursor.next()
+            }
+        }
+        return EntriesSummary(path: options.path, version: snapshot.version, trees: trees.count, entries: count,
+                              pinned: access.pinned, note: access.note)
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let h = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

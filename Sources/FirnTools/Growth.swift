@@ -1,0 +1,86 @@
+/// `firn growth`: the commit history kept in the file (size, live, free and
+/// held-by-pins bytes per commit) and a sentence explaining the growth.
+public enum Growth {
+    public struct Options: Sendable {
+        public var path: String
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Point: Codable, Sendable, Equatable {
+        public var version: UInt64
+        public var time: String
+        public var timestampNanoseconds: UInt64
+        public var fileBytes: UInt64
+        public var liveBytes: UInt64
+        public var freeBytes: UInt64
+        public var heldByPinsBytes: UInt64
+        public var pagesWritten: UInt64
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var currentVersion: UInt64
+        public var points: [Point]
+        /// Bytes the file grew since `grewSinceVersion` (its last smallest size in the history).
+        public var grewBytes: UInt64
+        public var grewSinceVersion: UInt64?
+        /// Bytes held by pins now, and the pin holding the most.
+        public var pinnedBytes: UInt64
+        public var topPin: Pins.Pin?
+        public var explanation: String
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    public static func run(_ options: Options) throws(FirnError) -> Report {
+        let access = try ReadAccess.open(options.path, label: "firn growth")
+        defer { access.close() }
+        let history = try access.snapshot.history()
+        let points = history.map {
+            Point(version: $0.version, time: Units.iso8601(nanoseconds: $0.timestampNanoseconds),
+                  timestampNanoseconds: $0.timestampNanoseconds, fileBytes: $0.fileBytes, liveBytes: $0.liveBytes,
+                  freeBytes: $0.freeBytes, heldByPinsBytes: $0.heldByPinsBytes, pagesWritten: $0.pagesWritten)
+        }
+        access.close()
+        var pinsOptions = Pins.Options(path: options.path)
+        pinsOptions.clearStale = false
+        let pins = try Pins.run(pinsOptions)
+        let top = pins.pins.filter { !$0.stale }.max { $0.retainedBytes < $1.retainedBytes }
+        let pinnedBytes = pins.pins.reduce(pins.sharedBytes) { $0 + $1.retainedBytes }
+        var grew: UInt64 = 0
+        var since: UInt64? = nil
+        if let last = points.last, let smallest = points.min(by: { $0.fileBytes < $1.fileBytes })?.fileBytes {
+            since = points.last(where: { $0.fileBytes == smallest })?.version
+            grew = last.fileBytes - smallest
+        }
+        var explanation: String
+        if points.isEmpty {
+            explanation = "no commit history recorded yet"
+        } else if grew == 0, let first = points.first, let last = points.last {
+            explanation = "the file has not grown over the \(points.count) recorded commits (v\(first.version)…v\(last.version))"
+        } else {
+            explanation = "grew \(Units.bytes(grew)) since v\(since ?? 0)"
+        }
+        if let top, top.retainedBytes > 0 {
+            var detail = top.kind
+            if top.frozenObjects > 0 { detail += ", \(Units.grouped(top.frozenObjects)) objects" }
+            if !top.label.isEmpty { detail += ", \"\(top.label)\"" }
+            explanation += "; \(Units.bytes(top.retainedBytes)) held by pin pid \(top.pid) (\(detail)) on v\(top.version)"
+                + " for \(Units.duration(seconds: top.sinceSeconds))"
+        } else if pinnedBytes == 0 {
+            explanation += "; no pin holds space now"
+        }
+        return Report(path: options.path, currentVersion: pins.latestVersion, points: points, grewBytes: grew,
+                      grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, explanation: explanation,
+                      pinned: access.pinned, note: access.note)
+    }
+
+    /// The history as CSV (header line, one row per commit).
+    public static func csv(_ report: Report) -> String {
+        var out = "version,time,fileBytes,liveBytes,freeBytes,heldByPinsBytes,pagesWritten\n"
+        for p in report.points {
+            out += "\(p.version),\(p.time),\(p.fileBytes),\(p.liveBytes),\(p.freeBytes),\(p.heldByPinsBytes),\(p.pagesWritten)\n"
+        }
+        return out
+    }
+}

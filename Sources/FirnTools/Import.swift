@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `firn import`: an LZ4-framed snapshot (from `firn export`, or `lz4` of a
+/// Firn file) decompressed into a temporary file next to the destination,
+/// synced, verified, and only then renamed into place.
+public enum Import {
+    public struct Options: Sendable {
+        /// "-" reads stdin.
+        public var input: String
+        public var output: String
+        public var force = false
+        public init(input: String, output: String) {
+            self.input = input
+            self.output = output
+        }
+    }
+
+    public struct Report: Codable, Sendable {
+        public var input: String
+        public var output: String
+        public var version: UInt64
+        public var compressedBytes: UInt64
+        public var bytes: UInt64
+        public var replaced: Bool
+        public var trees: [VerifiedTree]
+        public var seconds: Double
+    }
+
+    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+        let started = wallClockNanoseconds()
+        var fd: Int32 = 0
+        if options.input != "-" {
+            try DatabaseInput.checkRegularFile(options.input)
+            fd = open(options.input, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ToolError.io(path: options.input, operation: "open", errno: errno) }
+        }
+        defer { if fd != 0 { close(fd) } }
+        let replaced = DatabaseInput.fileExists(options.output)
+        let output = try OutputFile(destination: options.output, replace: options.force)
+        defer { output.discard() }
+        // A database someone has open must not be swapped under them.
+        var guardLock: LockFile? = nil
+        if replaced {
+            guardLock = try LockFile.open(databasePath: options.output, mode: .readOnlyExisting)
+            try guardLock?.tryExclusiveSession()
+        }
+        defer { guardLock?.close() }
+        let inputName = options.input == "-" ? "stdin" : options.input
+        let result = try LZ4Frame.decompress(
+            inputFD: fd, inputPath: inputName,
+            write: { (bytes) throws(ToolError) in try output.write(bytes) },
+            progress: { done in progress?(ToolProgress(phase: "decompressing", done: done, total: nil, unit: "bytes")) })
+        try output.sync()
+        let report: VerifyReport
+        do {
+            report = try Verify.verifyFile(output.temporaryPath, shownAs: inputName)
+        } catch let error as FirnError {
+            // The decompressed bytes are not a Firn file: the input is at fault.
+            switch error {
+            case let .notAFirnFile(_, detail): throw ToolError.badInput(path: inputName, detail: "does not hold a Firn database: \(detail)")
+            case let .corrupt(_, page, _, detail):
+                throw ToolError.corruptInput(path: inputName, detail: "the database inside is corrupt\(page.map { " at page \($0)" } ?? ""): \(detail)")
+            default: throw error
+            }
+        }
+        try output.commit()
+        if let guardLock { try guardLock.recordDataFileIdentity() }
+        return Report(input: options.input, output: options.output, version: report.version,
+                      compressedBytes: result.compressedBytes, bytes: result.bytes, replaced: replaced,
+                      trees: report.trees, seconds: Double(wallClockNanoseconds() - started) / 1e9)
+    }
+}

@@ -1,0 +1,90 @@
+/// `firn info`: what a database file holds and where its space goes.
+public enum Info {
+    public struct Options: Sendable {
+        public var path: String
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Slot: Codable, Sendable, Equatable {
+        public var slot: Int
+        public var valid: Bool
+        public var current: Bool
+        public var version: UInt64?
+        public var time: String?
+        public var problem: String?
+    }
+
+    public struct Tree: Codable, Sendable, Equatable {
+        public var name: String
+        public var entries: UInt64
+        public var depth: Int
+        public var rootPage: UInt64
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var formatVersion: UInt32
+        public var pageSize: Int
+        public var currentVersion: UInt64
+        public var currentTime: String
+        public var slots: [Slot]
+        /// Size of the file on disk.
+        public var fileBytes: UInt64
+        /// Pages the current version's file uses (slots included) × page size.
+        public var logicalBytes: UInt64
+        public var liveBytes: UInt64
+        /// Free pages plus file space past the logical end: reusable now.
+        public var freeBytes: UInt64
+        /// Replaced pages still held because a pinned version sees them.
+        public var pinnedBytes: UInt64
+        /// Replaced pages only the previous version sees (free after the next commit).
+        public var awaitingReclaimBytes: UInt64
+        public var trees: [Tree]
+        public var pins: Int
+        public var stalePins: Int
+        public var writerPID: Int32?
+        /// Whether this read was pinned (see `note`).
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    public static func run(_ options: Options) throws(FirnError) -> Report {
+        let access = try ReadAccess.open(options.path, label: "firn info")
+        defer { access.close() }
+        let store = access.store
+        let snapshot = access.snapshot
+        let slots = try store.readSlots()
+        let lock = store.lockFile
+        let pins = lock?.pins().filter { $0.pid != getpidValue() } ?? []
+        let usage = try snapshot.spaceUsage(pinnedVersions: Pins.livePinnedVersions(lock))
+        var trees: [Tree] = []
+        for (name, entry) in try snapshot.catalog() {
+            let depth = try snapshot.tree(name)?.depth() ?? 0
+            trees.append(Tree(name: name, entries: entry.count, depth: depth, rootPage: entry.root.page))
+        }
+        let current = slots.current?.version
+        let slotInfo = slots.slots.enumerated().map { index, result -> Slot in
+            switch result {
+            case let .success(record):
+                return Slot(slot: index, valid: true, current: record.version == current, version: record.version,
+                            time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: nil)
+            case let .failure(defect):
+                return Slot(slot: index, valid: false, current: false, version: nil, time: nil, problem: defect.description)
+            }
+        }
+        return Report(
+            path: options.path, formatVersion: CommitRecord.formatVersion, pageSize: store.pageSize,
+            currentVersion: snapshot.version, currentTime: Units.iso8601(nanoseconds: snapshot.info.timestampNanoseconds),
+            slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),
+            liveBytes: usage.liveBytes, freeBytes: usage.freeBytes, pinnedBytes: usage.pinnedBytes,
+            awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize), trees: trees,
+            pins: pins.filter { !$0.stale }.count, stalePins: pins.filter(\.stale).count,
+            writerPID: lock?.writerPID, pinned: access.pinned, note: access.note)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func getpidValue() -> Int32 { getpid() }

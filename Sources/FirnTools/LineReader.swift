@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads lines from a file descriptor in 64 KiB chunks (memory bounded by
+/// the longest line), retrying on EINTR and stopping when interrupted.
+public struct LineReader {
+    private let fd: Int32
+    private let path: String
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var eof = false
+
+    public init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    /// The next line without its newline; nil at the end of input.
+    public mutating func next() throws(ToolError) -> Substring? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 10) {
+                let line = String(decoding: buffer[start..<newline], as: UTF8.self)
+                start = newline + 1
+                return Substring(line)
+            }
+            if eof {
+                guard start < buffer.count else { return nil }
+                let line = String(decoding: buffer[start...], as: UTF8.self)
+                start = buffer.count
+                return Substring(line)
+            }
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                let code = errno
+                if code == EINTR {
+                    if Interruption.isRequested { throw ToolError.interrupted }
+                    continue
+                }
+                throw ToolError.io(path: path, operation: "read", errno: code)
+            }
+            if n == 0 { eof = true } else { buffer.append(contentsOf: chunk[..<n]) }
+        }
+    }
+}

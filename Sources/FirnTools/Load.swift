@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `firn load`: entries in the `dump --entries` format from stdin (or a
+/// file) into a database, creating it when missing, in batches of one
+/// write transaction each.
+public enum Load {
+    public struct Options: Sendable {
+        public var path: String
+        /// nil or "-": stdin.
+        public var input: String?
+        /// Put every entry into this tree instead of the one the line names.
+        public var tree: String?
+        public var batchSize = 10_000
+        public var lockTimeout: Double?
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var entries: UInt64
+        public var batches: Int
+        public var trees: [String: UInt64]
+        public var created: Bool
+        public var version: UInt64
+    }
+
+    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+        let source = options.input ?? "-"
+        var fd: Int32 = 0
+        if source != "-" {
+            try DatabaseInput.checkRegularFile(source)
+            fd = open(source, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ToolError.io(path: source, operation: "open", errno: errno) }
+        }
+        defer { if fd != 0 { close(fd) } }
+        let created = !DatabaseInput.fileExists(options.path)
+        let store = try DatabaseInput.openWritable(options.path, create: true, lockTimeout: options.lockTimeout)
+        defer { store.close() }
+        var reader = LineReader(fd: fd, path: source == "-" ? "stdin" : source)
+        var batch: [EntryCodec.Entry] = []
+        var counts: [String: UInt64] = [:]
+        var total: UInt64 = 0
+        var batches = 0
+        var lineNumber = 0
+        var version = try store.currentVersion
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let txn = try store.beginWrite()
+            do {
+                for entry in batch {
+                    guard let tree = try txn.tree(options.tree ?? entry.tree) else { continue }
+                    _ = try tree.put(entry.key, entry.value)
+                }
+                version = try txn.commit()
+            } catch {
+                txn.abort()
+                throw error
+            }
+            for entry in batch { counts[options.tree ?? entry.tree, default: 0] += 1 }
+            total += UInt64(batch.count)
+            batches += 1
+            batch.removeAll(keepingCapacity: true)
+            progress?(ToolProgress(phase: "loading", done: total, total: nil, unit: "entries"))
+        }
+        while let line = try reader.next() {
+            lineNumber += 1
+            if let entry = try EntryCodec.decode(line, lineNumber: lineNumber, source: source == "-" ? "stdin" : source) {
+                batch.append(entry)
+                if batch.count >= options.batchSize { try flush() }
+            }
+            if Interruption.isRequested { throw ToolError.interrupted }
+        }
+        try flush()
+        return Report(path: options.path, entries: total, batches: batches, trees: counts, created: created, version: version)
+    }
+}

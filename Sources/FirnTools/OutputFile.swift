@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing a file the safe way: into a temporary file in the destination's
+/// directory (registered for removal on SIGINT), fsync, then an atomic
+/// rename into place and an fsync of the directory. Until `commit`, the
+/// destination is untouched.
+public final class OutputFile {
+    public let destination: String
+    public let temporaryPath: String
+    public private(set) var fd: Int32
+    private var finished = false
+
+    /// Creates the temporary file. `replace` false refuses an existing
+    /// destination (exit 73) before anything is written.
+    public init(destination: String, replace: Bool, directory: String? = nil) throws(ToolError) {
+        self.destination = destination
+        var info = stat()
+        if lstat(destination, &info) == 0 && !replace { throw ToolError.outputExists(path: destination) }
+        let dir = directory ?? OutputFile.directory(of: destination)
+        let base = destination.split(separator: "/").last.map(String.init) ?? "output"
+        temporaryPath = "\(dir)/.\(base).firn-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        Interruption.register(temporaryPath)
+        let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            Interruption.unregister(temporaryPath)
+            throw ToolError.writing(destination, "create a temporary file in \(dir)", errno: code)
+        }
+        self.fd = fd
+    }
+
+    deinit { discard() }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Appends `bytes` (retrying short writes and EINTR).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(ToolError) {
+        try OutputFile.writeAll(fd: fd, bytes, path: destination)
+    }
+
+    /// Appends `bytes`.
+    public func write(_ bytes: [UInt8]) throws(ToolError) {
+        let failure: ToolError? = bytes.withUnsafeBytes { buffer in
+            do throws(ToolError) {
+                try OutputFile.writeAll(fd: fd, buffer, path: destination)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(ToolError) {
+        var done = 0
+        while done < bytes.count {
+            guard let base = bytes.baseAddress else { return }
+            let n = Glibc.write(fd, base + done, bytes.count - done)
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw ToolError.writing(path, "write", errno: code)
+            }
+            done += n
+        }
+    }
+
+    public func sync() throws(ToolError) {
+        while fsync(fd) != 0 {
+            let code = errno
+            if code != EINTR { throw ToolError.writing(destination, "fsync", errno: code) }
+        }
+    }
+
+    /// fsync, rename into place, fsync the directory. Signals wait until it is done.
+    public func commit() throws(ToolError) {
+        try sync()
+        try Interruption.critical { () throws(ToolError) in
+            if rename(temporaryPath, destination) != 0 {
+                let code = errno
+                throw ToolError.writing(destination, "rename into place", errno: code)
+            }
+            finished = true
+            Interruption.unregister(temporaryPath)
+            close(fd)
+            fd = -1
+            do { try syncDirectory(of: destination) } catch {
+                throw ToolError.io(path: destination, operation: "fsync of the directory", errno: EIO)
+            }
+        }
+    }
+
+    /// Removes the temporary file (nothing happens after `commit`).
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        if fd >= 0 { close(fd) }
+        fd = -1
+        unlink(temporaryPath)
+        Interruption.unregister(temporaryPath)
+    }
+}
+
+/// Free space on the file system holding a path (statvfs).
+public enum DiskSpace {
+    public static func available(at path: String) throws(ToolError) -> UInt64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw ToolError.io(path: path, operation: "statvfs", errno: errno) }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+}

@@ -1,0 +1,91 @@
+/// `firn pins` (alias `readers`): the reader table — who pins which
+/// version, why, since when, how far behind, and what each pin costs in
+/// file space — with thresholds for cron alerts.
+public enum Pins {
+    public struct Options: Sendable {
+        public var path: String
+        public var clearStale = false
+        public var maxLag: UInt64?
+        public var maxAgeSeconds: Double?
+        public var maxRetainedBytes: UInt64?
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Pin: Codable, Sendable, Equatable {
+        public var slot: Int
+        public var version: UInt64
+        public var pid: Int32
+        public var threadID: Int64
+        public var kind: String
+        public var label: String
+        /// Commits behind the latest version.
+        public var lag: UInt64
+        public var since: String
+        public var sinceSeconds: Double
+        public var frozenObjects: UInt64
+        /// Bytes freed when this pin alone goes (pages only its version sees).
+        public var retainedBytes: UInt64
+        public var stale: Bool
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var latestVersion: UInt64
+        /// False when there is no usable lock file: no process has the database open.
+        public var lockFile: Bool
+        public var pins: [Pin]
+        /// Pins held by several processes share these bytes (not in any `retainedBytes`).
+        public var sharedBytes: UInt64
+        public var clearedStale: [Pin]
+        /// One line per threshold crossed (exit 1).
+        public var violations: [String]
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    public static func run(_ options: Options) throws(FirnError) -> Report {
+        let access = try ReadAccess.open(options.path, label: "firn pins")
+        defer { access.close() }
+        let lock = access.store.lockFile
+        let latest = access.snapshot.version
+        let own = getpidValue()
+        var cleared: [PinRecord] = []
+        if options.clearStale, let lock { cleared = lock.reclaimStalePins() }
+        let records = (lock?.pins() ?? []).filter { $0.pid != own }
+        let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock))
+        func pin(_ r: PinRecord, retained: Bool) -> Pin {
+            Pin(slot: r.slot, version: r.version, pid: r.pid, threadID: r.threadID,
+                kind: r.kind?.description ?? "unknown(\(r.rawKind))", label: r.label,
+                lag: latest >= r.version ? latest - r.version : 0,
+                since: Units.iso8601(nanoseconds: r.sinceNanoseconds),
+                sinceSeconds: Units.secondsSince(nanoseconds: r.sinceNanoseconds),
+                frozenObjects: r.frozenObjects,
+                retainedBytes: retained && !r.stale ? usage.retainedBytes(byPinAt: r.version) : 0, stale: r.stale)
+        }
+        let pins = records.map { pin($0, retained: true) }.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }
+        var violations: [String] = []
+        for p in pins where !p.stale {
+            let who = "pin of pid \(p.pid) (\(p.kind)\(p.label.isEmpty ? "" : ", \"\(p.label)\"")) on version \(p.version)"
+            if let max = options.maxLag, p.lag > max {
+                violations.append("\(who) is \(p.lag) commits behind (--max-lag \(max))")
+            }
+            if let max = options.maxAgeSeconds, p.sinceSeconds > max {
+                violations.append("\(who) is \(Units.duration(seconds: p.sinceSeconds)) old (--max-age \(Units.duration(seconds: max)))")
+            }
+            if let max = options.maxRetainedBytes, p.retainedBytes > max {
+                violations.append("\(who) retains \(Units.bytes(p.retainedBytes)) (--max-retained \(Units.bytes(max)))")
+            }
+        }
+        return Report(path: options.path, latestVersion: latest, lockFile: lock != nil, pins: pins,
+                      sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
+                      clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
+                      pinned: access.pinned, note: access.note)
+    }
+
+    /// Versions pinned by live processes, read without freeing stale slots
+    /// (`LockFile.livePinnedVersions()` reclaims them; a read-only command
+    /// leaves that to `--clear-stale` or the next writer).
+    static func livePinnedVersions(_ lock: LockFile?) -> [UInt64] {
+        Array(Set((lock?.pins() ?? []).filter { !$0.stale }.map(\.version))).sorted()
+    }
+}

@@ -1,0 +1,71 @@
+/// `firn versions`: every version still readable — the current one, the
+/// previous commit slot, and each version a process has pinned — with its
+/// time and who holds it.
+public enum Versions {
+    public struct Options: Sendable {
+        public var path: String
+        public init(path: String) { self.path = path }
+    }
+
+    public struct Holder: Codable, Sendable, Equatable {
+        public var pid: Int32
+        public var kind: String
+        public var label: String
+        public var sinceSeconds: Double
+    }
+
+    public struct Version: Codable, Sendable, Equatable {
+        public var version: UInt64
+        public var time: String?
+        /// "current", "previous" (the other commit slot), "pinned".
+        public var roles: [String]
+        /// Commits behind the current version.
+        public var lag: UInt64
+        public var holders: [Holder]
+    }
+
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var currentVersion: UInt64
+        public var versions: [Version]
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    public static func run(_ options: Options) throws(FirnError) -> Report {
+        let access = try ReadAccess.open(options.path, label: "firn versions")
+        defer { access.close() }
+        let slots = try access.store.readSlots()
+        let history = try access.snapshot.history()
+        var times: [UInt64: UInt64] = [:]
+        for record in history { times[record.version] = record.timestampNanoseconds }
+        for case let .success(record) in slots.slots { times[record.version] = record.timestampNanoseconds }
+        var byVersion: [UInt64: Version] = [:]
+        func entry(_ v: UInt64) -> Version {
+            byVersion[v] ?? Version(
+                version: v, time: times[v].map { Units.iso8601(nanoseconds: $0) }, roles: [],
+                lag: access.snapshot.version >= v ? access.snapshot.version - v : 0, holders: [])
+        }
+        if let current = slots.current {
+            var e = entry(current.version)
+            e.roles.append("current")
+            byVersion[current.version] = e
+        }
+        if let previous = slots.previous {
+            var e = entry(previous.version)
+            e.roles.append("previous")
+            byVersion[previous.version] = e
+        }
+        let own = getpidValue()
+        for pin in access.store.lockFile?.pins() ?? [] where !pin.stale && pin.pid != own {
+            var e = entry(pin.version)
+            if !e.roles.contains("pinned") { e.roles.append("pinned") }
+            e.holders.append(Holder(pid: pin.pid, kind: pin.kind?.description ?? "unknown(\(pin.rawKind))",
+                                    label: pin.label, sinceSeconds: Units.secondsSince(nanoseconds: pin.sinceNanoseconds)))
+            byVersion[pin.version] = e
+        }
+        return Report(path: options.path, currentVersion: access.snapshot.version,
+                      versions: byVersion.values.sorted { $0.version > $1.version },
+                      pinned: access.pinned, note: access.note)
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import FirnTools
+
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Write a packed copy of a version (-o), or compact the file in place when nobody else has it open.",
+        discussion: """
+            With -o: online, the version is pinned (kind compact) while others keep working. Without -o: in place, \
+            only when no other process has the database open (else exit 75 naming the holders; --lock-timeout keeps \
+            asking), through a temporary file in the same directory, fsync, verify, rename, directory fsync; exit 73 \
+            when the disk lacks room. JSON keys: path, output, inPlace, dryRun, compacted, reason, version, \
+            beforeBytes, afterBytes, reclaimablePercent, seconds.
+            """)
+
+    @Argument(help: "The database file.") var file: String
+    @Option(name: .shortAndLong, help: "Write the packed copy here instead of compacting in place.") var output: String?
+    @Option(help: "With -o: a readable version to copy (default: the current one).") var version: UInt64?
+    @Option(help: ArgumentHelp("Compact only when more than this percent of the file is reclaimable.", valueName: "percent"))
+    var ifFreeOver: Double?
+    @Flag(help: "Tell the gain without writing anything.") var dryRun = false
+    @Flag(help: "With -o: replace an existing output file.") var force = false
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if let ifFreeOver, !(0...100).contains(ifFreeOver) { throw ValidationError("--if-free-over must be 0…100") }
+    }
+
+    func run() throws {
+        var options = Compact.Options(path: file)
+        options.output = output
+        options.version = version
+        options.ifFreeOverPercent = ifFreeOver
+        options.dryRun = dryRun
+        options.force = force
+        options.lockTimeout = common.lockTimeout
+        let progress = common.progressLine()
+        let report = try Compact.run(options, progress: progress.handler)
+        progress.finish()
+        if common.json { return try Console.json(report) }
+        let change = "\(Units.bytes(report.beforeBytes)) → \(Units.bytes(report.afterBytes))"
+        if report.compacted {
+            let target = report.inPlace ? "in place" : "into \(report.output)"
+            try Console.line("\(file): compacted version \(report.version) \(target): \(change) (\(Units.delta(report.beforeBytes, report.afterBytes)), \(Units.oneDecimal(report.seconds)) s)")
+        } else {
+            try Console.line("\(file): not compacted (\(report.reason ?? "skipped")): would go \(change), \(Units.oneDecimal(report.reclaimablePercent))% reclaimable")
+        }
+    }
+}

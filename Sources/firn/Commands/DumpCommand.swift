@@ -1,0 +1,91 @@
+import ArgumentParser
+import FirnTools
+
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Show the B+ trees of a readable version: levels, pages, one decoded page, or every entry.",
+        discussion: """
+            Default: per tree, pages per level, fill and key range. --pages: one line per page. \
+            --page N: header, cells and checksum of page N. --entries: key/value lines in the format \
+            `firn load` reads (tab-separated tree, key, value; "text" or x<hex>); with --json, one JSON object per line.
+            """)
+
+    @Argument(help: "The database file.") var file: String
+    @Option(help: "A readable version (default: the current one).") var version: UInt64?
+    @Option(help: "Only this tree (also \"(catalog)\" or \"(space)\").") var tree: String?
+    @Flag(help: "One line per page.") var pages = false
+    @Option(help: ArgumentHelp("Decode one page.", valueName: "n")) var page: UInt64?
+    @Flag(help: "Every entry, in the text format `firn load` reads.") var entries = false
+    @Flag(help: "With --entries: write keys and values as hex even when printable.") var hex = false
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if [pages, page != nil, entries].filter({ $0 }).count > 1 {
+            throw ValidationError("--pages, --page and --entries are exclusive")
+        }
+    }
+
+    func run() throws {
+        var options = Dump.Options(path: file)
+        options.version = version
+        options.tree = tree
+        if let page { return try showPage(page) }
+        if entries {
+            let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
+            common.note(summary.note)
+            if common.showProgress { Console.note("\(Units.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
+            return
+        }
+        if pages {
+            let report = try Dump.pages(options)
+            common.note(report.note)
+            if common.json { return try Console.json(report) }
+            try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
+            for p in report.pages {
+                let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
+                try Console.line("\(String(p.page).padding(9)) \(p.tree.padding(16)) \(p.type.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
+            }
+            return
+        }
+        let report = try Dump.structure(options)
+        common.note(report.note)
+        if common.json { return try Console.json(report) }
+        try Console.line("\(file): version \(report.version), page size \(report.pageSize)")
+        for t in report.trees {
+            try Console.line("tree \(t.name): \(Units.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
+            if let first = t.firstKey { try Console.line("  keys \(first) … \(t.lastKey ?? "")") }
+            for level in t.levels {
+                try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Units.grouped(level.pages)) pages, \(Units.grouped(level.cells)) cells, \(Units.oneDecimal(level.fillPercent))% full")
+            }
+        }
+    }
+
+    private func showPage(_ number: UInt64) throws {
+        let p = try Dump.page(file, number: number)
+        if common.json { return try Console.json(p) }
+        let type = p.kind == "commitSlot" ? "" : " (type byte \(p.typeByte))"
+        try Console.line("page \(p.page) of \(file): \(p.kind)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
+        if let record = p.commitRecord {
+            try Console.line("  commit record: version \(record.version), page size \(record.pageSize), \(record.logicalPageCount) pages, committed \(Units.iso8601(nanoseconds: record.timestampNanoseconds))")
+            try Console.line("  catalog root \(record.catalogRoot), space root \(record.spaceRoot)")
+            try Console.line("  free pages \(record.freePages), retired pages \(record.retiredPages), bytes written \(record.bytesWritten)")
+        }
+        if let problem = p.slotProblem { try Console.line("  slot: \(problem)") }
+        if let level = p.level, let count = p.count {
+            try Console.line("  level \(level), \(count) entries, self page \(p.storedPageNumber ?? 0), birth \(p.birth ?? 0), used \(p.usedBytes ?? 0) of \(p.pageSize) bytes")
+            try Console.line("  checksum stored \(p.storedChecksum ?? "?"), computed \(p.computedChecksum ?? "?")")
+        }
+        if let length = p.payloadLength { try Console.line("  overflow payload \(length) bytes, next \(p.next?.description ?? "none")") }
+        for e in p.entries {
+            if let child = e.child {
+                try Console.line("  [\(e.index)] \(e.index == 0 ? "(lowest)" : e.key) → \(child)")
+            } else if let overflow = e.overflow {
+                try Console.line("  [\(e.index)] \(e.key) = \(e.valueLength ?? 0) bytes in overflow chain at \(overflow)")
+            } else {
+                try Console.line("  [\(e.index)] \(e.key) = \(e.value ?? "")\((e.valueLength ?? 0) > UInt64(64) ? " … (\(e.valueLength ?? 0) bytes)" : "")")
+            }
+        }
+        for problem in p.problems { try Console.line("  problem: \(problem)") }
+    }
+}

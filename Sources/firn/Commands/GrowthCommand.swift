@@ -1,0 +1,36 @@
+import ArgumentParser
+import FirnTools
+import Foundation
+
+struct GrowthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "growth",
+        abstract: "Chart file size, live, free and held-by-pins bytes over the recorded commits, and explain the growth.",
+        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, explanation, pinned, note.")
+
+    @Argument(help: "The database file.") var file: String
+    @Option(help: ArgumentHelp("Also write the chart as SVG to this path.", valueName: "path")) var svg: String?
+    @Flag(help: "Print the history as CSV instead of a chart.") var csv = false
+    @Option(help: "Chart width in columns.") var width = 60
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if csv && common.json { throw ValidationError("--csv and --json are exclusive") }
+        guard (10...400).contains(width) else { throw ValidationError("--width must be 10…400") }
+    }
+
+    func run() throws {
+        let report = try Growth.run(Growth.Options(path: file))
+        common.note(report.note)
+        if let svg {
+            let output = try OutputFile(destination: svg, replace: true)
+            try output.write(Array(GrowthSVG.render(report).utf8))
+            try output.commit()
+        }
+        if common.json { return try Console.json(report) }
+        if csv { return try Console.write(Growth.csv(report)) }
+        try Console.write(GrowthChart.render(report.points, width: width))
+        try Console.line("\(file): \(report.explanation).")
+        if let svg { try Console.line("chart written to \(svg)") }
+    }
+}

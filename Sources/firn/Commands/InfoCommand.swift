@@ -1,0 +1,45 @@
+import ArgumentParser
+import FirnTools
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show format, commit slots, space use (live, free, held by pins) and trees.",
+        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, slots[], fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), pins, stalePins, writerPID, pinned, note.")
+
+    @Argument(help: "The database file.") var file: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let report = try Info.run(Info.Options(path: file))
+        common.note(report.note)
+        if common.json { return try Console.json(report) }
+        try Console.line("\(report.path): Firn format \(report.formatVersion), page size \(report.pageSize)")
+        try Console.line("  version   \(report.currentVersion) (committed \(report.currentTime))")
+        for slot in report.slots {
+            let state = slot.valid ? "v\(slot.version ?? 0) at \(slot.time ?? "?")\(slot.current ? " (current)" : " (previous)")"
+                : (slot.problem?.hasPrefix("slot is empty") == true ? "empty" : "invalid: \(slot.problem ?? "?")")
+            try Console.line("  slot \(slot.slot)    \(state)")
+        }
+        try Console.line("  file      \(Units.bytes(report.fileBytes)) (\(Units.bytes(report.logicalBytes)) in use by the version's pages)")
+        try Console.line("  live      \(Units.bytes(report.liveBytes))")
+        try Console.line("  free      \(Units.bytes(report.freeBytes)) (reusable now)")
+        try Console.line("  pinned    \(Units.bytes(report.pinnedBytes)) (held for pinned versions)")
+        if report.awaitingReclaimBytes > 0 {
+            try Console.line("  previous  \(Units.bytes(report.awaitingReclaimBytes)) (seen only by the previous version; free after the next commit)")
+        }
+        let stale = report.stalePins > 0 ? ", \(report.stalePins) stale" : ""
+        let writer = report.writerPID.map { ", writer pid \($0)" } ?? ""
+        try Console.line("  pins      \(report.pins)\(stale)\(writer)")
+        try Console.line("  trees     \(report.trees.count)")
+        let width = max(4, report.trees.map(\.name.count).max() ?? 4)
+        for tree in report.trees {
+            try Console.line("    \(tree.name.padding(width))  \(Units.grouped(tree.entries).leftPadding(10)) entries  depth \(tree.depth)")
+        }
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

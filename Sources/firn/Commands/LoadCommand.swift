@@ -1,0 +1,37 @@
+import ArgumentParser
+import FirnTools
+
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Load entries in the `firn dump --entries` format into a database (created when missing).",
+        discussion: """
+            Reads stdin (or --input) in batches, one write transaction per batch, into the trees the lines name \
+            (or all into --tree). Interrupted, it stops after the last whole batch (each batch is atomic). \
+            JSON keys: path, entries, batches, trees, created, version.
+            """)
+
+    @Argument(help: "The database file.") var file: String
+    @Option(help: "Read from this file instead of stdin.") var input: String?
+    @Option(help: "Put every entry into this tree.") var tree: String?
+    @Option(help: "Entries per write transaction.") var batch = 10_000
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard batch >= 1 && batch <= 10_000_000 else { throw ValidationError("--batch must be 1…10000000") }
+    }
+
+    func run() throws {
+        var options = Load.Options(path: file)
+        options.input = input
+        options.tree = tree
+        options.batchSize = batch
+        options.lockTimeout = common.writerLockTimeout
+        let progress = common.progressLine()
+        let report = try Load.run(options, progress: progress.handler)
+        progress.finish()
+        if common.json { return try Console.json(report) }
+        let trees = report.trees.sorted { $0.key < $1.key }.map { "\($0.key) \(Units.grouped($0.value))" }.joined(separator: ", ")
+        try Console.line("\(file): loaded \(Units.grouped(report.entries)) entries in \(report.batches) commit(s)\(report.created ? " (new file)" : ""), now at version \(report.version)\(trees.isEmpty ? "" : ": " + trees)")
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import FirnTools
+
+struct VersionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "versions",
+        abstract: "List every readable version: current, previous slot, and each pinned version with its holders.",
+        discussion: "JSON keys: currentVersion, versions[] (version, time, roles, lag, holders[] (pid, kind, label, sinceSeconds)), pinned, note.")
+
+    @Argument(help: "The database file.") var file: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let report = try Versions.run(Versions.Options(path: file))
+        common.note(report.note)
+        if common.json { return try Console.json(report) }
+        try Console.line("VERSION  LAG    TIME                  ROLES              HOLDERS")
+        for v in report.versions {
+            let holders = v.holders.map { "pid \($0.pid) \($0.kind)\($0.label.isEmpty ? "" : " \"\($0.label)\"")" }.joined(separator: ", ")
+            try Console.line("\(String(v.version).padding(8)) \(String(v.lag).padding(6)) \((v.time ?? "-").padding(21)) \(v.roles.joined(separator: ",").padding(18)) \(holders)")
+        }
+    }
+}

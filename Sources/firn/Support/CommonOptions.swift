@@ -1,0 +1,36 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every command takes (the toolkit contract in DESIGN.md).
+struct CommonOptions: ParsableArguments {
+    @Flag(help: "Print the report as JSON with stable keys on stdout.")
+    var json = false
+
+    @Flag(inversion: .prefixedNo, help: "Show progress on stderr (default: only when stderr is a terminal).")
+    var progress: Bool?
+
+    @Option(name: .customLong("lock-timeout"),
+            help: ArgumentHelp("Wait at most this many seconds for a lock, then exit 75 (default: 30 for the writer lock, 0 for exclusivity).",
+                               valueName: "seconds"))
+    var lockTimeout: Double?
+
+    func validate() throws {
+        if let lockTimeout, !(lockTimeout >= 0 && lockTimeout <= 86_400) {
+            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
+        }
+    }
+
+    var showProgress: Bool { progress ?? (isatty(2) == 1) }
+
+    /// The wait for the writer lock: `--lock-timeout`, else 30 s (never forever).
+    var writerLockTimeout: Double { lockTimeout ?? 30 }
+
+    func progressLine() -> ProgressLine { ProgressLine(enabled: showProgress && !json) }
+
+    /// Prints a read's note (no pin, why) on stderr.
+    func note(_ text: String?) {
+        if let text { Console.note(text) }
+    }
+}

@@ -1,0 +1,84 @@
+import FirnTools
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// stdout and stderr. Writes to stdout that fail (a closed pipe: EPIPE)
+/// throw, so the command ends with exit 74 instead of dying on SIGPIPE.
+enum Console {
+    static func write(_ text: String) throws(ToolError) {
+        var bytes = Array(text.utf8)
+        let result: ToolError? = bytes.withUnsafeMutableBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                guard let base = buffer.baseAddress else { return nil }
+                let n = Glibc.write(1, base + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return ToolError.io(path: "stdout", operation: "write", errno: errno)
+                }
+                done += n
+            }
+            return nil
+        }
+        if let result { throw result }
+    }
+
+    static func line(_ text: String = "") throws(ToolError) { try write(text + "\n") }
+
+    static func error(_ text: String) {
+        var bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// A note for the user that is not the report (stderr).
+    static func note(_ text: String) { error("firn: note: " + text) }
+
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        try write(String(decoding: data, as: UTF8.self) + "\n")
+    }
+}
+
+/// Progress on stderr (a single rewritten line), only when enabled.
+final class ProgressLine: @unchecked Sendable {
+    private let enabled: Bool
+    private var last: UInt64 = 0
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    var handler: ProgressHandler? {
+        guard enabled else { return nil }
+        return { [self] progress in draw(progress) }
+    }
+
+    private func draw(_ p: ToolProgress) {
+        let now = wallClockNanoseconds()
+        guard now - last > 100_000_000 else { return }
+        last = now
+        var text = "\(p.phase): \(Units.grouped(p.done))"
+        if let total = p.total, total > 0 {
+            text += "/\(Units.grouped(total)) \(p.unit) (\(min(100, p.done * 100 / total))%)"
+        } else {
+            text += " \(p.unit)"
+        }
+        Console.errorRaw("\r\u{1B}[2K" + text)
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { Console.errorRaw("\r\u{1B}[2K") }
+        drawn = false
+    }
+}
+
+extension Console {
+    static func errorRaw(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import FirnTools
+
+/// The one place errors become exit statuses (sysexits, as DESIGN.md's
+/// toolkit contract lists them) and one line on stderr.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let thresholdCrossed: Int32 = 1
+    static let usage: Int32 = 64  // EX_USAGE
+    static let dataError: Int32 = 65  // EX_DATAERR
+    static let noInput: Int32 = 66  // EX_NOINPUT
+    static let software: Int32 = 70  // EX_SOFTWARE
+    static let cannotCreate: Int32 = 73  // EX_CANTCREAT
+    static let ioError: Int32 = 74  // EX_IOERR
+    static let tempFail: Int32 = 75  // EX_TEMPFAIL
+    static let interrupted: Int32 = 130
+
+    static func code(for error: any Error) -> Int32 {
+        switch error {
+        case let error as FirnError:
+            switch error {
+            case .notFound, .notAFirnFile: return noInput
+            case .corrupt: return dataError
+            case .busy: return tempFail
+            case .noSpace: return cannotCreate
+            case .io: return error.isNoSpace ? cannotCreate : ioError
+            case .invalidArgument: return usage
+            case .misuse: return software
+            }
+        case let error as ToolError:
+            switch error {
+            case .usage: return usage
+            case .thresholdCrossed: return thresholdCrossed
+            case .verificationFailed, .corruptInput: return dataError
+            case .badInput: return noInput
+            case .outputExists, .cannotCreate: return cannotCreate
+            case .io: return ioError
+            case .interrupted: return interrupted
+            }
+        case let error as ExitCode:
+            return error.rawValue
+        case is ValidationError:
+            return usage
+        default:
+            let parserCode = Firn.exitCode(for: error).rawValue
+            return parserCode == 0 ? software : parserCode
+        }
+    }
+
+    /// Prints the error's one line (`firn: <file>: …`) and returns its status.
+    static func report(_ error: any Error) -> Int32 {
+        let status = code(for: error)
+        if let exit = error as? ExitCode {
+            return exit.rawValue
+        }
+        let text: String
+        switch error {
+        case let error as FirnError: text = error.description
+        case let error as ToolError: text = error.description
+        case let error as ValidationError: text = error.message
+        default: text = Firn.message(for: error)
+        }
+        // One line: newlines inside a message would break log parsing.
+        Console.error("firn: " + text.split(separator: "\n").joined(separator: "; "))
+        return status
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import FirnTools
+
+/// A temporary directory removed at deinit, and sample databases built
+/// with FirnCore directly (fast: no child processes).
+final class Scratch: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        let base = NSTemporaryDirectory() + "firn-tools-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        path = base
+    }
+
+    deinit {
+        _ = chmod(path, 0o755)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func entries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+
+    /// A database with trees "users" (depth 2), "orders", "blobs" (overflow
+    /// values) and churn, so it has free and retired pages.
+    @discardableResult
+    func sampleDatabase(_ name: String = "sample.firn", commits: Int = 12, randomBytes: Int = 0) throws -> String {
+        let path = file(name)
+        let store = try Store.open(path)
+        defer { store.close() }
+        for c in 0..<commits {
+            try store.write { txn in
+                guard let users = try txn.tree("users"), let orders = try txn.tree("orders"),
+                      let blobs = try txn.tree("blobs") else { return }
+                for i in 0..<60 {
+                    _ = try users.put(Array(String(format: "user:%05d", c * 60 + i).utf8),
+                                      Array("{\"name\":\"user \(c * 60 + i)\",\"commit\":\(c)}".utf8))
+                }
+                for i in 0..<10 where c > 0 {
+                    _ = try users.put(Array(String(format: "user:%05d", i * 7).utf8), Array("updated \(c)".utf8))
+                }
+                _ = try orders.put(Array(String(format: "order:%04d", c).utf8), [0, 1, 2, UInt8(c), 0xff])
+                if c % 4 == 0 {
+                    _ = try blobs.put(Array("blob:\(c)".utf8), (0..<9000).map { UInt8(truncatingIfNeeded: $0 &+ c) })
+                }
+            }
+        }
+        if randomBytes > 0 {
+            var rng = SystemRandomNumberGenerator()
+            var written = 0
+            var n = 0
+            while written < randomBytes {
+                try store.write { txn in
+                    guard let noise = try txn.tree("noise") else { return }
+                    for _ in 0..<64 {
+                        _ = try noise.put(Array("noise:\(n)".utf8), (0..<4000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+                        n += 1
+                        written += 4000
+                    }
+                }
+            }
+        }
+        return path
+    }
+}
+
+/// JSON shapes the tests decode (a subset of each report's keys).
+struct InfoJSON: Decodable {
+    struct Tree: Decodable { let name: String; let entries: UInt64; let depth: Int; let rootPage: UInt64 }
+    let formatVersion: Int
+    let pageSize: Int
+    let currentVersion: UInt64
+    let fileBytes: UInt64
+    let liveBytes: UInt64
+    let freeBytes: UInt64
+    let pinnedBytes: UInt64
+    let trees: [Tree]
+    let pins: Int
+    let pinned: Bool
+}
+
+struct PinsJSON: Decodable {
+    struct Pin: Decodable {
+        let version: UInt64; let pid: Int32; let kind: String; let label: String; let lag: UInt64
+        let sinceSeconds: Double; let frozenObjects: UInt64; let retainedBytes: UInt64; let stale: Bool
+    }
+    let latestVersion: UInt64
+    let pins: [Pin]
+    let violations: [String]
+}
+
+struct PagesJSON: Decodable {
+    struct Page: Decodable { let page: UInt64; let tree: String; let type: String; let level: Int; let count: Int }
+    let pages: [Page]
+}
