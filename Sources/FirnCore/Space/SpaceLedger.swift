@@ -1,14 +1,21 @@
 /// The free-space bookkeeping of one write transaction, kept in the space
 /// tree. Pages replaced in version `d` and born in version `b` are seen by
-/// versions `b…d-1`; they become free once `d` is durable and no pinned
-/// version lies in that interval. So an old pin keeps only its own pages,
-/// and the pages of every version after it are reused.
+/// versions `b…d-1`; they become free once no pinned version lies in that
+/// interval and `d-1` is no longer in a commit slot (so both slots always
+/// describe intact versions). An old pin keeps only its own pages; the pages
+/// of every version after it are reused.
 final class SpaceLedger {
     let tree: MutableTree
     private(set) var freeCount: UInt64
     private(set) var retiredCount: UInt64
     /// Pages this commit retired (seen by the previous version, not by a pin).
     private(set) var retiredByThisCommit: UInt64 = 0
+    /// Of those, the pages a pinned version also sees.
+    private var retiredByThisCommitHeld: UInt64 = 0
+    /// Pages the previous commit retired, and how many of them pins see:
+    /// they wait one more commit (the previous slot's version sees them).
+    private var previousBatch: (total: UInt64, held: UInt64) = (0, 0)
+    private var livePins: [UInt64] = []
     private let context: WriteContext
     private static var empty: StoredValue { .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
 
@@ -34,17 +41,21 @@ final class SpaceLedger {
 
     /// Moves every retired page that no pinned version can see any more to
     /// the free list. Work is bounded by the batches whose pin situation
-    /// changed: the one the previous commit made, and those that a released
-    /// pin was holding.
+    /// changed: the one retired two commits ago (the previous slot's version
+    /// no longer needs it), and those that a released pin was holding.
     func reclaim(baseVersion: UInt64, livePins: [UInt64]) throws(FirnError) {
+        self.livePins = livePins
         let previous = try versions(withTag: SpaceKey.pinned)
         let live = Set(livePins)
         let released = previous.filter { !live.contains($0) }
-        var ranges: [(UInt64, UInt64)] = [(baseVersion, baseVersion)]
+        // Batch `baseVersion` is seen by the previous slot's version: it waits.
+        let last = baseVersion - 1
+        var ranges: [(UInt64, UInt64)] = [(last, last)]
         for pin in released {
-            let nextLive = livePins.first { $0 > pin } ?? baseVersion
-            ranges.append((pin + 1, min(nextLive, baseVersion)))
+            let nextLive = livePins.first { $0 > pin } ?? last
+            ranges.append((pin + 1, min(nextLive, last)))
         }
+        previousBatch = try countBatch(death: baseVersion)
         for (low, high) in mergedRanges(ranges) {
             try reclaimBatches(from: low, through: high, livePins: livePins)
         }
@@ -80,6 +91,20 @@ final class SpaceLedger {
             if death == UInt64.max { return }
             death += 1
         }
+    }
+
+    /// The entries of one batch, and how many a pinned version sees.
+    private func countBatch(death: UInt64) throws(FirnError) -> (total: UInt64, held: UInt64) {
+        let holder = Self.newestPin(below: death, in: livePins)
+        var cursor = TreeCursor(source: try context.source, root: tree.root)
+        try cursor.seek(SpaceKey.retiredPage(death: death, birth: 0, page: 0))
+        var total: UInt64 = 0, held: UInt64 = 0
+        while cursor.isValid, case let .retired(d, birth, _)? = try cursor.withKey({ SpaceKey.decode($0) }), d == death {
+            total += 1
+            if let holder, birth <= holder { held += 1 }
+            try cursor.next()
+        }
+        return (total, held)
     }
 
     static func newestPin(below version: UInt64, in sortedPins: [UInt64]) -> UInt64? {
@@ -143,22 +168,27 @@ final class SpaceLedger {
                 }
                 freeCount -= 1
             }
+            let holder = Self.newestPin(below: version, in: livePins)
             for (page, birth) in retired {
                 try tree.put(SpaceKey.retiredPage(death: version, birth: birth, page: page), Self.empty)
                 retiredCount += 1
                 retiredByThisCommit += 1
+                if let holder, birth <= holder { retiredByThisCommitHeld += 1 }
             }
             for page in recycled {
                 try tree.put(SpaceKey.freePage(page), Self.empty)
                 freeCount += 1
             }
+            // Older batches keep only what pins hold; the last two keep more.
+            let waiting = (retiredByThisCommit - retiredByThisCommitHeld) + (previousBatch.total - previousBatch.held)
+            let heldByPins = retiredCount - min(retiredCount, waiting)
             let logical = context.allocator.logicalPageCount
             let fileSize = context.allocator.fileSize
             let current = HistoryRecord(
                 version: version, timestampNanoseconds: timestamp, fileBytes: fileSize,
                 liveBytes: (logical - freeCount - retiredCount) * pageSize,
                 freeBytes: freeCount * pageSize + (fileSize - logical * pageSize),
-                heldByPinsBytes: (retiredCount - retiredByThisCommit) * pageSize,
+                heldByPinsBytes: heldByPins * pageSize,
                 pagesWritten: context.allocator.allocations, logicalPageCount: logical,
                 catalogRoot: catalogRoot)
             let settled = round > 0 && consumed.isEmpty && retired.isEmpty && recycled.isEmpty && current == record

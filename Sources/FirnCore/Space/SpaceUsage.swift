@@ -1,7 +1,7 @@
 /// Where a version's file space goes: pages in use, free pages, and
 /// retired pages, split by who still needs them — each pinned version's
-/// pages that only it holds, pages several pins share, and pages only the
-/// previous version sees (free again at the next commit).
+/// pages that only it holds, pages several pins share, and pages that only
+/// the versions in the two commit slots see (free again within two commits).
 public struct SpaceUsage: Sendable, Codable, Equatable {
     public var version: UInt64
     public var pageSize: Int
@@ -12,7 +12,7 @@ public struct SpaceUsage: Sendable, Codable, Equatable {
     public var retiredPages: UInt64
     /// Retired pages at least one pinned version sees.
     public var heldByPinsPages: UInt64
-    /// Retired pages that no pin sees (only the previous version).
+    /// Retired pages that no pin sees (retired by the last two commits).
     public var awaitingReclaimPages: UInt64
     /// For each pinned version, the pages only it holds (freed when it is released).
     public var retainedByPin: [UInt64: UInt64]

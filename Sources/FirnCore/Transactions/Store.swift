@@ -156,43 +156,41 @@ public final class Store: @unchecked Sendable {
     }
 
     /// A snapshot of an older version that is still readable: the previous
-    /// commit slot, or a version another process has pinned.
+    /// commit slot's, or one another process has pinned.
     public func snapshot(version: UInt64, kind: PinKind = .tool, label: String = "") throws(FirnError) -> Snapshot {
         try checkOpen()
         let latest = try snapshot(kind: kind, label: label)
         if latest.version == version { return latest }
-        let pinnedElsewhere = lockFile?.livePinnedVersions().contains(version) ?? false
-        let slots = try readSlots()
-        let previous = slots.previous
-        var info: VersionInfo? = nil
-        if let previous, previous.version == version {
-            info = VersionInfo(previous)
-        } else if pinnedElsewhere || lockFile == nil {
-            info = try latest.historyRecord(version: version).map(VersionInfo.init)
-        }
-        guard let info else {
-            latest.close()
-            throw FirnError.invalidArgument(
-                "\(path): version \(version) is not readable (readable: the current version, the previous slot and pinned versions)")
-        }
-        guard let lockFile, let pin = latest.pin else { return try makeSnapshot(info, pin: nil) }
-        // Move our pin to the old version while a pin or the writer lock keeps it
-        // safe: another live pin on it, or no write transaction running.
-        lockFile.setPinVersion(pin, version)
-        if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }) {
-            latest.detachPin()
-            return try makeSnapshot(info, pin: pin)
-        }
-        if try lockFile.tryLockWriter() {
-            defer { lockFile.unlockWriter() }
-            let stillPrevious = try readSlots().slots.contains { (try? $0.get())?.version == version }
-            if stillPrevious {
-                latest.detachPin()
-                return try makeSnapshot(info, pin: pin)
+        guard let lockFile, let pin = latest.pin else {
+            // Unpinned (read-only without a lock file): nobody is writing.
+            let slots = try readSlots()
+            if let previous = slots.previous, previous.version == version {
+                return try makeSnapshot(VersionInfo(previous), pin: nil)
             }
+            latest.close()
+            throw notReadable(version)
+        }
+        // Move our pin to the old version, then check it was still protected
+        // when the pin became visible: by its commit slot (its pages are freed
+        // only two commits after it leaves the slots) or by another live pin.
+        lockFile.setPinVersion(pin, version)
+        let slots = try readSlots()
+        if let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) {
+            latest.detachPin()
+            return try makeSnapshot(VersionInfo(record), pin: pin)
+        }
+        if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }),
+           let history = try latest.historyRecord(version: version) {
+            latest.detachPin()
+            return try makeSnapshot(VersionInfo(history), pin: pin)
         }
         latest.close()
-        throw FirnError.busy(path: path, detail: "version \(version) is being overwritten by a writer; try again")
+        throw notReadable(version)
+    }
+
+    private func notReadable(_ version: UInt64) -> FirnError {
+        .invalidArgument(
+            "\(path): version \(version) is not readable (readable: the current version, the previous slot and pinned versions)")
     }
 
     func makeSnapshot(_ info: VersionInfo, pin: PinSlot?) throws(FirnError) -> Snapshot {
