@@ -52,8 +52,6 @@ public struct Verifier {
         }
         if let spaceRoot = snapshot.info.spaceRoot {
             var spaceStats = VerifiedTree(name: "(space)", entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
-            var spaceEntries: [(UnsafeRawBufferPointer, StoredValue)] = []
-            _ = spaceEntries
             visitTree(spaceRoot, tree: "(space)", stats: &spaceStats) { key, value, this in
                 this.checkSpaceEntry(key: key, value: value)
             }
