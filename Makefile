@@ -59,3 +59,33 @@ docs:
 
 clean:
 	rm -rf .build
+
+# Benchmarks (Benchmarks/, a package of its own): Firn against LMDB, SQLite
+# and lz4 in one run. Installs the peers when missing (Debian: apt-get), builds
+# the firn CLI and the bench in release, and runs it from the repository root,
+# so figures are appended to ./bench-results.jsonl. BENCH_ARGS passes options
+# (e.g. BENCH_ARGS="--only load,get --repetitions 5 --dir /mnt/disk").
+.PHONY: bench-deps bench-build
+BENCH_ARGS ?=
+BENCH_BIN = Benchmarks/.build/release/firn-bench
+
+bench-deps:
+	@missing=; \
+	for p in liblmdb-dev libsqlite3-dev lmdb-utils sqlite3 lz4 liblz4-dev; do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing…"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+bench-build: bench-deps
+	$(SWIFT) build -c release $(BUILD_FLAGS) --product firn
+	$(SWIFT) build -c release --package-path Benchmarks
+
+bench: bench-build
+	"$(BENCH_BIN)" --firn "$$($(SWIFT) build -c release --show-bin-path)/firn" $(BENCH_ARGS)
+
+bench-quick: bench-build
+	"$(BENCH_BIN)" --quick --firn "$$($(SWIFT) build -c release --show-bin-path)/firn" $(BENCH_ARGS)

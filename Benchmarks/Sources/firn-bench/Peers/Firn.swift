@@ -1,0 +1,86 @@
+import FirnCore
+
+/// Firn through its public FirnCore API: one named tree "kv".
+final class FirnEngine: PinningEngine {
+    static let name = "firn"
+    let store: Store
+    private var pinned: Snapshot?
+
+    init(path: String, durable: Bool) throws {
+        var options = StoreOptions()
+        options.durability = durable ? .full : .none
+        store = try Store.open(path, options: options)
+    }
+
+    func load(_ ds: Dataset, _ range: Range<Int>) throws {
+        try store.write { txn in
+            guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }
+            for i in range { try tree.put(Array(ds.key(i)), Array(ds.value(i))) }
+        }
+    }
+
+    func putEach(_ ds: Dataset, _ range: Range<Int>) throws {
+        for i in range {
+            try store.write { txn in
+                guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }
+                try tree.put(Array(ds.key(i)), Array(ds.value(i)))
+            }
+        }
+    }
+
+    func readAll(_ ds: Dataset, order: [Int32]) throws -> Int {
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        guard let tree = try snapshot.tree("kv") else { return 0 }
+        var found = 0
+        var sum = 0
+        for i in order {
+            if let v = try tree.get(ds.key(Int(i))) {
+                found += 1
+                sum &+= Int(v.bytes[0])
+            }
+        }
+        blackHole(sum)
+        return found
+    }
+
+    func scan() throws -> Int {
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        guard let tree = try snapshot.tree("kv") else { return 0 }
+        let cursor = tree.cursor()
+        var n = 0
+        var sum = 0
+        try cursor.first()
+        while cursor.isValid {
+            sum &+= try cursor.withInlineValue { Int($0[0]) } ?? 0
+            n += 1
+            try cursor.next()
+        }
+        blackHole(sum)
+        return n
+    }
+
+    func pin() throws { pinned = try store.snapshot(kind: .read, label: "bench pinned growth") }
+
+    func unpin() {
+        pinned?.close()
+        pinned = nil
+    }
+
+    func overwrite(_ ds: Dataset, _ indices: ArraySlice<Int32>, round: Int) throws {
+        try store.write { txn in
+            guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }
+            for i in indices {
+                var value = Array(ds.value(Int(i)))
+                value[0] = UInt8(truncatingIfNeeded: round)
+                try tree.put(Array(ds.key(Int(i))), value)
+            }
+        }
+    }
+
+    func close() {
+        unpin()
+        store.close()
+    }
+}

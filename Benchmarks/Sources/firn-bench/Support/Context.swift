@@ -1,0 +1,53 @@
+/// What every workload shares: options, the scratch directory, the data
+/// set, the 1M-record files (fixtures), the CLI, and the report.
+final class Context {
+    let options: Options
+    let scratch: String
+    let cli: FirnCLI?
+    let report = Report()
+    private var cachedDataset: Dataset?
+    private var fixtures: [String: String] = [:]
+
+    init(options: Options, scratch: String, cli: FirnCLI?) {
+        self.options = options
+        self.scratch = scratch
+        self.cli = cli
+    }
+
+    var reps: Int { options.reps }
+
+    /// The records of load, get, scan, verify, compact and export.
+    var dataset: Dataset {
+        if let d = cachedDataset { return d }
+        log("generating \(options.records) records…")
+        let d = Dataset(count: options.records, seed: 0xF1F1_2024)
+        cachedDataset = d
+        return d
+    }
+
+    func path(_ name: String) -> String { "\(scratch)/\(name)" }
+
+    /// Takes over a file the load workload made, as the fixture of its engine.
+    func adoptFixture<E: Engine>(_ type: E.Type, path: String) {
+        fixtures[E.name] = path
+    }
+
+    /// The data set loaded into `E`'s file (durably, one transaction);
+    /// built when no load workload left one.
+    func fixture<E: Engine>(_ type: E.Type) throws -> String {
+        if let p = fixtures[E.name] { return p }
+        let p = path("fixture-\(E.name).db")
+        removeDatabase(p)
+        log("building the \(E.name) file of \(options.records) records…")
+        let e = try E(path: p, durable: true)
+        try e.load(dataset, 0..<dataset.count)
+        e.close()
+        fixtures[E.name] = p
+        return p
+    }
+
+    /// Verify and compact go through the CLI when it has the subcommand.
+    func usesCLI(_ sub: String) -> Bool {
+        !options.forceLibrary && (cli?.has(sub) ?? false)
+    }
+}

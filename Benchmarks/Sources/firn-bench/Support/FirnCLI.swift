@@ -1,0 +1,31 @@
+/// The `firn` command-line tool, as the maintenance workloads call it.
+/// The argument lists follow issue 3 (`firn verify FILE`, `firn compact FILE
+/// -o OUT`, `firn export FILE -o SNAPSHOT`, `firn import SNAPSHOT -o FILE`).
+///
+/// Whether a subcommand exists is probed with `firn SUBCOMMAND --help`, so
+/// verify and compact switch from the library to the CLI by themselves once
+/// the CLI has them; `--library` forces the library.
+struct FirnCLI {
+    let path: String
+    /// Subcommands the binary answers `--help` for.
+    let available: Set<String>
+
+    static func locate(_ explicit: String?, scratch: String) -> FirnCLI? {
+        let candidates = explicit.map { [$0] } ?? ["../.build/release/firn", ".build/release/firn"]
+        guard let path = candidates.first(where: isExecutable) else { return nil }
+        var available = Set<String>()
+        for sub in ["verify", "compact", "export", "import"] {
+            if let r = try? runChild([path, sub, "--help"], scratch: scratch, check: false), r.status == 0 {
+                available.insert(sub)
+            }
+        }
+        return FirnCLI(path: path, available: available)
+    }
+
+    func has(_ sub: String) -> Bool { available.contains(sub) }
+
+    func verify(_ file: String) -> [String] { [path, "verify", file] }
+    func compact(_ file: String, to out: String) -> [String] { [path, "compact", file, "-o", out] }
+    func export(_ file: String, to out: String) -> [String] { [path, "export", file, "-o", out] }
+    func `import`(_ snapshot: String, to out: String) -> [String] { [path, "import", snapshot, "-o", out] }
+}

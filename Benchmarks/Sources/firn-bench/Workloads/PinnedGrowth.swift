@@ -1,0 +1,43 @@
+/// 5. pinned growth — load records, pin a read snapshot, then many small
+/// commits each overwriting random existing records; the figure is the
+/// file size after / before. Both engines run without syncs here (Firn
+/// durability .none, LMDB MDB_NOSYNC) so the run finishes quickly: syncs
+/// change the time taken, not which pages are kept or reused.
+/// Sizes are deterministic for a given input, so each engine runs once.
+func runPinnedGrowth(_ ctx: Context) throws {
+    let records = ctx.options.growthRecords
+    let commits = ctx.options.growthCommits
+    let perCommit = ctx.options.growthOverwrites
+    let ds = Dataset(count: records, seed: 0x9_0A7)
+    // The same random overwrite sequence for both engines.
+    var rng = SplitMix64(seed: 0x5EED)
+    var picks = [Int32](repeating: 0, count: commits * perCommit)
+    for i in picks.indices { picks[i] = Int32(rng.next() % UInt64(records)) }
+
+    func contender<E: PinningEngine>(_ type: E.Type) -> Contender {
+        Contender(name: E.name) { _ in
+            let path = ctx.path("growth-\(E.name).db")
+            removeDatabase(path)
+            let e = try E(path: path, durable: false)
+            try e.load(ds, 0..<records)
+            let before = fileSize(path)
+            try e.pin()
+            let t = try timed {
+                for c in 0..<commits {
+                    try e.overwrite(ds, picks[(c * perCommit)..<((c + 1) * perCommit)], round: c + 1)
+                }
+            }
+            e.unpin()
+            e.close()
+            let after = fileSize(path)
+            removeDatabase(path)
+            log("  growth \(E.name): \(formatBytes(Double(before))) → \(formatBytes(Double(after))) in \(formatDecimal(t, places: 1)) s")
+            return Double(after) / Double(before)
+        }
+    }
+    let m = try alternate("growth", reps: 1, [contender(FirnEngine.self), contender(LMDBEngine.self)])
+    var f = Figure.lowerIsBetter("pinned growth", firn: m["firn"]!, peer: "lmdb", peerValue: m["lmdb"]!,
+                                 unit: "x", target: .firnAtMost(2.2))
+    f.note = "\(records) records, \(commits) commits × \(perCommit) overwrites, no syncs"
+    ctx.report.add(f)
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// firn-bench: Firn against LMDB, SQLite and lz4, side by side in one run.
+setvbuf(stdout, nil, _IOLBF, 0)
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let scratch = Machine.scratch(options.dir)
+let cli = FirnCLI.locate(options.firn, scratch: scratch)
+let ctx = Context(options: options, scratch: scratch, cli: cli)
+
+var header = [
+    "firn-bench\(options.quick ? " --quick" : ""): \(options.reps) repetitions, medians; \(options.records) records of 16-byte keys and 100-byte values",
+    "machine: \(Machine.cores) cores, \(Machine.cpuModel), \(Machine.memory)",
+    "scratch: \(scratch) on \(Machine.mount(of: scratch))",
+]
+if let cli {
+    let subs = cli.available.sorted().joined(separator: ", ")
+    header.append("firn CLI: \(cli.path) (\(subs.isEmpty ? "no maintenance commands yet" : subs))")
+} else {
+    header.append("firn CLI: not found (verify and compact run through FirnCore; export and memory are skipped)")
+}
+for line in header { log(line) }
+
+let workloads: [(String, (Context) throws -> Void)] = [
+    ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
+    ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
+    ("export", runExport), ("memory", runMemory),
+]
+let started = ContinuousClock.now
+var failed = false
+for (name, run) in workloads where options.wants(name) {
+    log("== \(name)")
+    do {
+        let t = try timed { try run(ctx) }
+        log("   (\(formatDecimal(t, places: 1)) s)")
+    } catch {
+        failed = true
+        ctx.report.skip(name, "failed: \(error)")
+    }
+}
+let elapsed = ContinuousClock.now - started
+
+print("")
+for line in header { print(line) }
+print("")
+print(ctx.report.table())
+print("")
+print("ratio > 1: Firn is better (throughput: Firn / peer; pinned growth and memory: peer / Firn).")
+print("total time: \(elapsed.components.seconds) s; figures appended to \(options.output)")
+ctx.report.appendJSON(to: options.output)
+if options.keep {
+    log("scratch kept: \(scratch)")
+} else {
+    Machine.removeTree(scratch)
+}
+exit(failed ? 1 : 0)
