@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `firn` command-line tool, as the maintenance workloads call it.
 /// The argument lists follow issue 3 (`firn verify FILE`, `firn compact FILE
 /// -o OUT`, `firn export FILE -o SNAPSHOT`, `firn import SNAPSHOT -o FILE`).
@@ -15,9 +19,14 @@ struct FirnCLI {
         guard let path = candidates.first(where: isExecutable) else { return nil }
         var available = Set<String>()
         for sub in ["verify", "compact", "export", "import"] {
-            if let r = try? runChild([path, sub, "--help"], scratch: scratch, check: false), r.status == 0 {
+            // A binary without the subcommand still answers --help (for itself):
+            // the subcommand's own help names it in its usage line.
+            let out = "\(scratch)/.probe-\(sub)"
+            if let r = try? runChild([path, sub, "--help"], stdoutPath: out, scratch: scratch, check: false),
+               r.status == 0, readSmallFile(out).contains("firn \(sub)") {
                 available.insert(sub)
             }
+            unlink(out)
         }
         return FirnCLI(path: path, available: available)
     }

@@ -105,7 +105,8 @@ final class Report {
             ])
         }
         for s in skipped {
-            rows.append([s.name, "skipped", "", "", "", "", s.reason])
+            let firstLine = s.reason.split(separator: "\n").first.map(String.init) ?? ""
+            rows.append([s.name, "skipped", "", "", "", "", String(firstLine.prefix(160))])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
