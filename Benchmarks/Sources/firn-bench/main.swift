@@ -7,6 +7,7 @@ setvbuf(stdout, nil, _IOLBF, 0)
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scratch = Machine.scratch(options.dir)
 let cli = FirnCLI.locate(options.firn, scratch: scratch)
+firnOnly = options.firnOnly
 let ctx = Context(options: options, scratch: scratch, cli: cli)
 
 var header = [
@@ -48,7 +49,7 @@ print(ctx.report.table())
 print("")
 print("ratio > 1: Firn is better (throughput: Firn / peer; pinned growth and memory: peer / Firn).")
 print("total time: \(elapsed.components.seconds) s; figures appended to \(options.output)")
-ctx.report.appendJSON(to: options.output)
+if !options.firnOnly { ctx.report.appendJSON(to: options.output) }
 if options.keep {
     log("scratch kept: \(scratch)")
 } else {

@@ -12,6 +12,8 @@ struct Options {
     /// Use the library for verify and compact even when the CLI has them.
     var forceLibrary = false
     var keep = false
+    /// Profiling aid: run only Firn's side of each workload (no figures written).
+    var firnOnly = false
     var output = "bench-results.jsonl"
 
     static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory"]
@@ -28,6 +30,7 @@ struct Options {
           --firn PATH      the firn CLI (default ../.build/release/firn, then .build/release/firn)
           --library        verify and compact through FirnCore even when the CLI has them
           --keep           keep the scratch directory
+          --firn-only      profiling aid: run only Firn's side (nothing is appended)
           --output FILE    append JSON lines here (default bench-results.jsonl)
         """
 
@@ -53,6 +56,7 @@ struct Options {
             case "--firn": o.firn = value()
             case "--library": o.forceLibrary = true
             case "--keep": o.keep = true
+            case "--firn-only": o.firnOnly = true
             case "--output": o.output = value()
             case "-h", "--help":
                 print(usage)

@@ -12,7 +12,8 @@ struct Contender {
 /// Runs every contender `reps` times, alternating who goes first (Firn
 /// first on even repetitions, last on odd ones) so that warm caches and
 /// background load favour no one, and returns each one's median.
-func alternate(_ workload: String, reps: Int, _ contenders: [Contender]) throws -> [String: Double] {
+func alternate(_ workload: String, reps: Int, _ all: [Contender]) throws -> [String: Double] {
+    let contenders = firnOnly ? all.filter { $0.name == "firn" } : all
     var samples: [String: [Double]] = [:]
     for r in 0..<reps {
         let order = r % 2 == 0 ? contenders : contenders.reversed()
@@ -22,8 +23,14 @@ func alternate(_ workload: String, reps: Int, _ contenders: [Contender]) throws 
             log("  \(workload) rep \(r + 1)/\(reps) \(c.name): \(formatNumber(v))")
         }
     }
-    return samples.mapValues(median)
+    // A contender that did not run (--firn-only) reads as NaN, shown "n/a".
+    var medians: [String: Double] = [:]
+    for c in all { medians[c.name] = samples[c.name].map(median) ?? .nan }
+    return medians
 }
+
+/// Set from --firn-only before any workload runs.
+nonisolated(unsafe) var firnOnly = false
 
 func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()

@@ -7,7 +7,6 @@ import Glibc
 /// fsync of the output) until the CLI has compact (marked "library").
 func runCompact(_ ctx: Context) throws {
     let firnFile = try ctx.fixture(FirnEngine.self)
-    let lmdbFile = try ctx.fixture(LMDBEngine.self)
     guard let mdbCopy = which("mdb_copy") else {
         ctx.report.skip("compact", "mdb_copy not found (apt-get install lmdb-utils)")
         return
@@ -29,6 +28,7 @@ func runCompact(_ ctx: Context) throws {
         return size / 1e6 / t
     }
     let lmdb = Contender(name: "lmdb") { _ in
+        let lmdbFile = try ctx.fixture(LMDBEngine.self)
         removeDatabase(lmdbOut)
         let t = try runChild([mdbCopy, "-n", "-c", lmdbFile, lmdbOut], scratch: ctx.scratch).seconds
         let size = Double(fileSize(lmdbOut))

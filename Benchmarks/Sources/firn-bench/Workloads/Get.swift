@@ -3,9 +3,9 @@
 func runGet(_ ctx: Context) throws {
     let ds = ctx.dataset
     let order = ds.shuffledIndices(seed: 0x6E7)
-    func contender<E: Engine>(_ type: E.Type) throws -> Contender {
-        let path = try ctx.fixture(E.self)
-        return Contender(name: E.name) { _ in
+    func contender<E: Engine>(_ type: E.Type) -> Contender {
+        Contender(name: E.name) { _ in
+            let path = try ctx.fixture(E.self)
             let e = try E(path: path, durable: true)
             defer { e.close() }
             var found = 0
@@ -14,7 +14,7 @@ func runGet(_ ctx: Context) throws {
             return Double(order.count) / t
         }
     }
-    let m = try alternate("get", reps: ctx.reps, [try contender(FirnEngine.self), try contender(LMDBEngine.self), try contender(SQLiteEngine.self)])
+    let m = try alternate("get", reps: ctx.reps, [contender(FirnEngine.self), contender(LMDBEngine.self), contender(SQLiteEngine.self)])
     for peer in ["lmdb", "sqlite"] {
         ctx.report.add(.higherIsBetter("get", firn: m["firn"]!, peer: peer, peerValue: m[peer]!,
                                        unit: "reads/s", target: .ratioAtLeast(1.0)))

@@ -2,9 +2,9 @@
 /// records/s, Firn vs LMDB.
 func runScan(_ ctx: Context) throws {
     let n = ctx.dataset.count
-    func contender<E: Engine>(_ type: E.Type) throws -> Contender {
-        let path = try ctx.fixture(E.self)
-        return Contender(name: E.name) { _ in
+    func contender<E: Engine>(_ type: E.Type) -> Contender {
+        Contender(name: E.name) { _ in
+            let path = try ctx.fixture(E.self)
             let e = try E(path: path, durable: true)
             defer { e.close() }
             var seen = 0
@@ -13,7 +13,7 @@ func runScan(_ ctx: Context) throws {
             return Double(seen) / t
         }
     }
-    let m = try alternate("scan", reps: ctx.reps, [try contender(FirnEngine.self), try contender(LMDBEngine.self)])
+    let m = try alternate("scan", reps: ctx.reps, [contender(FirnEngine.self), contender(LMDBEngine.self)])
     ctx.report.add(.higherIsBetter("scan", firn: m["firn"]!, peer: "lmdb", peerValue: m["lmdb"]!,
                                    unit: "records/s", target: .ratioAtLeast(1.0)))
 }

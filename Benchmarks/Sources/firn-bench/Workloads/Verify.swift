@@ -8,9 +8,8 @@ import Glibc
 /// else through FirnCore's Verifier (marked "library").
 func runVerify(_ ctx: Context) throws {
     let firnFile = try ctx.fixture(FirnEngine.self)
-    let sqliteFile = try ctx.fixture(SQLiteEngine.self)
     let useCLI = ctx.usesCLI("verify")
-    let firnBytes = Double(fileSize(firnFile)), sqliteBytes = Double(fileSize(sqliteFile))
+    let firnBytes = Double(fileSize(firnFile))
     let firn = Contender(name: "firn") { _ in
         let t: Double
         if useCLI, let cli = ctx.cli {
@@ -21,6 +20,8 @@ func runVerify(_ ctx: Context) throws {
         return firnBytes / 1e6 / t
     }
     let sqlite = Contender(name: "sqlite") { _ in
+        let sqliteFile = try ctx.fixture(SQLiteEngine.self)
+        let sqliteBytes = Double(fileSize(sqliteFile))
         let t = try timed {
             let db = try SQLiteEngine(path: sqliteFile, durable: true)
             defer { db.close() }
