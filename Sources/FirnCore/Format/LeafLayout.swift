@@ -30,31 +30,6 @@ enum BranchLayout {
     static let cellHeaderSize = 2 + PageRef.size
 
     static func footprint(keyLength: Int) -> Int { 2 + cellHeaderSize + keyLength }
-
-    static func write(
-        keys: ArraySlice<[UInt8]>, refs: ArraySlice<PageRef>, level: Int,
-        into page: UnsafeMutableRawBufferPointer, pageNumber: UInt64, birth: UInt64
-    ) {
-        guard let base = page.baseAddress else { return }
-        page.initializeMemory(as: UInt8.self, repeating: 0)
-        PageHeader.write(
-            to: base, type: .branch, level: UInt8(level), count: UInt16(keys.count),
-            pageNumber: pageNumber, birth: birth)
-        var cursor = PageHeader.size + 2 * keys.count
-        for (i, (key, ref)) in zip(keys, refs).enumerated() {
-            // The first separator of every branch page is implicit.
-            let stored = i == 0 ? 0 : key.count
-            base.storeLE(UInt16(cursor), at: PageHeader.size + 2 * i)
-            base.storeLE(UInt16(stored), at: cursor)
-            ref.store(to: base, at: cursor + 2)
-            if stored > 0 {
-                key.withUnsafeBytes { k in
-                    (base + cursor + cellHeaderSize).copyMemory(from: k.baseAddress ?? UnsafeRawPointer(base), byteCount: stored)
-                }
-            }
-            cursor += cellHeaderSize + stored
-        }
-    }
 }
 
 /// Overflow pages (type 3) hold values too large to stay in a leaf, as a

@@ -62,18 +62,10 @@ final class WriteContext {
 
     func recycle(_ page: UInt64) { recycled.append(page) }
 
-    func writeNode(_ node: Node, childRefs: [PageRef], page: UInt64) throws(FirnError) -> UInt32 {
-        if let leaf = node.leaf {
-            // A leaf is kept in page layout: seal it and write it as it is.
-            let (bytes, crc) = leaf.seal(pageNumber: page, birth: version)
-            try writePage(bytes, to: page)
-            return crc
-        }
-        BranchLayout.write(
-            keys: node.keys[...], refs: childRefs[...], level: node.level,
-            into: scratch, pageNumber: page, birth: version)
-        let crc = PageHeader.seal(scratch)
-        try writePage(UnsafeRawBufferPointer(scratch), to: page)
+    /// Seals a node's page (kept in page layout) and writes it as it is.
+    func writeNode(_ node: Node, page: UInt64) throws(FirnError) -> UInt32 {
+        let (bytes, crc) = node.page.seal(pageNumber: page, birth: version, level: node.level)
+        try writePage(bytes, to: page)
         return crc
     }
 

@@ -28,11 +28,11 @@ final class MutableTree {
         while true {
             switch child {
             case let .node(node):
-                if let leaf = node.leaf {
-                    let (index, found) = leaf.search(key)
-                    return found ? leaf.value(index) : nil
+                if node.isLeaf {
+                    let (index, found) = node.page.search(key)
+                    return found ? node.page.value(index) : nil
                 }
-                child = node.children[Self.branchSearch(node, key)]
+                child = node.children[node.page.childIndex(for: key)]
                 level = node.level - 1
             case let .page(ref):
                 var view = try context.source.view(ref, level: level)
@@ -64,36 +64,34 @@ final class MutableTree {
     func put(_ key: [UInt8], _ value: StoredValue) throws(FirnError) -> Bool {
         changed = true
         guard root != nil else {
-            let leaf = LeafBuffer(pageSize: context.geometry.pageSize)
+            let leaf = NodePage(pageSize: context.geometry.pageSize, isLeaf: true)
             key.withUnsafeBytes { leaf.insert(at: 0, key: $0, value: value) }
-            root = .node(Node(leaf: leaf))
+            root = .node(Node(page: leaf, level: 0))
             count = 1
             return true
         }
         var path: [(Node, Int)] = []
         path.reserveCapacity(8)
         let node = try mutableLeaf(for: key, path: &path)
-        guard let leaf = node.leaf else { throw FirnError.misuse("a leaf node without entries") }
+        let leaf = node.page
         let (index, found) = key.withUnsafeBytes { leaf.search($0) }
         if found {
             try release(leaf.value(index))
             leaf.remove(at: index)
         }
-        let size = leaf.cellSize(keyLength: key.count, value: value)
-        if leaf.fits(size) {
+        if leaf.fits(leaf.leafCellSize(keyLength: key.count, value: value)) {
             key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
         } else {
             // Split first, then insert into the half the key belongs to. A key
             // at the boundary goes left, so the right half's first key (the
             // separator its parent gets) stays its lowest.
-            let right = node.splitLeaf()
-            guard let rightLeaf = right.leaf else { throw FirnError.misuse("a leaf split produced a branch") }
+            let (right, separator) = node.split()
             if index <= leaf.count {
                 key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
             } else {
-                key.withUnsafeBytes { rightLeaf.insert(at: index - leaf.count, key: $0, value: value) }
+                key.withUnsafeBytes { right.page.insert(at: index - leaf.count, key: $0, value: value) }
             }
-            addSibling(right, of: node, path: &path)
+            addSibling(right, separator: separator, of: node, path: &path)
         }
         if !found { count += 1 }
         return !found
@@ -108,7 +106,7 @@ final class MutableTree {
         changed = true
         var path: [(Node, Int)] = []
         let node = try mutableLeaf(for: key, path: &path)
-        guard let leaf = node.leaf else { throw FirnError.misuse("a leaf node without entries") }
+        let leaf = node.page
         let (index, found) = key.withUnsafeBytes { leaf.search($0) }
         guard found else { return false }
         try release(leaf.value(index))
@@ -140,10 +138,8 @@ final class MutableTree {
             return ref
         case let .node(node):
             if !node.dirty, let ref = node.writtenRef { return ref }
-            var refs: [PageRef] = []
             if !node.isLeaf {
-                refs.reserveCapacity(node.children.count)
-                for i in node.children.indices { refs.append(try write(node.children[i])) }
+                for i in node.children.indices { node.page.setChild(i, try write(node.children[i])) }
             }
             let page: UInt64
             if let existing = node.writtenPage {
@@ -152,7 +148,7 @@ final class MutableTree {
                 page = try context.allocate()
                 node.writtenPage = page
             }
-            let crc = try context.writeNode(node, childRefs: refs, page: page)
+            let crc = try context.writeNode(node, page: page)
             let ref = PageRef(page: page, birth: context.version, checksum: crc)
             node.writtenRef = ref
             node.dirty = false
@@ -168,7 +164,7 @@ final class MutableTree {
         var node = try mutableRoot()
         while !node.isLeaf {
             node.dirty = true
-            let index = key.withUnsafeBytes { Self.branchSearch(node, $0) }
+            let index = key.withUnsafeBytes { node.page.childIndex(for: $0) }
             let child = try mutableChild(node, index)
             path.append((node, index))
             node = child
@@ -211,26 +207,38 @@ final class MutableTree {
     }
 
     /// Puts `right` (split off `left`) next to it in the parent, splitting
-    /// branches upward as they fill; a split root gets a new root above it.
-    private func addSibling(_ right: Node, of left: Node, path: inout [(Node, Int)]) {
+    /// branches upward as they fill (each split before its insert); a split
+    /// root gets a new root above it.
+    private func addSibling(_ right: Node, separator: [UInt8], of left: Node, path: inout [(Node, Int)]) {
         var left = left
         var right = right
+        var separator = separator
         while true {
-            let separator = right.firstKey
             guard let (parent, index) = path.popLast() else {
-                let top = Node(branchLevel: left.level + 1)
-                top.keys = [[], separator]
-                top.children = [.node(left), .node(right)]
-                top.cellBytes = Node.branchFootprint([]) + Node.branchFootprint(separator)
-                root = .node(top)
+                let top = NodePage(pageSize: context.geometry.pageSize, isLeaf: false)
+                top.insert(at: 0, key: UnsafeRawBufferPointer(start: nil, count: 0), child: .none)
+                separator.withUnsafeBytes { top.insert(at: 1, key: $0, child: .none) }
+                let node = Node(page: top, level: left.level + 1)
+                node.children = [.node(left), .node(right)]
+                root = .node(node)
                 return
             }
-            parent.keys.insert(separator, at: index + 1)
-            parent.children.insert(.node(right), at: index + 1)
-            parent.cellBytes += Node.branchFootprint(separator)
-            guard parent.cellBytes > capacity else { return }
+            let position = index + 1
+            if parent.page.fits(BranchLayout.cellHeaderSize + separator.count) {
+                // The cell's reference is filled in when the parent is written.
+                separator.withUnsafeBytes { parent.page.insert(at: position, key: $0, child: .none) }
+                parent.children.insert(.node(right), at: position)
+                return
+            }
+            let (parentRight, parentSeparator) = parent.split()
+            let leftCount = parent.count
+            let target = position <= leftCount ? parent : parentRight
+            let at = position <= leftCount ? position : position - leftCount
+            separator.withUnsafeBytes { target.page.insert(at: at, key: $0, child: .none) }
+            target.children.insert(.node(right), at: at)
             left = parent
-            right = parent.splitBranch()
+            right = parentRight
+            separator = parentSeparator
         }
     }
 
@@ -254,32 +262,17 @@ final class MutableTree {
             let leftIndex = index > 0 ? index - 1 : index
             let left = try mutableChild(parent, leftIndex)
             let right = try mutableChild(parent, leftIndex + 1)
-            if let leftLeaf = left.leaf, let rightLeaf = right.leaf {
-                guard leftLeaf.usedBytes + rightLeaf.usedBytes <= capacity else {
-                    node = parent
-                    continue
-                }
-                left.dirty = true
-                leftLeaf.append(from: rightLeaf, range: 0..<rightLeaf.count)
-            } else {
-                left.dirty = true
-                // The right node's first separator is implicit; the parent knows it.
-                let separator = parent.keys[leftIndex + 1]
-                let old = right.keys[0]
-                right.keys[0] = separator
-                left.keys.append(contentsOf: right.keys)
-                left.children.append(contentsOf: right.children)
-                left.cellBytes += right.cellBytes - Node.branchFootprint(old) + Node.branchFootprint(separator)
+            // The right node's first separator is implicit; the parent knows it.
+            let separator = left.isLeaf ? UnsafeRawBufferPointer(start: nil, count: 0) : parent.page.key(leftIndex + 1)
+            guard left.usedBytes + right.usedBytes + separator.count <= capacity else {
+                node = parent
+                continue
             }
+            left.dirty = true
+            left.page.append(from: right.page, range: 0..<right.count, firstKey: left.isLeaf ? nil : separator)
+            left.children.append(contentsOf: right.children)
             removeChild(parent, at: leftIndex + 1)
             discard(right)
-            if left.cellBytes > capacity {
-                let newRight = left.splitBranch()
-                let separator = newRight.firstKey
-                parent.keys.insert(separator, at: leftIndex + 1)
-                parent.children.insert(.node(newRight), at: leftIndex + 1)
-                parent.cellBytes += Node.branchFootprint(separator)
-            }
             node = parent
         }
         // Collapse the root.
@@ -306,8 +299,7 @@ final class MutableTree {
 
     private func removeChild(_ parent: Node, at index: Int) {
         parent.dirty = true
-        parent.cellBytes -= Node.branchFootprint(parent.keys[index])
-        parent.keys.remove(at: index)
+        parent.page.remove(at: index)
         parent.children.remove(at: index)
     }
 
@@ -330,8 +322,8 @@ final class MutableTree {
         switch child {
         case let .node(node):
             discard(node)
-            if let leaf = node.leaf {
-                for i in 0..<leaf.count { try release(leaf.value(i)) }
+            if node.isLeaf {
+                for i in 0..<node.count { try release(node.page.value(i)) }
             } else {
                 for c in node.children { try releaseSubtree(c, level: node.level - 1) }
             }
@@ -346,20 +338,6 @@ final class MutableTree {
                     try releaseSubtree(.page(try view.branchChild(i)), level: view.level - 1)
                 }
             }
-        }
-    }
-
-    // MARK: in-memory search
-
-    @inline(__always)
-    static func branchSearch(_ node: Node, _ key: UnsafeRawBufferPointer) -> Int {
-        node.keys.withUnsafeBufferPointer { keys in
-            var low = 1, high = keys.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if compareBytes(keys[mid], key) <= 0 { low = mid + 1 } else { high = mid }
-            }
-            return low - 1
         }
     }
 }

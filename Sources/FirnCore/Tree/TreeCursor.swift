@@ -56,12 +56,12 @@ struct TreeCursor {
             let frame = try open(child, level: level)
             switch frame {
             case let .node(node, _):
-                if let leaf = node.leaf {
-                    let (i, _) = leaf.search(key)
+                if node.isLeaf {
+                    let (i, _) = node.page.search(key)
                     stack.append(.node(node, i))
                     return try settleForward()
                 }
-                let i = MutableTree.branchSearch(node, key)
+                let i = node.page.childIndex(for: key)
                 stack.append(.node(node, i))
                 child = node.children[i]
                 level = node.level - 1
@@ -114,7 +114,7 @@ struct TreeCursor {
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         guard isValid, let top = stack.last else { return nil }
         switch top {
-        case let .node(node, i): return node.leaf.map { body($0.key(i)) }
+        case let .node(node, i): return body(node.page.key(i))
         case let .page(view, i): return body(try view.leafKey(i))
         }
     }
@@ -128,7 +128,7 @@ struct TreeCursor {
     func storedValue() throws(FirnError) -> StoredValue? {
         guard isValid, let top = stack.last else { return nil }
         switch top {
-        case let .node(node, i): return node.leaf?.value(i)
+        case let .node(node, i): return node.page.value(i)
         case let .page(view, i): return try view.leafCell(i).value
         }
     }
