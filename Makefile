@@ -71,7 +71,7 @@ BENCH_BIN = Benchmarks/.build/release/firn-bench
 
 bench-deps:
 	@missing=; \
-	for p in liblmdb-dev libsqlite3-dev lmdb-utils sqlite3 lz4 liblz4-dev; do \
+	for p in liblmdb-dev libsqlite3-dev lmdb-utils sqlite3 lz4 liblz4-dev time; do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

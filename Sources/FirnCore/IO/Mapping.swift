@@ -24,6 +24,18 @@ final class Mapping: @unchecked Sendable {
         munmap(UnsafeMutableRawPointer(mutating: base), length)
     }
 
+    /// Drops this process's page-table entries for the whole map. File pages
+    /// a process touches through a map count in its resident set; a walk over
+    /// every page (verify, compact, export) calls this as it goes, so its
+    /// memory stays bounded whatever the file size. Pointers stay valid: the
+    /// next access faults the page back in from the page cache.
+    func dropResidentPages() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED)
+    }
+
+    /// How many bytes a whole-file walk reads between `dropResidentPages` calls.
+    static let residencyBudget: UInt64 = 32 << 20
+
     /// The address space to reserve for a file of `fileSize` bytes: at least
     /// 1 GiB, and twice the file, so growth rarely needs a new map.
     static func reservation(forFileSize fileSize: UInt64) -> Int {

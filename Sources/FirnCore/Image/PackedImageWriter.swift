@@ -29,6 +29,9 @@ public struct PackedImageWriter {
     private var entries: UInt64 = 0
     private let progress: ((UInt64) -> Void)?
     private let scratch: UnsafeMutableRawBufferPointer
+    /// Pages emitted but not yet given to the sink: they go out 1 MiB at a time.
+    private let batch: UnsafeMutableRawBufferPointer
+    private var batchPages = 0
 
     /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
     /// exactly `pages × pageSize` bytes. `out` is not synced.
@@ -60,7 +63,10 @@ public struct PackedImageWriter {
         _ snapshot: Snapshot, sink: Sink, slotsFirst: CommitRecord?, progress: ((UInt64) -> Void)?
     ) throws(FirnError) -> Summary {
         var writer = PackedImageWriter(snapshot: snapshot, sink: sink, progress: progress)
-        defer { writer.scratch.deallocate() }
+        defer {
+            writer.scratch.deallocate()
+            writer.batch.deallocate()
+        }
         do {
             if let record = slotsFirst { try writer.emitSlots(record) }
             return try writer.run(slotsLast: slotsFirst == nil)
@@ -69,7 +75,7 @@ public struct PackedImageWriter {
         }
     }
 
-    /// Where pages go: (page bytes, page number).
+    /// Where pages go: (bytes of one or more consecutive pages, number of the first).
     struct Sink {
         let put: (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void
         init(_ put: @escaping (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void) { self.put = put }
@@ -82,6 +88,7 @@ public struct PackedImageWriter {
         pageSize = snapshot.store.pageSize
         version = snapshot.version
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 4096)
+        batch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(pageSize, 1 << 20), alignment: 4096)
     }
 
     private mutating func run(slotsLast: Bool) throws(FirnError) -> Summary {
@@ -121,6 +128,7 @@ public struct PackedImageWriter {
             pageSize: UInt32(pageSize), version: version, timestampNanoseconds: snapshot.info.timestampNanoseconds,
             logicalPageCount: nextPage, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
             bytesWritten: nextPage * UInt64(pageSize), freePages: 0, retiredPages: 0)
+        try flush()
         if slotsLast { try emitSlots(record) }
         return Summary(
             version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count,
@@ -186,9 +194,21 @@ public struct PackedImageWriter {
 
     /// Appends the next page of the image.
     mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError) {
-        try sink.put(page, nextPage)
+        if (batchPages + 1) * pageSize > batch.count { try flush() }
+        UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
+            .copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
+        batchPages += 1
         nextPage += 1
+        if (nextPage * UInt64(pageSize)) % Mapping.residencyBudget == 0 { snapshot.source.map.dropResidentPages() }
         progress?(nextPage)
+    }
+
+    /// Gives the batched pages, which end just before `nextPage`, to the sink.
+    private mutating func flush() throws(FirnError) {
+        guard batchPages > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(rebasing: batch[0..<(batchPages * pageSize)])
+        try sink.put(bytes, nextPage - UInt64(batchPages))
+        batchPages = 0
     }
 
     var pageNumberForNextEmit: UInt64 { nextPage }

@@ -111,6 +111,7 @@ public struct Verifier {
             return nil
         }
         report.bytesChecked += UInt64(view.pageSize)
+        if report.bytesChecked % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
         if view.storedPageNumber != ref.page {
             add(VerifyFinding(kind: "misdirected", page: ref.page, tree: tree, version: version,
                               expected: "page \(ref.page)", found: "page \(view.storedPageNumber)",

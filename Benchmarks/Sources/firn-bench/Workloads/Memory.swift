@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// 9. memory — peak RSS (wait4's ru_maxrss, in bytes) of `firn verify`,
+/// 9. memory — peak RSS (GNU time's %M, in bytes) of `firn verify`,
 /// `compact -o`, `export` and `import` on a file of at least 2 GiB (256 MiB
 /// with --quick). The peer column is the 128 MiB limit, so ratio > 1 means
 /// under it. Needs the CLI: each command missing from it is skipped.
@@ -41,10 +41,18 @@ func runMemory(_ ctx: Context) throws {
             }
             argv = cli.import(snapshot, to: out)
         }
-        let r = try runChild(argv, scratch: ctx.scratch)
+        // ru_maxrss of a child spawned from this (large) process starts at this
+        // process's peak (vfork shares the address space until exec), so GNU
+        // time, a small process, forks the command and reports its own peak.
+        let rssPath = ctx.path("memory-rss-\(sub).txt")
+        let r = try runChild(["/usr/bin/time", "-f", "%M", "-o", rssPath] + argv, scratch: ctx.scratch)
+        let kib = Double(readSmallFile(rssPath).split(separator: "\n").last.flatMap { Double($0) } ?? 0)
+        unlink(rssPath)
+        guard kib > 0 else { throw EngineError(description: "no peak RSS from /usr/bin/time for \(sub)") }
+        let peak = kib * 1024
         removeDatabase(out)
-        log("  memory \(sub): \(formatBytes(r.maxRSSBytes)) peak RSS on \(formatBytes(size)) in \(formatDecimal(r.seconds, places: 1)) s")
-        var f = Figure.lowerIsBetter("memory \(sub)", firn: r.maxRSSBytes, peer: "limit", peerValue: limit,
+        log("  memory \(sub): \(formatBytes(peak)) peak RSS on \(formatBytes(size)) in \(formatDecimal(r.seconds, places: 1)) s")
+        var f = Figure.lowerIsBetter("memory \(sub)", firn: peak, peer: "limit", peerValue: limit,
                                      unit: "bytes", target: .firnBelow(limit))
         f.note = "file \(formatBytes(size))"
         ctx.report.add(f)
