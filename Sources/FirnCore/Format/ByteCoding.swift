@@ -37,7 +37,14 @@ extension Array where Element == UInt8 {
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let n = Swift.min(a.count, b.count)
     if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
-        let r = memcmp(pa, pb, n)
+        // The first 8 bytes as one big-endian word (byte order is numeric order
+        // then) settle most comparisons of random keys without a call to memcmp.
+        if n >= 8 {
+            let x = UInt64(bigEndian: pa.loadUnaligned(as: UInt64.self))
+            let y = UInt64(bigEndian: pb.loadUnaligned(as: UInt64.self))
+            if x != y { return x < y ? -1 : 1 }
+        }
+        let r = n > 8 ? memcmp(pa + 8, pb + 8, n - 8) : (n == 8 ? 0 : memcmp(pa, pb, n))
         if r != 0 { return r < 0 ? -1 : 1 }
     }
     return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)

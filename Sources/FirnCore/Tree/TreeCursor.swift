@@ -40,6 +40,7 @@ struct TreeCursor {
     }
 
     /// True when positioned on an entry.
+    @inline(__always)
     var isValid: Bool {
         guard let top = stack.last else { return false }
         return top.index >= 0 && top.index < top.count
@@ -98,8 +99,12 @@ struct TreeCursor {
     }
 
     mutating func next() throws(FirnError) {
-        guard let top = stack.popLast() else { return }
-        stack.append(top.with(index: top.index + 1))
+        let last = stack.count - 1
+        guard last >= 0 else { return }
+        // Step within the leaf in place; climb only past its end.
+        let moved = stack[last].with(index: stack[last].index + 1)
+        stack[last] = moved
+        if moved.index < moved.count { return }
         try settleForward()
     }
 
@@ -125,6 +130,7 @@ struct TreeCursor {
 
     /// The current entry's value as stored (inline bytes point into the page
     /// or the node: valid until the cursor moves or the tree changes).
+    @inline(__always)
     func storedValue() throws(FirnError) -> StoredValue? {
         guard isValid, let top = stack.last else { return nil }
         switch top {
