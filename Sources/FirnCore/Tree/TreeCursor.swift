@@ -29,6 +29,12 @@ struct TreeCursor {
     private let source: PageSource
     private let root: Child?
     private var stack: [Frame] = []
+    // The fast path of a scan: when the top frame is a leaf page, its view
+    // and position live here and the frame's index is brought up to date
+    // only when the stack is next used (`sync`).
+    private var leaf: PageView?
+    private var leafIndex = 0
+    private var leafCount = 0
 
     init(source: PageSource, root: Child?) {
         self.source = source
@@ -42,14 +48,38 @@ struct TreeCursor {
     /// True when positioned on an entry.
     @inline(__always)
     var isValid: Bool {
+        if leaf != nil { return leafIndex >= 0 && leafIndex < leafCount }
         guard let top = stack.last else { return false }
         return top.index >= 0 && top.index < top.count
+    }
+
+    /// Writes the fast path's position back into the stack.
+    @inline(__always)
+    private mutating func sync() {
+        guard leaf != nil else { return }
+        let last = stack.count - 1
+        if last >= 0 { stack[last] = stack[last].with(index: leafIndex) }
+        leaf = nil
+    }
+
+    /// Takes the fast path when the top frame is a leaf page.
+    @inline(__always)
+    private mutating func cacheTop() {
+        if case let .page(view, index)? = stack.last, view.typeByte == PageType.leaf.rawValue {
+            leaf = view
+            leafIndex = index
+            leafCount = view.count
+        } else {
+            leaf = nil
+        }
     }
 
     // MARK: positioning
 
     /// Moves to the first entry whose key is >= `key`.
     mutating func seek(_ key: UnsafeRawBufferPointer) throws(FirnError) {
+        leaf = nil
+        defer { cacheTop() }
         stack.removeAll(keepingCapacity: true)
         guard var child = root else { return }
         var level: Int? = nil
@@ -85,6 +115,8 @@ struct TreeCursor {
     }
 
     mutating func first() throws(FirnError) {
+        leaf = nil
+        defer { cacheTop() }
         stack.removeAll(keepingCapacity: true)
         guard let root else { return }
         try descend(root, level: nil, toLast: false)
@@ -92,6 +124,8 @@ struct TreeCursor {
     }
 
     mutating func last() throws(FirnError) {
+        leaf = nil
+        defer { cacheTop() }
         stack.removeAll(keepingCapacity: true)
         guard let root else { return }
         try descend(root, level: nil, toLast: true)
@@ -99,6 +133,14 @@ struct TreeCursor {
     }
 
     mutating func next() throws(FirnError) {
+        if leaf != nil {
+            leafIndex += 1
+            if leafIndex < leafCount { return }
+            sync()
+            defer { cacheTop() }
+            return try settleForward()
+        }
+        defer { cacheTop() }
         let last = stack.count - 1
         guard last >= 0 else { return }
         // Step within the leaf in place; climb only past its end.
@@ -109,6 +151,8 @@ struct TreeCursor {
     }
 
     mutating func previous() throws(FirnError) {
+        sync()
+        defer { cacheTop() }
         guard let top = stack.popLast() else { return }
         stack.append(top.with(index: top.index - 1))
         try settleBackward()
@@ -117,6 +161,7 @@ struct TreeCursor {
     // MARK: reading
 
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
+        if let leaf { return leafIndex < leafCount && leafIndex >= 0 ? body(try leaf.leafKey(leafIndex)) : nil }
         guard isValid, let top = stack.last else { return nil }
         switch top {
         case let .node(node, i): return body(node.page.key(i))
@@ -132,6 +177,7 @@ struct TreeCursor {
     /// or the node: valid until the cursor moves or the tree changes).
     @inline(__always)
     func storedValue() throws(FirnError) -> StoredValue? {
+        if let leaf { return leafIndex < leafCount && leafIndex >= 0 ? try leaf.leafCell(leafIndex).value : nil }
         guard isValid, let top = stack.last else { return nil }
         switch top {
         case let .node(node, i): return node.page.value(i)
