@@ -22,7 +22,7 @@ import Testing
         try Self.seedAccounts(store, count: 300)
         let readers = try (0..<2).map { _ in try TestKitProcess(["read-check", path, "3"]) }
         for reader in readers { #expect(reader.waitUntilReady()) }
-        var rng = TreeModelTests.Generator(state: 9)
+        var rng = SeededGenerator(seed: 9)
         var commits = 0
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {

@@ -4,7 +4,7 @@ import Testing
 /// The packed-image writer: a version streamed as a fresh compact file.
 @Suite struct PackedImageTests {
     static func fill(_ store: Store, records: Int, seed: UInt64) throws -> [String: [[UInt8]: [UInt8]]] {
-        var rng = TreeModelTests.Generator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         var model: [String: [[UInt8]: [UInt8]]] = [:]
         for batch in 0..<4 {
             try store.write { txn in

@@ -20,7 +20,7 @@ import Testing
         options.durability = .none  // growth, not durability, is under test; keeps the suite fast
         let store = try Store.open(dir.file("growth.firn"), options: options)
         let records = 20_000
-        var rng = TreeModelTests.Generator(state: 42)
+        var rng = SeededGenerator(seed: 42)
         func value() -> [UInt8] { (0..<100).map { i in i < 50 ? UInt8(truncatingIfNeeded: rng.next()) : 0 } }
         try store.write { txn in
             let tree = try #require(try txn.tree("records"))

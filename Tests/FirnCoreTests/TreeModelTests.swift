@@ -5,18 +5,7 @@ import Testing
 /// random sequences of put, delete, commit and rollback, with snapshots
 /// held along the way that must keep reading exactly their version.
 @Suite struct TreeModelTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func key(_ n: Int, _ rng: inout Generator) -> [UInt8] {
+    static func key(_ n: Int, _ rng: inout SeededGenerator) -> [UInt8] {
         // Variable-length keys sharing prefixes, some long.
         let length = [4, 8, 16, 40, 200][Int(rng.next() % 5)]
         var key = Array("k\(n)-".utf8)
@@ -24,7 +13,7 @@ import Testing
         return key
     }
 
-    static func value(_ rng: inout Generator) -> [UInt8] {
+    static func value(_ rng: inout SeededGenerator) -> [UInt8] {
         let sizes = [0, 1, 10, 100, 900, 5000, 20000]
         let size = sizes[Int(rng.next() % UInt64(sizes.count))]
         return (0..<size).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -64,7 +53,7 @@ import Testing
     func randomOperationsMatchTheModelAndSnapshotsKeepTheirVersion(seed: UInt64) throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("model.firn"))
-        var rng = Generator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         var committed: [String: [[UInt8]: [UInt8]]] = [:]
         var held: [(Snapshot, [String: [[UInt8]: [UInt8]]])] = []
         let names = ["alpha", "beta", "gamma"]

@@ -34,7 +34,8 @@ final class Mapping: @unchecked Sendable {
     }
 
     /// How many bytes a whole-file walk reads between `dropResidentPages` calls.
-    static let residencyBudget: UInt64 = 32 << 20
+    /// Small, because each fault maps up to 16 neighbouring pages (fault-around).
+    static let residencyBudget: UInt64 = 4 << 20
 
     /// The address space to reserve for a file of `fileSize` bytes: at least
     /// 1 GiB, and twice the file, so growth rarely needs a new map.
