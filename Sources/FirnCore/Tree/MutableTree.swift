@@ -3,11 +3,17 @@
 /// rest is read from the base version's pages. `write` stores the changed
 /// nodes bottom-up at commit, so each parent records its children's
 /// checksums (the Merkle property).
+///
+/// Like its nodes, a tree belongs to one write transaction driven by one
+/// thread at a time: its stored properties skip the runtime exclusivity check.
 final class MutableTree {
-    private(set) var root: Child?
-    private(set) var count: UInt64
+    @exclusivity(unchecked) private(set) var root: Child?
+    @exclusivity(unchecked) private(set) var count: UInt64
     /// Changed since the transaction began (its catalog entry must be rewritten).
-    private(set) var changed = false
+    @exclusivity(unchecked) private(set) var changed = false
+    /// The path of the last descent (branches and the child taken), reused
+    /// so a put allocates nothing.
+    @exclusivity(unchecked) private var path: [(Node, Int)] = []
     unowned let context: WriteContext
 
     init(root: PageRef, count: UInt64, context: WriteContext) {
@@ -70,8 +76,7 @@ final class MutableTree {
             count = 1
             return true
         }
-        var path: [(Node, Int)] = []
-        path.reserveCapacity(8)
+        path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
         let leaf = node.page
         let (index, found) = key.withUnsafeBytes { leaf.search($0) }
@@ -104,7 +109,7 @@ final class MutableTree {
         // Look before copying: a delete of a missing key must not rewrite the path.
         guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
         changed = true
-        var path: [(Node, Int)] = []
+        path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
         let leaf = node.page
         let (index, found) = key.withUnsafeBytes { leaf.search($0) }

@@ -4,19 +4,22 @@
 /// and merged as they are edited, so each always fits in one page. A
 /// branch also keeps its children, since they may be nodes in memory; the
 /// references in its cells are brought up to date when it is written.
+///
+/// A node belongs to one write transaction, which one thread drives at a
+/// time, so its stored properties skip the runtime exclusivity check.
 final class Node {
     /// 0 for leaves; height above the leaves for branches.
     let level: Int
     let page: NodePage
     /// Branches: child i, parallel to the page's cells.
-    var children: [Child] = []
+    @exclusivity(unchecked) var children: [Child] = []
     /// The page born in this transaction that holds this node's last write;
     /// a rewrite reuses it instead of allocating.
-    var writtenPage: UInt64?
+    @exclusivity(unchecked) var writtenPage: UInt64?
     /// The reference to this node's current page image, valid while `dirty` is false.
-    var writtenRef: PageRef?
+    @exclusivity(unchecked) var writtenRef: PageRef?
     /// Changed since it was last written.
-    var dirty = true
+    @exclusivity(unchecked) var dirty = true
 
     var isLeaf: Bool { level == 0 }
     var count: Int { page.count }

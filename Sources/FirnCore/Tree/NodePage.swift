@@ -7,13 +7,16 @@
 ///
 /// A branch's first separator is kept empty, as on disk: it is implicit
 /// (the parent's separator for this page).
+///
+/// Owned by one write transaction, driven by one thread at a time: the
+/// stored properties skip the runtime exclusivity check.
 final class NodePage {
     let pageSize: Int
     let isLeaf: Bool
-    private(set) var base: UnsafeMutableRawPointer
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var base: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private(set) var count = 0
     /// Offset of the lowest cell; cells occupy [cellTop, pageSize).
-    private var cellTop: Int
+    @exclusivity(unchecked) private var cellTop: Int
     private var keyStart: Int { isLeaf ? LeafLayout.cellHeaderSize : BranchLayout.cellHeaderSize }
 
     init(pageSize: Int, isLeaf: Bool) {
