@@ -54,14 +54,21 @@ struct PageView {
 
     @inline(__always)
     func leafKey(_ index: Int) throws(FirnError) -> UnsafeRawBufferPointer {
+        try cellKey(index, headerSize: LeafLayout.cellHeaderSize, kind: "leaf")
+    }
+
+    /// The key of cell `index` in a page whose cells start with a 2-byte key
+    /// length and put the key after `headerSize` bytes (leaves and branches).
+    @inline(__always)
+    private func cellKey(_ index: Int, headerSize: Int, kind: StaticString) throws(FirnError) -> UnsafeRawBufferPointer {
         let offset = cellOffset(index)
-        guard offset >= PageHeader.size + 2 * count, offset + LeafLayout.cellHeaderSize <= pageSize else {
-            throw corrupt("leaf cell \(index) offset \(offset) out of bounds")
+        guard offset >= PageHeader.size + 2 * count, offset + headerSize <= pageSize else {
+            throw corrupt("\(kind) cell \(index) offset \(offset) out of bounds")
         }
         let keyLength = Int(base.le(UInt16.self, at: offset))
-        let keyStart = offset + LeafLayout.cellHeaderSize
+        let keyStart = offset + headerSize
         guard keyStart + keyLength <= pageSize else {
-            throw corrupt("leaf cell \(index) key length \(keyLength) runs past the page end")
+            throw corrupt("\(kind) cell \(index) key length \(keyLength) runs past the page end")
         }
         return UnsafeRawBufferPointer(start: base + keyStart, count: keyLength)
     }
@@ -91,16 +98,7 @@ struct PageView {
 
     @inline(__always)
     func branchKey(_ index: Int) throws(FirnError) -> UnsafeRawBufferPointer {
-        let offset = cellOffset(index)
-        guard offset >= PageHeader.size + 2 * count, offset + BranchLayout.cellHeaderSize <= pageSize else {
-            throw corrupt("branch cell \(index) offset \(offset) out of bounds")
-        }
-        let keyLength = Int(base.le(UInt16.self, at: offset))
-        let keyStart = offset + BranchLayout.cellHeaderSize
-        guard keyStart + keyLength <= pageSize else {
-            throw corrupt("branch cell \(index) key length \(keyLength) runs past the page end")
-        }
-        return UnsafeRawBufferPointer(start: base + keyStart, count: keyLength)
+        try cellKey(index, headerSize: BranchLayout.cellHeaderSize, kind: "branch")
     }
 
     @inline(__always)
