@@ -1,12 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+import Synchronization
 
 /// `firn export`: a hot, consistent snapshot of a version as one standard
 /// LZ4 frame of its packed image (`lz4 -d` gives a valid Firn file). The
-/// version is pinned (kind `export`) while the image is written to a
-/// temporary file (the packed writer writes the commit slots last), which is
-/// then compressed in 1 MiB chunks into the output.
+/// version is pinned (kind `export`) while the packed writer streams the
+/// image in file order (a first pass computes the commit record at its
+/// front); this thread packs while another compresses, 1 MiB at a time, with
+/// a few chunks in flight at most. Nothing is written but the output.
 public enum Export {
     public struct Options: Sendable {
         public var path: String
@@ -42,23 +45,49 @@ public enum Export {
         defer { output?.discard() }
         let access = try ReadAccess.open(options.path, version: options.version, kind: .export, label: "firn export")
         defer { access.close() }
-        let imageDirectory = toStdout ? temporaryDirectory() : OutputFile.directory(of: options.output)
-        let image = try OutputFile(destination: "\(imageDirectory)/firn-export-image", replace: true, directory: imageDirectory)
-        defer { image.discard() }
-        let file = try POSIXFile(path: image.temporaryPath, writable: true)
-        let total = access.snapshot.info.logicalPageCount
-        let summary = try PackedImageWriter.write(access.snapshot, to: file) { pages in
-            if pages % 256 == 0 { progress?(ToolProgress(phase: "writing image", done: pages, total: total, unit: "pages")) }
+        let destination = toStdout ? "stdout" : options.output
+        let write: (UnsafeRawBufferPointer) throws(ToolError) -> Void = { bytes throws(ToolError) in
+            if let output { try output.write(bytes) } else { try OutputFile.writeAll(fd: 1, bytes, path: "stdout") }
         }
-        file.close()
+        let pipe = ChunkPipe(capacity: 4)
+        let compressor = Compressor()
+        let done = DispatchSemaphore(value: 0)
+        var imageBytes: UInt64 = 0
+        let summary: PackedImageWriter.Summary
+        do {
+            let total = access.snapshot.info.logicalPageCount
+            summary = try PackedImageWriter.stream(access.snapshot, progress: { pages in
+                if pages % 256 == 0 { progress?(ToolProgress(phase: "exporting", done: pages, total: total, unit: "pages")) }
+            }, planned: { plan throws(FirnError) in
+                imageBytes = plan.bytes
+                do throws(ToolError) {
+                    let encoder = try LZ4FrameEncoder(contentSize: plan.bytes, level: options.level, path: destination, write: write)
+                    DispatchQueue.global().async {
+                        compressor.run(encoder, from: pipe)
+                        done.signal()
+                    }
+                } catch {
+                    compressor.fail(error)
+                    done.signal()
+                }
+            }, into: { chunk throws(FirnError) in
+                // Stop packing early once compression has failed.
+                if compressor.failure != nil { throw FirnError.misuse("export stopped: compression failed") }
+                pipe.push(Array(chunk))
+            })
+        } catch {
+            if imageBytes > 0 {
+                pipe.close()
+                done.wait()
+            }
+            if let failure = compressor.failure { throw failure }
+            throw error
+        }
+        pipe.close()
+        done.wait()
+        if let failure = compressor.failure { throw failure }
+        let compressed = compressor.compressedBytes
         access.close()
-        let compressed = try LZ4Frame.compress(
-            inputFD: image.fd, size: summary.bytes, level: options.level, inputPath: image.temporaryPath,
-            write: { (bytes) throws(ToolError) in
-                if let output { try output.write(bytes) } else { try OutputFile.writeAll(fd: 1, bytes, path: "stdout") }
-            },
-            progress: { done in progress?(ToolProgress(phase: "compressing", done: done, total: summary.bytes, unit: "bytes")) })
-        image.discard()
         try output?.commit()
         return Report(path: options.path, output: options.output, version: summary.version, imageBytes: summary.bytes,
                       compressedBytes: compressed, trees: summary.trees, entries: summary.entries,
@@ -68,5 +97,37 @@ public enum Export {
     static func temporaryDirectory() -> String {
         if let dir = getenv("TMPDIR").map({ String(cString: $0) }), !dir.isEmpty { return dir }
         return "/tmp"
+    }
+
+    /// The compressing side of an export: drains the pipe into the encoder
+    /// on its own thread and keeps the first error.
+    final class Compressor: @unchecked Sendable {
+        private let state = Mutex<(failure: ToolError?, bytes: UInt64)>((nil, 0))
+        var failure: ToolError? { state.withLock { $0.failure } }
+        var compressedBytes: UInt64 { state.withLock { $0.bytes } }
+
+        func fail(_ error: ToolError) { state.withLock { if $0.failure == nil { $0.failure = error } } }
+
+        func run(_ encoder: LZ4FrameEncoder, from pipe: ChunkPipe) {
+            while let chunk = pipe.pop() {
+                // After a failure, keep draining so the packing thread never blocks.
+                guard failure == nil else { continue }
+                do throws(ToolError) {
+                    let result: Result<Void, ToolError> = chunk.withUnsafeBytes { bytes in
+                        Result { () throws(ToolError) in try encoder.update(bytes) }
+                    }
+                    try result.get()
+                } catch {
+                    fail(error)
+                }
+            }
+            guard failure == nil else { return }
+            do throws(ToolError) {
+                let bytes = try encoder.finish()
+                state.withLock { $0.bytes = bytes }
+            } catch {
+                fail(error)
+            }
+        }
     }
 }

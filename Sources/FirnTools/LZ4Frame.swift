@@ -18,51 +18,6 @@ public enum LZ4Frame {
         return code
     }
 
-    /// Compresses `size` bytes of `inputFD` (from offset 0) and writes the
-    /// frame through `write`; returns the compressed size.
-    public static func compress(
-        inputFD: Int32, size: UInt64, level: Int32, inputPath: String,
-        write: (UnsafeRawBufferPointer) throws(ToolError) -> Void, progress: ((UInt64) -> Void)? = nil
-    ) throws(ToolError) -> UInt64 {
-        var context: OpaquePointer? = nil
-        _ = try check(LZ4F_createCompressionContext(&context, UInt32(LZ4F_VERSION)), inputPath, "LZ4F_createCompressionContext")
-        defer { LZ4F_freeCompressionContext(context) }
-        var prefs = LZ4F_preferences_t()
-        prefs.frameInfo.blockSizeID = LZ4F_max4MB
-        prefs.frameInfo.blockMode = LZ4F_blockLinked
-        prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
-        prefs.frameInfo.contentSize = size
-        prefs.compressionLevel = level
-        let bound = LZ4F_compressBound(chunk, &prefs)
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bound, 64 * 1024), alignment: 16)
-        defer { output.deallocate() }
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { input.deallocate() }
-        var total: UInt64 = 0
-        var n = try check(LZ4F_compressBegin(context, output.baseAddress, output.count, &prefs), inputPath, "LZ4F_compressBegin")
-        try write(UnsafeRawBufferPointer(rebasing: output[0..<n]))
-        total += UInt64(n)
-        var offset: UInt64 = 0
-        while offset < size {
-            let want = Int(min(UInt64(chunk), size - offset))
-            let got = pread(inputFD, input.baseAddress, want, off_t(offset))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ToolError.io(path: inputPath, operation: "pread", errno: errno)
-            }
-            guard got > 0 else { throw ToolError.io(path: inputPath, operation: "pread (file shrank)", errno: EIO) }
-            n = try check(LZ4F_compressUpdate(context, output.baseAddress, output.count, input.baseAddress, got, nil),
-                          inputPath, "LZ4F_compressUpdate")
-            if n > 0 { try write(UnsafeRawBufferPointer(rebasing: output[0..<n])) }
-            total += UInt64(n)
-            offset += UInt64(got)
-            progress?(offset)
-        }
-        n = try check(LZ4F_compressEnd(context, output.baseAddress, output.count, nil), inputPath, "LZ4F_compressEnd")
-        try write(UnsafeRawBufferPointer(rebasing: output[0..<n]))
-        return total + UInt64(n)
-    }
-
     public struct Decompressed: Sendable {
         public var compressedBytes: UInt64
         public var bytes: UInt64

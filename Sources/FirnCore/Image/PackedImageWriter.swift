@@ -45,15 +45,18 @@ public struct PackedImageWriter {
 
     /// Emits the image's pages in file order (0, 1, 2, …) to `emit`. Makes
     /// two passes over the version: the first computes the commit record.
+    /// `planned` learns the image (its size, its commit record) between the passes.
     public static func stream(
         _ snapshot: Snapshot, progress: ((UInt64) -> Void)? = nil,
+        planned: (Summary) throws(FirnError) -> Void = { _ in },
         into emit: @escaping (UnsafeRawBufferPointer) throws(FirnError) -> Void
     ) throws(FirnError) -> Summary {
         let discard = Sink { (_, _) throws(FirnError) in }
-        let planned = try run(snapshot, sink: discard, slotsFirst: nil, progress: nil)
+        let plan = try run(snapshot, sink: discard, slotsFirst: nil, progress: nil)
+        try planned(plan)
         let sink = Sink { (page, _) throws(FirnError) in try emit(page) }
-        let summary = try run(snapshot, sink: sink, slotsFirst: planned.record, progress: progress)
-        guard summary.record == planned.record else {
+        let summary = try run(snapshot, sink: sink, slotsFirst: plan.record, progress: progress)
+        guard summary.record == plan.record else {
             throw FirnError.misuse("\(snapshot.store.path): packed image changed between passes (version \(snapshot.version))")
         }
         return summary
