@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try Store.open("app.firn")
-/// try store.write { txn in try txn.tree("users").put(key, value) }
+/// try store.write { txn in try txn.tree("users")?.put(key, value) }
 /// let snapshot = try store.snapshot()
 /// let value = try snapshot.tree("users")?.get(key)
 /// ```
