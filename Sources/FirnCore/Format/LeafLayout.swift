@@ -61,4 +61,33 @@ enum OverflowLayout {
             (base + payloadOffset).copyMemory(from: source, byteCount: payload.count)
         }
     }
+
+    /// Pages a value of `length` bytes takes (at least one).
+    static func pageCount(length: Int, pageSize: Int) -> Int {
+        let capacity = pageSize - payloadOffset
+        return max(1, (length + capacity - 1) / capacity)
+    }
+
+    /// Writes `bytes` as a chain on `pages` (index 0 holds the head), tail
+    /// first, so each page's reference to the next carries that page's
+    /// checksum; `emit` writes each sealed page. Returns the head's reference.
+    static func writeChain(
+        _ bytes: [UInt8], pages: [UInt64], birth: UInt64, scratch: UnsafeMutableRawBufferPointer,
+        emit: (UInt64, UnsafeRawBufferPointer) throws(FirnError) -> Void
+    ) throws(FirnError) -> PageRef {
+        let capacity = scratch.count - payloadOffset
+        var next = PageRef.none
+        for i in stride(from: pages.count - 1, through: 0, by: -1) {
+            let start = i * capacity
+            let end = min(bytes.count, start + capacity)
+            bytes.withUnsafeBytes { all in
+                write(payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
+                      into: scratch, pageNumber: pages[i], birth: birth)
+            }
+            let crc = PageHeader.seal(scratch)
+            try emit(pages[i], UnsafeRawBufferPointer(scratch))
+            next = PageRef(page: pages[i], birth: birth, checksum: crc)
+        }
+        return next
+    }
 }

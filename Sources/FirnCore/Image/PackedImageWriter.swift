@@ -176,23 +176,12 @@ public struct PackedImageWriter {
     /// Writes a value as an overflow chain numbered tail first, so pages go
     /// out in order and each reference knows the checksum of the next page.
     private mutating func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
-        let capacity = pageSize - OverflowLayout.payloadOffset
-        let pageCount = max(1, (bytes.count + capacity - 1) / capacity)
-        var next = PageRef.none
-        for i in stride(from: pageCount - 1, through: 0, by: -1) {
-            let start = i * capacity
-            let end = min(bytes.count, start + capacity)
-            let page = nextPage
-            bytes.withUnsafeBytes { all in
-                OverflowLayout.write(
-                    payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
-                    into: scratch, pageNumber: page, birth: version)
-            }
-            let crc = PageHeader.seal(scratch)
-            try emit(UnsafeRawBufferPointer(scratch))
-            next = PageRef(page: page, birth: version, checksum: crc)
+        let count = OverflowLayout.pageCount(length: bytes.count, pageSize: pageSize)
+        let first = nextPage
+        let pages = (0..<count).map { first + UInt64(count - 1 - $0) }
+        return try OverflowLayout.writeChain(bytes, pages: pages, birth: version, scratch: scratch) {
+            (_, image) throws(FirnError) in try emit(image)
         }
-        return next
     }
 
     /// Appends the next page of the image.
@@ -219,97 +208,87 @@ public struct PackedImageWriter {
 }
 
 /// Bulk-loads one B+ tree from entries in key order: full leaves, then one
-/// branch page per level filling as children complete.
+/// branch page per level filling as children complete. Pages are built with
+/// `NodePage`, the layout a write transaction edits.
 struct TreeLoader {
-    private var leaf: PageBuilder
-    private var branches: [PageBuilder] = []
+    private let leaf: NodePage
+    private var branches: [NodePage] = []
+    /// The separator each level's page will take into its parent (its first
+    /// child's key, which the page itself stores implicitly).
+    private var branchFirstKeys: [[UInt8]] = []
     private var pagesFlushed: [Int] = []
     private let pageSize: Int
 
     init(pageSize: Int) {
         self.pageSize = pageSize
-        leaf = PageBuilder(pageSize: pageSize, isLeaf: true)
+        leaf = NodePage(pageSize: pageSize, isLeaf: true)
     }
 
     mutating func add(key: UnsafeRawBufferPointer, value: StoredValue, writer: inout PackedImageWriter) throws(FirnError) {
-        if leaf.addLeaf(key: key, value: value) { return }
-        try flushLeaf(writer: &writer)
-        guard leaf.addLeaf(key: key, value: value) else {
-            throw FirnError.corrupt(path: "", page: nil, version: writer.birth,
-                                    detail: "an entry of \(key.count) key bytes does not fit an empty page")
+        let size = leaf.leafCellSize(keyLength: key.count, value: value)
+        if !leaf.fits(size) {
+            try flushLeaf(writer: &writer)
+            guard leaf.fits(size) else {
+                throw FirnError.corrupt(path: "", page: nil, version: writer.birth,
+                                        detail: "an entry of \(key.count) key bytes does not fit an empty page")
+            }
         }
+        leaf.insert(at: leaf.count, key: key, value: value)
+    }
+
+    /// Writes `page` as the next page of the image; returns its reference.
+    private func emit(_ page: NodePage, level: Int, writer: inout PackedImageWriter) throws(FirnError) -> PageRef {
+        let number = writer.pageNumberForNextEmit
+        let (bytes, crc) = page.seal(pageNumber: number, birth: writer.birth, level: level)
+        try writer.emit(bytes)
+        return PageRef(page: number, birth: writer.birth, checksum: crc)
     }
 
     private mutating func flushLeaf(writer: inout PackedImageWriter) throws(FirnError) {
-        let page = writer.pageNumberForNextEmit
-        let crc = leaf.seal(page: page, birth: writer.birth, level: 0)
-        try writer.emit(UnsafeRawBufferPointer(leaf.buffer))
-        let first = leaf.firstKey
-        leaf.reset()
-        try push(key: first, child: PageRef(page: page, birth: writer.birth, checksum: crc), level: 1, writer: &writer)
+        let first = Array(leaf.key(0))
+        let ref = try emit(leaf, level: 0, writer: &writer)
+        leaf.removeAll()
+        try push(key: first, child: ref, level: 1, writer: &writer)
     }
 
     private mutating func push(key: [UInt8], child: PageRef, level: Int, writer: inout PackedImageWriter) throws(FirnError) {
         if branches.count < level {
-            branches.append(PageBuilder(pageSize: pageSize, isLeaf: false))
+            branches.append(NodePage(pageSize: pageSize, isLeaf: false))
+            branchFirstKeys.append([])
             pagesFlushed.append(0)
         }
-        if branches[level - 1].addBranch(key: key, child: child) { return }
-        try flushBranch(level: level, writer: &writer)
-        _ = branches[level - 1].addBranch(key: key, child: child)
+        let page = branches[level - 1]
+        if !page.fits(BranchLayout.cellHeaderSize + (page.count == 0 ? 0 : key.count)) {
+            try flushBranch(level: level, writer: &writer)
+        }
+        if page.count == 0 { branchFirstKeys[level - 1] = key }
+        key.withUnsafeBytes { page.insert(at: page.count, key: $0, child: child) }
     }
 
     private mutating func flushBranch(level: Int, writer: inout PackedImageWriter) throws(FirnError) {
-        let page = writer.pageNumberForNextEmit
-        let crc = branches[level - 1].seal(page: page, birth: writer.birth, level: level)
-        try writer.emit(UnsafeRawBufferPointer(branches[level - 1].buffer))
-        let first = branches[level - 1].firstKey
-        branches[level - 1].reset()
+        let page = branches[level - 1]
+        let ref = try emit(page, level: level, writer: &writer)
+        page.removeAll()
         pagesFlushed[level - 1] += 1
-        try push(key: first, child: PageRef(page: page, birth: writer.birth, checksum: crc), level: level + 1, writer: &writer)
+        try push(key: branchFirstKeys[level - 1], child: ref, level: level + 1, writer: &writer)
     }
 
     /// Flushes what is left bottom-up and returns the root (none when empty).
     mutating func finish(writer: inout PackedImageWriter) throws(FirnError) -> PageRef {
-        defer {
-            leaf.deallocate()
-            for b in branches { b.deallocate() }
-        }
-        if leaf.isEmpty && branches.isEmpty { return .none }
-        if branches.isEmpty {
-            let page = writer.pageNumberForNextEmit
-            let crc = leaf.seal(page: page, birth: writer.birth, level: 0)
-            try writer.emit(UnsafeRawBufferPointer(leaf.buffer))
-            return PageRef(page: page, birth: writer.birth, checksum: crc)
-        }
-        if !leaf.isEmpty { try flushLeaf(writer: &writer) }
+        if leaf.count == 0 && branches.isEmpty { return .none }
+        if branches.isEmpty { return try emit(leaf, level: 0, writer: &writer) }
+        if leaf.count > 0 { try flushLeaf(writer: &writer) }
         var level = 1
         while level <= branches.count {
-            let builder = branches[level - 1]
+            let page = branches[level - 1]
             let isTop = level == branches.count
-            if isTop && builder.count == 1 && pagesFlushed[level - 1] == 0 {
-                return builder.singleChild ?? .none
-            }
-            if isTop && builder.count == 0 { break }
-            let page = writer.pageNumberForNextEmit
-            let crc = branches[level - 1].seal(page: page, birth: writer.birth, level: level)
-            try writer.emit(UnsafeRawBufferPointer(branches[level - 1].buffer))
-            let ref = PageRef(page: page, birth: writer.birth, checksum: crc)
-            if isTop { return ref }
-            let first = branches[level - 1].firstKey
-            branches[level - 1].reset()
-            try push(key: first, child: ref, level: level + 1, writer: &writer)
+            // A top level that never filled a page and holds one child: that child is the root.
+            if isTop && page.count == 1 && pagesFlushed[level - 1] == 0 { return page.child(0) }
+            if isTop && page.count == 0 { break }
+            if isTop { return try emit(page, level: level, writer: &writer) }
+            try flushBranch(level: level, writer: &writer)
             level += 1
         }
         return .none
-    }
-}
-
-extension PageBuilder {
-    /// The only child of a branch page with one cell.
-    var singleChild: PageRef? {
-        guard count == 1, let base = buffer.baseAddress else { return nil }
-        let offset = Int(UnsafeRawPointer(base).le(UInt16.self, at: PageHeader.size))
-        return PageRef(loading: UnsafeRawPointer(base), at: offset + 2)
     }
 }

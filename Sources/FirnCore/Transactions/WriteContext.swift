@@ -72,26 +72,15 @@ final class WriteContext {
     /// Writes a value as an overflow chain, tail first so every reference
     /// carries the checksum of the page it points to; returns the head.
     func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
-        let capacity = geometry.overflowPayloadCapacity
-        let pageCount = max(1, (bytes.count + capacity - 1) / capacity)
+        let count = OverflowLayout.pageCount(length: bytes.count, pageSize: geometry.pageSize)
         var pages: [UInt64] = []
-        pages.reserveCapacity(pageCount)
-        for _ in 0..<pageCount { pages.append(try allocate()) }
-        var next = PageRef.none
-        for i in stride(from: pageCount - 1, through: 0, by: -1) {
-            let start = i * capacity
-            let end = min(bytes.count, start + capacity)
-            bytes.withUnsafeBytes { all in
-                OverflowLayout.write(
-                    payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
-                    into: scratch, pageNumber: pages[i], birth: version)
-            }
-            let crc = PageHeader.seal(scratch)
-            try writePage(UnsafeRawBufferPointer(scratch), to: pages[i])
-            next = PageRef(page: pages[i], birth: version, checksum: crc)
+        pages.reserveCapacity(count)
+        for _ in 0..<count { pages.append(try allocate()) }
+        let head = try OverflowLayout.writeChain(bytes, pages: pages, birth: version, scratch: scratch) {
+            (page, image) throws(FirnError) in try writePage(image, to: page)
         }
-        chains[next.page] = pages
-        return next
+        chains[head.page] = pages
+        return head
     }
 
     /// Releases every page of an overflow chain.

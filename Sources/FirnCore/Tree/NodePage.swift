@@ -252,6 +252,13 @@ final class NodePage {
         }
     }
 
+    /// Empties the page for reuse (the packed-image writer fills one page
+    /// per tree level over and over).
+    func removeAll() {
+        count = 0
+        cellTop = pageSize
+    }
+
     private func swapStorage(with other: NodePage) {
         swap(&base, &other.base)
         swap(&count, &other.count)
