@@ -102,13 +102,13 @@ public enum Demo {
             }
             return requested.hasPrefix("/") ? requested : FileManager.default.currentDirectoryPath + "/" + requested
         }
-        var template = Array((Export.temporaryDirectory() + "/firn-demo-XXXXXX").utf8CString)
+        var template = Array((temporaryDirectory() + "/firn-demo-XXXXXX").utf8CString)
         let made: String? = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
             return String(cString: base)
         }
         guard let made else {
-            throw ToolError.cannotCreate(path: Export.temporaryDirectory(), detail: "cannot make a temporary directory")
+            throw ToolError.cannotCreate(path: temporaryDirectory(), detail: "cannot make a temporary directory")
         }
         return made
     }
@@ -166,4 +166,10 @@ public enum Demo {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// $TMPDIR, or /tmp.
+private func temporaryDirectory() -> String {
+    if let dir = getenv("TMPDIR").map({ String(cString: $0) }), !dir.isEmpty { return dir }
+    return "/tmp"
 }

@@ -94,11 +94,6 @@ public enum Export {
                       seconds: Double(wallClockNanoseconds() - started) / 1e9, pinned: access.pinned, note: access.note)
     }
 
-    static func temporaryDirectory() -> String {
-        if let dir = getenv("TMPDIR").map({ String(cString: $0) }), !dir.isEmpty { return dir }
-        return "/tmp"
-    }
-
     /// The compressing side of an export: drains the pipe into the encoder
     /// on its own thread and keeps the first error.
     final class Compressor: @unchecked Sendable {

@@ -45,7 +45,7 @@ final class SpaceLedger {
     /// no longer needs it), and those that a released pin was holding.
     func reclaim(baseVersion: UInt64, livePins: [UInt64]) throws(FirnError) {
         self.livePins = livePins
-        let previous = try versions(withTag: SpaceKey.pinned)
+        let previous = try recordedPins()
         let live = Set(livePins)
         let released = previous.filter { !live.contains($0) }
         // Batch `baseVersion` is seen by the previous slot's version: it waits.
@@ -128,17 +128,13 @@ final class SpaceLedger {
         return out
     }
 
-    private func versions(withTag tag: UInt8) throws(FirnError) -> [UInt64] {
+    /// The versions recorded as pinned at the last reclaim (`K` entries).
+    private func recordedPins() throws(FirnError) -> [UInt64] {
         var cursor = TreeCursor(source: try context.source, root: tree.root)
-        try cursor.seek([tag])
+        try cursor.seek([SpaceKey.pinned])
         var out: [UInt64] = []
-        while cursor.isValid {
-            let decoded = try cursor.withKey { SpaceKey.decode($0) }
-            switch decoded {
-            case let .pinned(v)? where tag == SpaceKey.pinned: out.append(v)
-            case let .history(v)? where tag == SpaceKey.history: out.append(v)
-            default: return out
-            }
+        while cursor.isValid, case let .pinned(v)? = try cursor.withKey({ SpaceKey.decode($0) }) {
+            out.append(v)
             try cursor.next()
         }
         return out

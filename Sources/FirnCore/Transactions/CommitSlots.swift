@@ -43,8 +43,13 @@ public struct CommitSlots: Sendable {
         if case .failure(.empty) = first {
             throw FirnError.notAFirnFile(path: io.path, detail: "both commit slots are empty")
         }
+        let reason: String
+        switch first {
+        case let .failure(defect): reason = defect.description
+        case .success: reason = "valid"
+        }
         throw FirnError.corrupt(path: io.path, page: 0, version: nil,
-                                detail: "no valid commit slot: slot 0: \(first); slot 1 not found at any page size")
+                                detail: "no valid commit slot: slot 0: \(reason); slot 1 not found at any page size")
     }
 
     private static func consistent(

@@ -53,39 +53,26 @@ public final class Store: @unchecked Sendable {
         }
         let base = try POSIXFile(path: path, writable: !options.readOnly)
         let io = options.wrapIO?(base) ?? base
-        let slots: CommitSlots
-        do {
-            slots = try CommitSlots.read(io)
-        } catch {
-            io.close()
-            throw error
-        }
-        guard let current = slots.current else {
-            io.close()
-            throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
-        }
-        let geometry = PageGeometry(pageSize: Int(current.pageSize))
-        let lockFile: LockFile?
-        do {
+        var lockFile: LockFile? = nil
+        do throws(FirnError) {
+            guard let current = try CommitSlots.read(io).current else {
+                throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
+            }
             lockFile = try LockFile.open(
                 databasePath: path, readerSlots: options.readerSlots,
                 mode: options.readOnly ? .readOnlyExisting : .readWrite)
-        } catch {
-            io.close()
-            throw error
-        }
-        if let lockFile, lockFile.latestVersion < current.version {
-            lockFile.publish(version: current.version)
-        }
-        let map: Mapping
-        do {
-            map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
+            if let lockFile, lockFile.latestVersion < current.version {
+                lockFile.publish(version: current.version)
+            }
+            let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
+            return Store(
+                path: path, options: options, geometry: PageGeometry(pageSize: Int(current.pageSize)),
+                lockFile: lockFile, io: io, map: map)
         } catch {
             lockFile?.close()
             io.close()
             throw error
         }
-        return Store(path: path, options: options, geometry: geometry, lockFile: lockFile, io: io, map: map)
     }
 
     /// Releases the lock file and the file. Snapshots still open keep the
@@ -200,9 +187,10 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The current map, replaced by a larger one when the file has grown past it.
-    func mapCovering(pages: UInt64, version: UInt64) throws(FirnError) -> Mapping {
+    func mapCovering(pages: UInt64, version: UInt64, fileSize known: UInt64? = nil) throws(FirnError) -> Mapping {
         let needed = pages.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
-        let fileSize = try io.size()
+        let fileSize: UInt64
+        if let known { fileSize = known } else { fileSize = try io.size() }
         guard !needed.overflow, needed.partialValue <= fileSize else {
             throw FirnError.corrupt(
                 path: path, page: pages &- 1, version: version,

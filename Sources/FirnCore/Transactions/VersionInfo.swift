@@ -6,16 +6,16 @@ public struct VersionInfo: Sendable, Equatable, Codable {
     public var timestampNanoseconds: UInt64
     public var logicalPageCount: UInt64
     public var catalogRoot: PageRef
-    /// Known only for versions read from a commit slot.
-    public var spaceRoot: PageRef?
+    /// The commit record, for versions read from a commit slot.
     public var commitRecord: CommitRecord?
+    /// Known only for versions read from a commit slot.
+    public var spaceRoot: PageRef? { commitRecord?.spaceRoot }
 
     public init(_ record: CommitRecord) {
         version = record.version
         timestampNanoseconds = record.timestampNanoseconds
         logicalPageCount = record.logicalPageCount
         catalogRoot = record.catalogRoot
-        spaceRoot = record.spaceRoot
         commitRecord = record
     }
 
@@ -24,7 +24,6 @@ public struct VersionInfo: Sendable, Equatable, Codable {
         timestampNanoseconds = history.timestampNanoseconds
         logicalPageCount = history.logicalPageCount
         catalogRoot = history.catalogRoot
-        spaceRoot = nil
         commitRecord = nil
     }
 }

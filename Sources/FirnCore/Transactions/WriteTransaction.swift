@@ -36,10 +36,11 @@ public final class WriteTransaction {
         var saved = [UInt8](repeating: 0, count: CommitRecord.size)
         _ = try withMutableBytes(&saved) { (b) throws(FirnError) in try store.io.read(into: b, at: slotOffset) }
         overwrittenSlot = saved
-        let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version)
+        let fileSize = try store.io.size()
+        let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version, fileSize: fileSize)
         let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
         let allocator = PageAllocator(
-            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: try store.io.size(), io: store.io)
+            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io)
         let version = version
         context = WriteContext(
             source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
