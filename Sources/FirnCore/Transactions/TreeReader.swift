@@ -13,20 +13,12 @@ public struct TreeReader: Sendable {
     public func get(_ key: UnsafeRawBufferPointer) throws(FirnError) -> Value? {
         guard !entry.root.isNone else { return nil }
         do {
-            var view = try source.view(entry.root)
-            try view.checkTreePage(expectLeaf: nil)
-            while view.typeByte == PageType.branch.rawValue {
-                let child = try view.branchChild(try view.branchSearch(key))
-                let next = try source.view(child, level: view.level - 1)
-                try next.checkTreePage(expectLeaf: nil)
-                view = next
-            }
-            let (index, found) = try view.leafSearch(key)
-            guard found else { return nil }
-            switch try view.leafCell(index).value {
-            case let .inline(bytes):
+            switch try source.lookup(key, in: entry.root) {
+            case nil:
+                return nil
+            case let .inline(bytes)?:
                 return Value(bytes: bytes, owner: snapshot)
-            case let .overflow(head, length):
+            case let .overflow(head, length)?:
                 return Value(copying: try source.readOverflow(head, length: length), owner: snapshot)
             }
         } catch {

@@ -41,17 +41,7 @@ final class MutableTree {
                 child = node.children[node.page.childIndex(for: key)]
                 level = node.level - 1
             case let .page(ref):
-                var view = try context.source.view(ref, level: level)
-                try view.checkTreePage(expectLeaf: nil)
-                while view.typeByte == PageType.branch.rawValue {
-                    let child = try view.branchChild(try view.branchSearch(key))
-                    let next = try context.source.view(child, level: view.level - 1)
-                    try next.checkTreePage(expectLeaf: nil)
-                    view = next
-                }
-                let (index, found) = try view.leafSearch(key)
-                guard found else { return nil }
-                return try view.leafCell(index).value
+                return try context.source.lookup(key, in: ref, level: level)
             }
         }
     }

@@ -36,6 +36,23 @@ struct PageSource {
         return v
     }
 
+    /// Looks `key` up in the on-disk subtree at `ref` (a page at `level`,
+    /// nil for a root). Inline bytes point into the map.
+    @inline(__always)
+    func lookup(_ key: UnsafeRawBufferPointer, in ref: PageRef, level: Int? = nil) throws(FirnError) -> StoredValue? {
+        var view = try self.view(ref, level: level)
+        try view.checkTreePage(expectLeaf: nil)
+        while view.typeByte == PageType.branch.rawValue {
+            let child = try view.branchChild(try view.branchSearch(key))
+            let next = try self.view(child, level: view.level - 1)
+            try next.checkTreePage(expectLeaf: nil)
+            view = next
+        }
+        let (index, found) = try view.leafSearch(key)
+        guard found else { return nil }
+        return try view.leafCell(index).value
+    }
+
     /// Reads a whole value, following its overflow chain.
     func readValue(_ value: StoredValue) throws(FirnError) -> [UInt8] {
         switch value {
