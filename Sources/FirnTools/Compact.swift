@@ -77,9 +77,14 @@ public enum Compact {
         if let skip = skipReport(options, version: access.snapshot.version, estimate: e, output: outputPath) { return skip }
         let output = try OutputFile(destination: outputPath, replace: options.force)
         defer { output.discard() }
+        // --force may replace a database others have open: hold it exclusively.
+        let guardLock = options.force ? try LockFile.open(databasePath: outputPath) : nil
+        defer { guardLock?.close() }
+        try guardLock?.tryExclusiveSession()
         let summary = try writePacked(access.snapshot, into: output, progress: progress)
         _ = try Verify.verifyFile(output.temporaryPath, shownAs: outputPath)
         try output.commit()
+        try guardLock?.didReplaceDataFile(version: summary.version)
         return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true, reason: nil,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
                       seconds: Double(wallClockNanoseconds() - started) / 1e9)
@@ -138,8 +143,11 @@ public enum Compact {
         let summary = try writePacked(snapshot, into: output, progress: progress)
         _ = try Verify.verifyFile(output.temporaryPath, shownAs: output.temporaryPath)
         snapshot.close()
+        // Still exclusive: nobody can open the old file between the rename
+        // and the new identity being recorded (openers prove their
+        // descriptor against the path once they hold a session).
         try output.commit()
-        try lock.recordDataFileIdentity()
+        try lock.didReplaceDataFile(version: summary.version)
         return Report(path: options.path, output: options.path, inPlace: true, dryRun: false, compacted: true, reason: nil,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
                       seconds: Double(wallClockNanoseconds() - started) / 1e9)

@@ -40,10 +40,15 @@ public enum Import {
         let replaced = DatabaseInput.fileExists(options.output)
         let output = try OutputFile(destination: options.output, replace: options.force)
         defer { output.discard() }
-        // A database someone has open must not be swapped under them.
+        // A database someone has open must not be swapped under them, and
+        // nobody may open the old file until the new one is recorded in the
+        // lock file: hold the database exclusively from here to the end
+        // (the lock file is created if missing, so an opener racing us
+        // waits on it too). Without --force the destination must not exist:
+        // OutputFile refuses one that appears meanwhile at commit.
         var guardLock: LockFile? = nil
-        if replaced {
-            guardLock = try LockFile.open(databasePath: options.output, mode: .readOnlyExisting)
+        if options.force {
+            guardLock = try LockFile.open(databasePath: options.output)
             try guardLock?.tryExclusiveSession()
         }
         defer { guardLock?.close() }
@@ -66,7 +71,7 @@ public enum Import {
             }
         }
         try output.commit()
-        if let guardLock { try guardLock.recordDataFileIdentity() }
+        if let guardLock { try guardLock.didReplaceDataFile(version: report.version) }
         return Report(input: options.input, output: options.output, version: report.version,
                       compressedBytes: result.compressedBytes, bytes: result.bytes, replaced: replaced,
                       trees: report.trees, seconds: Double(wallClockNanoseconds() - started) / 1e9)

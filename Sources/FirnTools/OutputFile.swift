@@ -10,12 +10,16 @@ public final class OutputFile {
     public let destination: String
     public let temporaryPath: String
     public private(set) var fd: Int32
+    /// False: an existing destination is refused, also one that appears
+    /// while the output is being written (the commit links, it does not rename).
+    public let replace: Bool
     private var finished = false
 
     /// Creates the temporary file. `replace` false refuses an existing
     /// destination (exit 73) before anything is written.
     public init(destination: String, replace: Bool, directory: String? = nil) throws(ToolError) {
         self.destination = destination
+        self.replace = replace
         var info = stat()
         if lstat(destination, &info) == 0 && !replace { throw ToolError.outputExists(path: destination) }
         let dir = directory ?? OutputFile.directory(of: destination)
@@ -81,9 +85,20 @@ public final class OutputFile {
     public func commit() throws(ToolError) {
         try sync()
         try Interruption.critical { () throws(ToolError) in
-            if rename(temporaryPath, destination) != 0 {
-                let code = errno
-                throw ToolError.writing(destination, "rename into place", errno: code)
+            if replace {
+                if rename(temporaryPath, destination) != 0 {
+                    let code = errno
+                    throw ToolError.writing(destination, "rename into place", errno: code)
+                }
+            } else {
+                // link fails with EEXIST when the destination appeared
+                // meanwhile (another process created it): never clobber it.
+                if link(temporaryPath, destination) != 0 {
+                    let code = errno
+                    if code == EEXIST { throw ToolError.outputExists(path: destination) }
+                    throw ToolError.writing(destination, "link into place", errno: code)
+                }
+                unlink(temporaryPath)
             }
             finished = true
             Interruption.unregister(temporaryPath)

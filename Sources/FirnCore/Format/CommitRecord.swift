@@ -58,6 +58,29 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         case badChecksum(stored: UInt32, computed: UInt32)
         case unsupportedFormat(UInt32)
         case badPageSize(UInt32)
+        /// The checksum holds but a field has a value no writer produces.
+        case badField(Field, value: UInt64, expected: String)
+
+        /// The fields `badField` can name.
+        public enum Field: String, Sendable, Equatable {
+            case version
+            case logicalPageCount = "logical page count"
+            case catalogRoot = "catalog root page"
+            case catalogRootBirth = "catalog root birth"
+            case spaceRoot = "space root page"
+            case spaceRootBirth = "space root birth"
+            case freeAndRetiredPages = "free + retired pages"
+        }
+
+        /// True for what a torn or lost slot write leaves behind (or a new
+        /// file's empty slot); false when the bytes are checksum-valid and
+        /// still wrong, which only damage or a hostile file produces.
+        public var isTornOrEmpty: Bool {
+            switch self {
+            case .empty, .badMagic, .badChecksum: true
+            case .unsupportedFormat, .badPageSize, .badField: false
+            }
+        }
 
         public var description: String {
             switch self {
@@ -67,6 +90,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
                 "record checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"
             case let .unsupportedFormat(v): "unsupported format version \(v) (expected \(CommitRecord.formatVersion))"
             case let .badPageSize(s): "invalid page size \(s) (expected a power of two from 4096 to 65536)"
+            case let .badField(field, value, expected): "\(field.rawValue) is \(value) (expected \(expected))"
             }
         }
     }
@@ -83,7 +107,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         guard format == formatVersion else { return .failure(.unsupportedFormat(format)) }
         let pageSize = base.le(UInt32.self, at: 12)
         guard PageGeometry.isValidPageSize(Int(pageSize)) else { return .failure(.badPageSize(pageSize)) }
-        return .success(CommitRecord(
+        let record = CommitRecord(
             pageSize: pageSize,
             version: base.le(UInt64.self, at: 16),
             timestampNanoseconds: base.le(UInt64.self, at: 24),
@@ -93,7 +117,38 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             bytesWritten: base.le(UInt64.self, at: 80),
             freePages: base.le(UInt64.self, at: 88),
             retiredPages: base.le(UInt64.self, at: 96)
-        ))
+        )
+        if let defect = record.fieldDefect { return .failure(defect) }
+        return .success(record)
+    }
+
+    /// Versions run from 1 to 2^63 − 1: a writer never gets near the top,
+    /// so `version + 1` and version arithmetic in the space tree never overflow.
+    public static let maximumVersion: UInt64 = (1 << 63) - 1
+
+    /// The first field whose value no writer produces, if any.
+    var fieldDefect: Defect? {
+        guard version >= 1, version <= Self.maximumVersion else {
+            return .badField(.version, value: version, expected: "1…2^63−1")
+        }
+        guard logicalPageCount >= 2 else {
+            return .badField(.logicalPageCount, value: logicalPageCount, expected: "at least 2, the commit slots")
+        }
+        for (ref, page, birth) in [(catalogRoot, Defect.Field.catalogRoot, Defect.Field.catalogRootBirth),
+                                   (spaceRoot, .spaceRoot, .spaceRootBirth)] where !ref.isNone {
+            guard ref.page >= 2, ref.page < logicalPageCount else {
+                return .badField(page, value: ref.page, expected: "0 (none) or 2..<\(logicalPageCount)")
+            }
+            guard ref.birth >= 1, ref.birth <= version else {
+                return .badField(birth, value: ref.birth, expected: "1…\(version), the record's version")
+            }
+        }
+        let (bookkept, overflow) = freePages.addingReportingOverflow(retiredPages)
+        guard !overflow, bookkept <= logicalPageCount - 2 else {
+            return .badField(.freeAndRetiredPages, value: overflow ? .max : bookkept,
+                             expected: "at most \(logicalPageCount - 2), the pages besides the slots")
+        }
+        return nil
     }
 
     /// Encodes the record, checksum included, into `size` bytes.

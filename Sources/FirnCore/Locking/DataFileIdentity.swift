@@ -26,6 +26,14 @@ public struct DataFileIdentity: Sendable, Equatable, CustomStringConvertible {
         return DataFileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// The identity of the file open on `descriptor`, or `.unknown` when
+    /// fstat fails.
+    public static func of(descriptor: Int32) -> DataFileIdentity {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .unknown }
+        return DataFileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// Two identities conflict only when both are known and differ.
     func conflicts(with other: DataFileIdentity) -> Bool {
         isKnown && other.isKnown && self != other

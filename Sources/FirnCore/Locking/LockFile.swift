@@ -185,6 +185,15 @@ public final class LockFile: @unchecked Sendable {
             if othersHoldSessions {
                 var liveness = LivenessProbe(fd: fd, ownPID: ownPID)
                 let holders = LockFileHeader.sessionPIDs(in: headerBytes).filter { liveness.isAlive($0) }
+                if invalid.kind == .otherDataFile {
+                    // The database was replaced at its path while these
+                    // processes had the old file open (or a replacement is
+                    // finishing): a passing state, never damage.
+                    throw FirnError.busy(
+                        path: databasePath,
+                        detail: "the database file was replaced while it was open; the lock file is still held by "
+                            + describeHolders(holders) + " for the previous file; retry once they close it")
+                }
                 throw FirnError.corrupt(
                     path: lockPath, page: nil, version: nil,
                     detail: "lock file \(lockPath) is not a Firn lock file (\(invalid.reason)) and is in use by "
@@ -380,14 +389,25 @@ public final class LockFile: @unchecked Sendable {
             .sorted()
     }
 
-    /// Records the database file's current device and inode in the header,
-    /// for a process that replaced the data file (by rename) while holding
-    /// the database exclusively.
-    public func recordDataFileIdentity() throws(FirnError) {
+    /// True while this `LockFile` holds the database exclusively.
+    public var isExclusive: Bool { local.withLock { !$0.closed && $0.exclusive } }
+
+    /// Completes an in-place replacement of the data file (a rename onto
+    /// `databasePath`, made while this `LockFile` held the database
+    /// exclusively): records the new file's device and inode in the header
+    /// and publishes its current `version` — which may be lower than the
+    /// replaced file's — so that openers accept the new file and readers pin
+    /// its versions. Throws `.misuse` without exclusivity: a replacement
+    /// made while others could open the file is exactly what loses commits.
+    public func didReplaceDataFile(version: UInt64) throws(FirnError) {
         try ensureOpen()
+        guard isExclusive else {
+            throw FirnError.misuse("\(path): the data file may only be replaced while the database is held exclusively")
+        }
         let identity = DataFileIdentity.of(path: databasePath)
         mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
         mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
+        publish(version: version)
     }
 
     /// The data file identity recorded in the header.

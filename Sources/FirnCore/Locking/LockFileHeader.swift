@@ -43,15 +43,28 @@ struct LockFileHeader: Equatable {
             device: readUInt64(bytes, LockFileLayout.dataFileDeviceOffset),
             inode: readUInt64(bytes, LockFileLayout.dataFileInodeOffset))
         guard !recorded.conflicts(with: identity) else {
-            return .failure(Invalid("it belongs to another data file (\(recorded); the database is \(identity))"))
+            return .failure(Invalid(
+                "it belongs to another data file (\(recorded); the database is \(identity))", kind: .otherDataFile))
         }
         return .success(LockFileHeader(readerSlotCount: slots, dataFile: recorded))
     }
 
     /// Why header bytes were rejected, in words for an error message.
     struct Invalid: Error, Equatable {
+        enum Kind: Equatable {
+            /// Not a lock file, or a damaged one.
+            case malformed
+            /// A valid lock file recording another data file: the database
+            /// was replaced at its path (by rename) and the processes that
+            /// had the old one open still hold the lock file.
+            case otherDataFile
+        }
         let reason: String
-        init(_ reason: String) { self.reason = reason }
+        let kind: Kind
+        init(_ reason: String, kind: Kind = .malformed) {
+            self.reason = reason
+            self.kind = kind
+        }
     }
 
     /// Writes a fresh header into `mapping` (already zeroed) and initializes

@@ -16,11 +16,17 @@ final class SpaceLedger {
     /// they wait one more commit (the previous slot's version sees them).
     private var previousBatch: (total: UInt64, held: UInt64) = (0, 0)
     private var livePins: [UInt64] = []
+    /// The version the transaction started from (set by `reclaim`).
+    private var baseVersion: UInt64 = 0
     private let context: WriteContext
     private static var empty: StoredValue { .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
 
+    /// The base version's space root: where errors about its entries point.
+    private let spaceRootPage: UInt64?
+
     init(root: PageRef, freeCount: UInt64, retiredCount: UInt64, context: WriteContext) {
         tree = MutableTree(root: root, count: 0, context: context)
+        spaceRootPage = root.isNone ? nil : root.page
         self.freeCount = freeCount
         self.retiredCount = retiredCount
         self.context = context
@@ -33,19 +39,59 @@ final class SpaceLedger {
         var pages: [UInt64] = []
         while pages.count < limit, cursor.isValid {
             guard case let .free(page)? = try cursor.withKey({ SpaceKey.decode($0) }) else { break }
+            try checkPage(page, entry: "free entry F")
             pages.append(page)
             try cursor.next()
         }
         return pages
     }
 
+    /// A page named by a space entry must be one the writer may write:
+    /// never a commit slot, never past the pages in use.
+    private func checkPage(_ page: UInt64, entry: String) throws(FirnError) {
+        let limit = context.allocator.logicalPageCount
+        guard page >= 2, page < limit else {
+            throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                    detail: "space tree \(entry) names page \(page), outside 2..<\(limit)")
+        }
+    }
+
+    /// A retired entry P(death, birth, page) of the base version: born
+    /// before it died, died in a committed version, a page in use.
+    private func checkRetired(death: UInt64, birth: UInt64, page: UInt64, baseVersion: UInt64) throws(FirnError) {
+        guard birth < death, death <= baseVersion else {
+            throw FirnError.corrupt(
+                path: "", page: spaceRootPage, version: nil,
+                detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)): expected birth < death ≤ \(baseVersion)")
+        }
+        try checkPage(page, entry: "retired entry P(death \(death), birth \(birth))")
+    }
+
+    /// `a - b` for counts kept in the commit record; a count that would go
+    /// below zero means the record's counts do not match the space tree.
+    private func decrement(_ count: UInt64, _ name: String) throws(FirnError) -> UInt64 {
+        guard count > 0 else {
+            throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                    detail: "the commit record's \(name) count is lower than the space tree's entries")
+        }
+        return count - 1
+    }
+
     /// Moves every retired page that no pinned version can see any more to
     /// the free list. Work is bounded by the batches whose pin situation
     /// changed: the one retired two commits ago (the previous slot's version
     /// no longer needs it), and those that a released pin was holding.
-    func reclaim(baseVersion: UInt64, livePins: [UInt64]) throws(FirnError) {
+    func reclaim(baseVersion: UInt64, livePins allPins: [UInt64]) throws(FirnError) {
+        // Only committed versions have pages to protect; a pin on anything
+        // else (a damaged or foreign lock file) protects nothing.
+        let livePins = allPins.filter { $0 >= 1 && $0 <= baseVersion }
         self.livePins = livePins
+        self.baseVersion = baseVersion
         let previous = try recordedPins()
+        for pin in previous where pin == 0 || pin >= baseVersion {
+            throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                    detail: "space tree pinned entry K(\(pin)): expected 1…\(baseVersion - 1), a version before the current one")
+        }
         let live = Set(livePins)
         let released = previous.filter { !live.contains($0) }
         // Batch `baseVersion` is seen by the previous slot's version: it waits.
@@ -79,13 +125,14 @@ final class SpaceLedger {
             try cursor.seek(SpaceKey.retiredPage(death: death, birth: holder.map { $0 + 1 } ?? 0, page: 0))
             var batch: [(birth: UInt64, page: UInt64)] = []
             while cursor.isValid, case let .retired(d, b, p)? = try cursor.withKey({ SpaceKey.decode($0) }), d == death {
+                try checkRetired(death: d, birth: b, page: p, baseVersion: baseVersion)
                 batch.append((b, p))
                 try cursor.next()
             }
             for (birth, page) in batch {
                 try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page))
                 try tree.put(SpaceKey.freePage(page), Self.empty)
-                retiredCount -= 1
+                retiredCount = try decrement(retiredCount, "retired page")
                 freeCount += 1
             }
             if death == UInt64.max { return }
@@ -99,7 +146,8 @@ final class SpaceLedger {
         var cursor = TreeCursor(source: try context.source, root: tree.root)
         try cursor.seek(SpaceKey.retiredPage(death: death, birth: 0, page: 0))
         var total: UInt64 = 0, held: UInt64 = 0
-        while cursor.isValid, case let .retired(d, birth, _)? = try cursor.withKey({ SpaceKey.decode($0) }), d == death {
+        while cursor.isValid, case let .retired(d, birth, page)? = try cursor.withKey({ SpaceKey.decode($0) }), d == death {
+            try checkRetired(death: d, birth: birth, page: page, baseVersion: baseVersion)
             total += 1
             if let holder, birth <= holder { held += 1 }
             try cursor.next()
@@ -162,7 +210,7 @@ final class SpaceLedger {
                     throw FirnError.corrupt(path: "", page: page, version: version,
                                             detail: "allocated free page has no free-list entry")
                 }
-                freeCount -= 1
+                freeCount = try decrement(freeCount, "free page")
             }
             let holder = Self.newestPin(below: version, in: livePins)
             for (page, birth) in retired {
@@ -180,9 +228,17 @@ final class SpaceLedger {
             let heldByPins = retiredCount - min(retiredCount, waiting)
             let logical = context.allocator.logicalPageCount
             let fileSize = context.allocator.fileSize
+            // Free and retired entries name distinct pages besides the slots,
+            // so their counts stay below the page count unless the file lies.
+            let (bookkept, overflow) = freeCount.addingReportingOverflow(retiredCount)
+            guard !overflow, bookkept <= logical - 2 else {
+                throw FirnError.corrupt(
+                    path: "", page: spaceRootPage, version: version,
+                    detail: "free (\(freeCount)) and retired (\(retiredCount)) pages exceed the \(logical - 2) pages besides the slots")
+            }
             let current = HistoryRecord(
                 version: version, timestampNanoseconds: timestamp, fileBytes: fileSize,
-                liveBytes: (logical - freeCount - retiredCount) * pageSize,
+                liveBytes: (logical - bookkept) * pageSize,
                 freeBytes: freeCount * pageSize + (fileSize - logical * pageSize),
                 heldByPinsBytes: heldByPins * pageSize,
                 pagesWritten: context.allocator.allocations, logicalPageCount: logical,

@@ -15,6 +15,69 @@ public struct CommitSlots: Sendable {
         return slots.compactMap { try? $0.get() }.first { $0.version != current.version }
     }
 
+    /// Why the two slots do not describe one history (FORMAT.md, "Choosing
+    /// the current version"): version v lives in slot v mod 2, and when
+    /// both slots hold valid records, they are consecutive versions.
+    public enum RelationDefect: Sendable, Equatable, CustomStringConvertible {
+        case wrongSlot(version: UInt64, slot: Int)
+        case sameVersion(UInt64)
+        case notConsecutive(current: UInt64, previous: UInt64)
+
+        /// The slot page the defect is reported at.
+        public var slot: Int {
+            switch self {
+            case let .wrongSlot(_, slot): slot
+            case let .sameVersion(version): Int(version % 2)
+            case let .notConsecutive(current, _): Int((current &+ 1) % 2)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case let .wrongSlot(version, slot):
+                "version \(version) is in slot \(slot) (version v belongs in slot v mod 2)"
+            case let .sameVersion(version): "both commit slots hold version \(version)"
+            case let .notConsecutive(current, previous):
+                "the previous slot holds version \(previous), expected \(current - 1) (the current version is \(current))"
+            }
+        }
+    }
+
+    /// The first relation defect between the valid slots, if any.
+    public var relationDefect: RelationDefect? {
+        for (index, slot) in slots.enumerated() {
+            if case let .success(record) = slot, record.version % 2 != UInt64(index) {
+                return .wrongSlot(version: record.version, slot: index)
+            }
+        }
+        let valid = slots.compactMap { try? $0.get() }
+        guard valid.count == 2 else { return nil }
+        if valid[0].version == valid[1].version { return .sameVersion(valid[0].version) }
+        let current = max(valid[0].version, valid[1].version), previous = min(valid[0].version, valid[1].version)
+        return previous == current - 1 ? nil : .notConsecutive(current: current, previous: previous)
+    }
+
+    /// The current record, for a writer about to commit on top of it. A
+    /// torn or empty slot is expected (a crash, a new or compacted file);
+    /// a checksum-valid record with impossible fields, or slots that are not
+    /// consecutive versions each in its own slot, are damage: the writer
+    /// would overwrite the wrong slot or overflow a version, so it refuses.
+    func currentForWriting(path: String) throws(FirnError) -> CommitRecord {
+        for (index, slot) in slots.enumerated() {
+            if case let .failure(defect) = slot, !defect.isTornOrEmpty {
+                throw FirnError.corrupt(path: path, page: UInt64(index), version: nil,
+                                        detail: "commit slot \(index): \(defect)")
+            }
+        }
+        if let defect = relationDefect {
+            throw FirnError.corrupt(path: path, page: UInt64(defect.slot), version: nil, detail: defect.description)
+        }
+        guard let current else {
+            throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
+        }
+        return current
+    }
+
     /// Reads both slots. Slot 0 tells the page size; when it is damaged,
     /// slot 1 is looked for at each possible page size.
     static func read(_ io: any FileIO) throws(FirnError) -> CommitSlots {

@@ -43,6 +43,14 @@ public final class Store: @unchecked Sendable {
     deinit { close() }
 
     /// Opens (and, with `options.create`, creates) the database at `path`.
+    ///
+    /// The file opened is proven to be the one at `path` once the session
+    /// lock is held: in-place replacement (compaction, import) renames a new
+    /// file over the path only while holding the database exclusively, so a
+    /// descriptor that still names the file at `path` after our session
+    /// lock was granted cannot be replaced under us. A file replaced between
+    /// our open and our session lock is opened again; one replaced over and
+    /// over is `.busy`.
     public static func open(_ path: String, options: StoreOptions = StoreOptions()) throws(FirnError) -> Store {
         if options.create && !options.readOnly && !fileExists(path) {
             guard PageGeometry.isValidPageSize(options.pageSize) else {
@@ -51,6 +59,23 @@ public final class Store: @unchecked Sendable {
             }
             try FileCreation.create(path: path, pageSize: options.pageSize)
         }
+        for attempt in 0..<replacedWhileOpeningRetries {
+            if let store = try openOnce(path, options: options) { return store }
+            // Replaced between our open and our session lock: the replacer
+            // has finished (it held the database exclusively), so the next
+            // attempt normally succeeds at once.
+            usleep(UInt32(min(1 << attempt, 64)) * 1_000)
+        }
+        throw FirnError.busy(
+            path: path,
+            detail: "the database file was replaced \(replacedWhileOpeningRetries) times while opening it (in-place compaction or import running in a loop?)")
+    }
+
+    private static let replacedWhileOpeningRetries = 20
+
+    /// One attempt of `open`: nil when the file opened is no longer the one
+    /// at `path` (or not the one the lock file belongs to).
+    private static func openOnce(_ path: String, options: StoreOptions) throws(FirnError) -> Store? {
         let base = try POSIXFile(path: path, writable: !options.readOnly)
         let io = options.wrapIO?(base) ?? base
         var lockFile: LockFile? = nil
@@ -61,6 +86,13 @@ public final class Store: @unchecked Sendable {
             lockFile = try LockFile.open(
                 databasePath: path, readerSlots: options.readerSlots,
                 mode: options.readOnly ? .readOnlyExisting : .readWrite)
+            let opened = DataFileIdentity.of(descriptor: base.descriptor)
+            guard opened.isKnown, opened == DataFileIdentity.of(path: path),
+                  !(lockFile?.dataFileIdentity.conflicts(with: opened) ?? false) else {
+                lockFile?.close()
+                io.close()
+                return nil
+            }
             if let lockFile, lockFile.latestVersion < current.version {
                 lockFile.publish(version: current.version)
             }

@@ -107,6 +107,12 @@ final class WriteContext {
     }
 
     private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
+        // The last line of defence: whatever a damaged space tree said, a
+        // commit writes only pages it allocated, never a commit slot.
+        guard page >= 2, page < allocator.logicalPageCount else {
+            throw FirnError.corrupt(path: "", page: page, version: version,
+                                    detail: "refusing to write page \(page): outside 2..<\(allocator.logicalPageCount)")
+        }
         try io.write(bytes, at: page * UInt64(geometry.pageSize))
         pagesWritten += 1
         bytesWritten += UInt64(geometry.pageSize)

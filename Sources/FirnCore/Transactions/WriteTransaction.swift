@@ -25,9 +25,7 @@ public final class WriteTransaction {
     init(store: Store, lockFile: LockFile) throws(FirnError) {
         self.store = store
         self.lockFile = lockFile
-        guard let base = try store.readSlots().current else {
-            throw FirnError.corrupt(path: store.path, page: nil, version: nil, detail: "neither commit slot is valid")
-        }
+        let base = try store.readSlots().currentForWriting(path: store.path)
         self.base = base
         baseVersion = base.version
         version = base.version + 1
@@ -74,6 +72,13 @@ public final class WriteTransaction {
             guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes) else {
                 throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
                                         detail: "catalog entry for tree \"\(name)\" is malformed")
+            }
+            // Every entry takes bytes of a page: a count beyond the file's
+            // size is damage (and would overflow as entries are added).
+            let fileBytes = base.logicalPageCount.multipliedReportingOverflow(by: UInt64(store.geometry.pageSize))
+            guard !fileBytes.overflow, entry.count <= fileBytes.partialValue else {
+                throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
+                                        detail: "catalog entry for tree \"\(name)\" counts \(entry.count) entries, more than the file's bytes")
             }
             tree = MutableTree(root: entry.root, count: entry.count, context: context)
         } else if create {

@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import FirnCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A database replaced at its path (in-place compaction, import --force) is
+/// never written through a descriptor of the replaced file, and a replaced
+/// file is never reported as damage. The interleavings that lost commits
+/// are made deterministic here by replacing the file from inside the I/O
+/// wrapper, which runs between the opener's open(2) and its session lock.
+@Suite struct ReplacementTests {
+    /// A copy of `path` made by the packed-image writer, as compaction makes it.
+    static func compactedCopy(of store: Store, to destination: String) throws {
+        let snapshot = try store.snapshot(kind: .compact, label: "test")
+        defer { snapshot.close() }
+        let file = try POSIXFile(path: destination, writable: true, create: true)
+        defer { file.close() }
+        _ = try PackedImageWriter.write(snapshot, to: file)
+        try file.sync()
+    }
+
+    /// Replaces the file at `path` with `replacement` the way the toolkit
+    /// does: holding the database exclusively across the rename, then
+    /// recording the new file in the lock file.
+    static func replaceInPlace(_ path: String, with replacement: String, version: UInt64) throws {
+        let lock = try LockFile.open(databasePath: path)
+        defer { lock.close() }
+        try lock.tryExclusiveSession()
+        guard rename(replacement, path) == 0 else { throw FirnError.io(path: path, operation: "rename", errno: errno) }
+        try lock.didReplaceDataFile(version: version)
+    }
+
+    static func put(_ store: Store, _ key: String) throws {
+        try store.write { txn in _ = try #require(try txn.tree("t")).put(Array(key.utf8), Array("v".utf8)) }
+    }
+
+    static func keys(_ path: String) throws -> Set<String> {
+        let store = try Store.open(path)
+        defer { store.close() }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        var keys = Set<String>()
+        try snapshot.tree("t")?.forEach { key, _ in keys.insert(String(decoding: key, as: UTF8.self)); return true }
+        return keys
+    }
+
+    @Test func aStoreWhoseFileIsReplacedWhileOpeningCommitsIntoTheNewFile() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.firn")
+        let seed = try Store.open(path)
+        try Self.put(seed, "before")
+        let replacement = dir.file("compacted.firn")
+        try Self.compactedCopy(of: seed, to: replacement)
+        let version = try seed.currentVersion
+        seed.close()
+
+        let replaced = Mutex(false)
+        var options = StoreOptions()
+        options.wrapIO = { io in
+            // Runs right after open(2) of the data file, before the lock
+            // file: the compactor finishes its rename exactly here.
+            let first = replaced.withLock { done in defer { done = true }; return !done }
+            if first { try? Self.replaceInPlace(path, with: replacement, version: version) }
+            return io
+        }
+        let store = try Store.open(path, options: options)
+        #expect(replaced.withLock { $0 })
+        try Self.put(store, "acknowledged")
+        store.close()
+        // The commit is in the file at the path, not in the replaced inode.
+        #expect(try Self.keys(path) == ["before", "acknowledged"])
+    }
+
+    @Test func aFileReplacedUnderAnOpenDatabaseIsBusyNotCorrupt() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.firn")
+        let holder = try Store.open(path)
+        try Self.put(holder, "one")
+        let other = dir.file("other.firn")
+        try Self.compactedCopy(of: holder, to: other)
+        // Replaced without the protocol (mv by hand) while `holder` has the
+        // old file open: the lock file still belongs to the old file.
+        #expect(rename(other, path) == 0)
+        do {
+            let store = try Store.open(path)
+            store.close()
+            Issue.record("opened a database whose lock file belongs to the replaced file")
+        } catch {
+            guard case let .busy(_, detail) = error else {
+                Issue.record("expected busy, got \(error)")
+                return
+            }
+            #expect(detail.contains("replaced") && detail.contains("pid \(getpid())"), "\(detail)")
+        }
+        holder.close()
+        // Once the old file's holders are gone, the new file opens.
+        let store = try Store.open(path)
+        try Self.put(store, "two")
+        store.close()
+        #expect(try Self.keys(path) == ["one", "two"])
+    }
+
+    @Test func anImportedOlderFilePublishesItsOwnVersion() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.firn")
+        let store = try Store.open(path)
+        try Self.put(store, "a")
+        let older = dir.file("older.firn")
+        try Self.compactedCopy(of: store, to: older)
+        let olderVersion = try store.currentVersion
+        for i in 0..<5 { try Self.put(store, "later-\(i)") }
+        store.close()
+        // Someone else keeps the lock file initialized (a read-only reader
+        // later must not see the old file's higher version as published).
+        let keeper = try LockFile.open(databasePath: path)
+        keeper.close()
+        try Self.replaceInPlace(path, with: older, version: olderVersion)
+        var options = StoreOptions()
+        options.readOnly = true
+        let reader = try Store.open(path, options: options)
+        defer { reader.close() }
+        let snapshot = try reader.snapshot()
+        defer { snapshot.close() }
+        #expect(snapshot.version == olderVersion)
+        #expect(try reader.currentVersion == olderVersion)
+    }
+
+    @Test func replacingWithoutExclusivityIsMisuse() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.firn")
+        let store = try Store.open(path)
+        defer { store.close() }
+        let lock = try LockFile.open(databasePath: path)
+        defer { lock.close() }
+        #expect(throws: FirnError.self) { try lock.didReplaceDataFile(version: 1) }
+    }
+}
