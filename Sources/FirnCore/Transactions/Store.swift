@@ -194,14 +194,18 @@ public final class Store: @unchecked Sendable {
         // only two commits after it leaves the slots) or by another live pin.
         lockFile.setPinVersion(pin, version)
         let slots = try readSlots()
+        // The pin passes to the new snapshot only once it exists: until
+        // then `latest` owns it and releases it if anything throws.
         if let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) {
+            let snapshot = try makeSnapshot(VersionInfo(record), pin: pin)
             latest.detachPin()
-            return try makeSnapshot(VersionInfo(record), pin: pin)
+            return snapshot
         }
         if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }),
            let history = try latest.historyRecord(version: version) {
+            let snapshot = try makeSnapshot(VersionInfo(history), pin: pin)
             latest.detachPin()
-            return try makeSnapshot(VersionInfo(history), pin: pin)
+            return snapshot
         }
         latest.close()
         throw notReadable(version)
