@@ -124,8 +124,8 @@ public enum Compact {
             }
         }
         defer { lock.releaseExclusiveSession() }
-        try lock.lockWriter(timeout: .milliseconds(Int64(max(0, options.lockTimeout ?? 0) * 1000)))
-        defer { lock.unlockWriter() }
+        let lease = try lock.lockWriter(timeout: .milliseconds(Int64(max(0, options.lockTimeout ?? 0) * 1000)))
+        defer { lock.unlockWriter(lease) }
         let snapshot = try store.snapshot(kind: .compact, label: "firn compact")
         defer { snapshot.close() }
         let e = try estimate(snapshot, store: store)

@@ -27,10 +27,10 @@ let lockCommands: [String: @Sendable ([String]) throws -> Int32] = [
             return usage("lock-writer DBPATH SECONDS")
         }
         let lock = try LockFile.open(databasePath: arguments[0])
-        try lock.lockWriter(timeout: .seconds(10))
+        let lease = try lock.lockWriter(timeout: .seconds(10))
         announceReady()
         hold(seconds)
-        lock.unlockWriter()
+        lock.unlockWriter(lease)
         lock.close()
         return 0
     },

@@ -22,7 +22,7 @@ import Glibc
         #expect(bytes.count == LockFileLayout.fileSize(readerSlots: 126))
         #expect(bytes.count == 20224)
         #expect(Array(bytes.prefix(8)) == Array("FIRNLOCK".utf8))
-        #expect(readUInt32(bytes, 8) == 1)
+        #expect(readUInt32(bytes, 8) == 2)
         #expect(readUInt32(bytes, 12) == 126)
         #expect(readUInt32(bytes, 28) == 128)
     }
@@ -313,14 +313,14 @@ import Glibc
         let dir = try TemporaryDirectory()
         let holder = try LockFile.open(databasePath: dir.file("db"))
         let waiter = try LockFile.open(databasePath: dir.file("db"))
-        try holder.lockWriter(timeout: .seconds(1))
+        let holderLease = try holder.lockWriter(timeout: .seconds(1))
         #expect(waiter.writerPID == getpid())
         let start = ContinuousClock.now
         let outcome = BackgroundThread.run { () -> FirnError? in
             captureError { () throws(FirnError) in try waiter.lockWriter(timeout: .milliseconds(200)) }
         }
         let elapsed = ContinuousClock.now - start
-        holder.unlockWriter()
+        holder.unlockWriter(holderLease)
         guard case let .busy(path, detail)?? = outcome else {
             Issue.record("expected .busy, got \(String(describing: outcome))")
             return
@@ -336,12 +336,12 @@ import Glibc
         let dir = try TemporaryDirectory()
         let first = try LockFile.open(databasePath: dir.file("db"))
         let second = try LockFile.open(databasePath: dir.file("db"))
-        try first.lockWriter(timeout: nil)
-        first.unlockWriter()
-        try second.lockWriter(timeout: .seconds(1))
+        let firstLease = try first.lockWriter(timeout: nil)
+        first.unlockWriter(firstLease)
+        let secondLease = try second.lockWriter(timeout: .seconds(1))
         #expect(!second.lastLockRecoveredFromDeadOwner)
         #expect(second.writerPID == getpid())
-        second.unlockWriter()
+        second.unlockWriter(secondLease)
         #expect(second.writerPID == nil)
     }
 
@@ -349,14 +349,16 @@ import Glibc
         let dir = try TemporaryDirectory()
         let first = try LockFile.open(databasePath: dir.file("db"))
         let second = try LockFile.open(databasePath: dir.file("db"))
-        #expect(try first.tryLockWriter())
-        let whileHeld = BackgroundThread.run { () -> Bool? in try? second.tryLockWriter() }
+        let firstLease = try #require(try first.tryLockWriter())
+        let whileHeld = BackgroundThread.run { () -> Bool? in
+            do { return try second.tryLockWriter() != nil } catch { return nil }
+        }
         #expect(whileHeld == .some(false))
-        first.unlockWriter()
+        first.unlockWriter(firstLease)
         let afterRelease = BackgroundThread.run { () -> Bool? in
-            let got = try? second.tryLockWriter()
-            second.unlockWriter()
-            return got
+            guard let lease = try? second.tryLockWriter() else { return false }
+            second.unlockWriter(lease)
+            return true
         }
         #expect(afterRelease == .some(true))
     }
@@ -365,8 +367,8 @@ import Glibc
         let dir = try TemporaryDirectory()
         let first = try LockFile.open(databasePath: dir.file("db"))
         let second = try LockFile.open(databasePath: dir.file("db"))
-        try first.lockWriter(timeout: nil)
-        defer { first.unlockWriter() }
+        let firstLease = try first.lockWriter(timeout: nil)
+        defer { first.unlockWriter(firstLease) }
         let error = captureError { () throws(FirnError) in try second.lockWriter(timeout: nil) }
         guard case .misuse = error else {
             Issue.record("expected .misuse, got \(String(describing: error))")
@@ -499,7 +501,7 @@ import Glibc
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         #expect(lock.writerPID == child.pid)
-        #expect(try !lock.tryLockWriter())
+        #expect(try lock.tryLockWriter() == nil)
         let start = ContinuousClock.now
         let error = captureError { () throws(FirnError) in try lock.lockWriter(timeout: .milliseconds(200)) }
         #expect(ContinuousClock.now - start < .seconds(2))
@@ -518,13 +520,13 @@ import Glibc
         child.kill(SIGKILL)
         #expect(child.waitForExit(timeout: .seconds(10)) == SIGKILL)
         #expect(lock.writerPID == nil)
-        try lock.lockWriter(timeout: .seconds(2))
+        let lockLease = try lock.lockWriter(timeout: .seconds(2))
         #expect(lock.lastLockRecoveredFromDeadOwner)
         #expect(lock.writerPID == getpid())
-        lock.unlockWriter()
-        try lock.lockWriter(timeout: .seconds(2))
+        lock.unlockWriter(lockLease)
+        let again = try lock.lockWriter(timeout: .seconds(2))
         #expect(!lock.lastLockRecoveredFromDeadOwner)
-        lock.unlockWriter()
+        lock.unlockWriter(again)
     }
 
     @Test func exclusiveSessionIsRefusedNamingALiveChild() throws {

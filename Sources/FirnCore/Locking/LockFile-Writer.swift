@@ -2,25 +2,43 @@
 import Glibc
 #endif
 import CFirnShims
+import Dispatch
+import Synchronization
 
-/// The writer lock: one writer at a time across threads and processes, a
-/// robust process-shared mutex in the lock file's header. A writer that
-/// dies holding it does not block anyone: the next locker recovers it (the
-/// database's commit protocol keeps the data file consistent) and
-/// `lastLockRecoveredFromDeadOwner` says so.
+/// Proof of holding the writer lock through one `LockFile`. Not tied to a
+/// thread: a transaction begun on one thread may be committed, aborted or
+/// released on another. Releasing a lease that is no longer current (twice,
+/// or after close) does nothing, so a late release never frees a lock that
+/// has since been granted to someone else.
+public struct WriterLease: Sendable, Hashable {
+    let generation: UInt64
+}
+
+/// The writer lock: one writer at a time across threads and processes.
 ///
-/// The mutex belongs to a thread: `unlockWriter()` must run on the thread
-/// that locked it (do not lock across a suspension point of a Task).
+/// - Inside a process, each `LockFile` has a fair queue (`WriterQueue`):
+///   threads that block and tasks that suspend are served in the order
+///   they asked.
+/// - Across processes (and across `LockFile`s of one process), the holder
+///   of the queue's permit takes an OFD write lock on the lock file's writer
+///   byte. OFD locks belong to the open file description, not to a thread,
+///   and the kernel drops them when the process dies: a dead writer never
+///   blocks anyone, and the next locker learns it recovered the lock from
+///   the record the dead writer left (`lastLockRecoveredFromDeadOwner`).
+///   Waiters sleep on the writer-release futex word, which every release
+///   bumps; they re-check at least every few milliseconds, which also
+///   covers a holder that died without a release.
 extension LockFile {
-    var writerMutex: UnsafeMutablePointer<pthread_mutex_t> {
-        mapping.rawPointer(LockFileLayout.writerMutexOffset, count: LockFileLayout.writerMutexCapacity)
-            .assumingMemoryBound(to: pthread_mutex_t.self)
-    }
+    /// How long a waiter sleeps on the release futex before trying again
+    /// (a writer that died never bumps it).
+    static let writerRetryInterval: UInt64 = 5_000_000
 
     /// Takes the writer lock, waiting at most `timeout` (nil: forever).
     /// Throws `.busy` naming the holder when the time runs out, `.misuse`
-    /// when this thread already holds it (waiting would deadlock).
-    public func lockWriter(timeout: Duration?) throws(FirnError) {
+    /// when this thread began a transaction that still holds it (waiting
+    /// would deadlock).
+    @discardableResult
+    public func lockWriter(timeout: Duration?) throws(FirnError) -> WriterLease {
         try ensureOpen()
         let thread = firn_gettid()
         if mapping.loadInt32(LockFileLayout.writerPIDOffset) == ownPID
@@ -28,45 +46,93 @@ extension LockFile {
             throw FirnError.misuse("\(path): this thread already holds the write lock; locking it again would deadlock")
         }
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
-        var recovered: Int32 = 0
-        let result = firn_mutex_lock(writerMutex, nanoseconds, &recovered)
-        if result == 0 {
-            didAcquireWriter(thread: thread, recovered: recovered != 0)
-            return
+        let deadline = nanoseconds < 0 ? nil : Optional(LockClock.monotonicNanoseconds() &+ UInt64(nanoseconds))
+        guard writerQueue.acquire(deadline: deadline) else { throw writerBusy(nanoseconds) }
+        do throws(FirnError) {
+            guard try acquireWriterByte(deadline: deadline, isCancelled: { false }) else { throw writerBusy(nanoseconds) }
+        } catch {
+            writerQueue.release()
+            throw error
         }
-        if result == ETIMEDOUT {
-            throw FirnError.busy(
-                path: path,
-                detail: "write lock not obtained within \(LockClock.seconds(nanoseconds)) s; \(writerHolderDescription())")
-        }
-        throw FirnError.io(path: path, operation: "pthread_mutex_timedlock", errno: result)
+        return didAcquireWriter(thread: thread)
     }
 
-    /// Takes the writer lock if it is free; false when someone holds it.
-    public func tryLockWriter() throws(FirnError) -> Bool {
+    /// Suspends (never blocking the caller's thread) until the writer lock
+    /// is granted, at most `timeout` (nil: forever). Throws
+    /// `CancellationError` when the task is cancelled before it got the
+    /// lock — it then never held it — or `FirnError.busy` on timeout.
+    public func lockWriter(timeout: Duration?) async throws -> WriterLease {
         try ensureOpen()
-        var recovered: Int32 = 0
-        let result = firn_mutex_trylock(writerMutex, &recovered)
-        if result == 0 {
-            didAcquireWriter(thread: firn_gettid(), recovered: recovered != 0)
-            return true
+        let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
+        let deadline = nanoseconds < 0 ? nil : Optional(LockClock.monotonicNanoseconds() &+ UInt64(nanoseconds))
+        try await writerQueue.acquire()
+        // The cross-process lock may take a while: wait for it on a thread
+        // of our own, never on the caller's (a cooperative pool thread).
+        let cancelled = CancellationFlag()
+        let acquired: Bool
+        do {
+            acquired = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                    DispatchQueue.global().async {
+                        do throws(FirnError) {
+                            continuation.resume(returning: try self.acquireWriterByte(
+                                deadline: deadline, isCancelled: { cancelled.isSet }))
+                        } catch {
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                }
+            } onCancel: {
+                cancelled.set()
+            }
+        } catch {
+            writerQueue.release()
+            throw error
         }
-        if result == EBUSY { return false }
-        throw FirnError.io(path: path, operation: "pthread_mutex_trylock", errno: result)
+        guard acquired, !Task.isCancelled else {
+            if acquired { releaseWriterByte() }
+            writerQueue.release()
+            if Task.isCancelled { throw CancellationError() }
+            throw writerBusy(nanoseconds)
+        }
+        // A task is not a thread: no thread is recorded as the holder.
+        return didAcquireWriter(thread: 0)
     }
 
-    /// Releases the writer lock. Does nothing unless this thread holds it
-    /// through this `LockFile`.
-    public func unlockWriter() {
-        let thread = firn_gettid()
+    /// Takes the writer lock if it is free; nil when someone holds it.
+    public func tryLockWriter() throws(FirnError) -> WriterLease? {
+        try ensureOpen()
+        guard writerQueue.tryAcquire() else { return nil }
+        let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        if result == 0 { return didAcquireWriter(thread: firn_gettid()) }
+        writerQueue.release()
+        if result == EAGAIN || result == EACCES { return nil }
+        throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) writer lock", errno: result)
+    }
+
+    /// Releases the writer lock held through `lease`, from any thread.
+    /// Does nothing when the lease is not the current one.
+    public func unlockWriter(_ lease: WriterLease) {
         let holds = local.withLock { state -> Bool in
-            guard !state.closed, state.writerThread == thread else { return false }
-            state.writerThread = nil
+            guard !state.closed, state.writerLease == lease.generation else { return false }
+            state.writerLease = nil
             return true
         }
         guard holds else { return }
         clearWriterRecord()
-        _ = firn_mutex_unlock(writerMutex)
+        releaseWriterByte()
+        writerQueue.release()
+    }
+
+    /// True while `lease` is the lease currently held through this `LockFile`.
+    public func holdsWriter(_ lease: WriterLease) -> Bool {
+        local.withLock { !$0.closed && $0.writerLease == lease.generation }
+    }
+
+    /// The holder's work moved to another thread (a transaction handed
+    /// over): the thread that took the lock may wait for it again.
+    func writerMovedThread() {
+        mapping.storeInt32(LockFileLayout.writerThreadOffset, 0)
     }
 
     /// The pid holding the writer lock, or nil when it is free or its
@@ -80,18 +146,55 @@ extension LockFile {
     }
 
     /// True when the last acquisition of the writer lock through this
-    /// `LockFile` found its previous owner dead (`EOWNERDEAD`).
+    /// `LockFile` found that its previous holder had died holding it.
     public var lastLockRecoveredFromDeadOwner: Bool {
         local.withLock { $0.lastLockRecoveredFromDeadOwner }
     }
 
-    private func didAcquireWriter(thread: Int64, recovered: Bool) {
+    // MARK: the cross-process lock
+
+    /// Takes the OFD write lock on the writer byte, sleeping on the release
+    /// futex between attempts. False at the deadline or when cancelled.
+    private func acquireWriterByte(deadline: UInt64?, isCancelled: () -> Bool) throws(FirnError) -> Bool {
+        let word = mapping.pointer32(LockFileLayout.writerReleaseCounterOffset)
+        while true {
+            // Read the counter before trying: a release after a failed try
+            // changes it, so the wait below returns at once.
+            let counter = firn_atomic_load_u32(word)
+            let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+            if result == 0 { return true }
+            guard result == EAGAIN || result == EACCES || result == EINTR else {
+                throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) writer lock", errno: result)
+            }
+            if isCancelled() || isClosed { return false }
+            var wait = Self.writerRetryInterval
+            if let deadline {
+                let now = LockClock.monotonicNanoseconds()
+                guard now < deadline else { return false }
+                wait = min(wait, deadline - now)
+            }
+            _ = firn_futex_wait(word, counter, Int64(wait))
+        }
+    }
+
+    private func releaseWriterByte() {
+        _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
+        mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+    }
+
+    private func didAcquireWriter(thread: Int64) -> WriterLease {
+        // A record still naming a process means its holder died holding the
+        // lock (a release clears it first).
+        let previous = mapping.loadInt32(LockFileLayout.writerPIDOffset)
         mapping.storeInt32(LockFileLayout.writerPIDOffset, ownPID)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, Int32(truncatingIfNeeded: thread))
         mapping.store64(LockFileLayout.writerSinceOffset, LockClock.wallNanoseconds())
-        local.withLock { state in
-            state.writerThread = thread
-            state.lastLockRecoveredFromDeadOwner = recovered
+        return local.withLock { state in
+            state.writerLeaseCounter &+= 1
+            state.writerLease = state.writerLeaseCounter
+            state.lastLockRecoveredFromDeadOwner = previous != 0
+            return WriterLease(generation: state.writerLeaseCounter)
         }
     }
 
@@ -99,6 +202,12 @@ extension LockFile {
         mapping.store64(LockFileLayout.writerSinceOffset, 0)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, 0)
         mapping.storeInt32(LockFileLayout.writerPIDOffset, 0)
+    }
+
+    private func writerBusy(_ nanoseconds: Int64) -> FirnError {
+        FirnError.busy(
+            path: path,
+            detail: "write lock not obtained within \(LockClock.seconds(max(0, nanoseconds))) s; \(writerHolderDescription())")
     }
 
     /// "held by pid 4242 since 2025-01-31T12:00:00Z (3.2 s ago)".
@@ -112,4 +221,12 @@ extension LockFile {
         let note = probe.isAlive(pid) ? "" : ", which has exited"
         return "held by pid \(pid)\(note) since \(LockClock.iso8601(since)) (\(LockClock.seconds(held)) s ago)"
     }
+}
+
+/// Set once from a task's cancellation handler, read by the thread that
+/// waits for the cross-process lock.
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { flag.load(ordering: .sequentiallyConsistent) }
 }

@@ -31,9 +31,9 @@ import Synchronization
 /// `isClosed` first). A process that dies loses its mapping and descriptors,
 /// hence its locks, which is how others see it is gone.
 ///
-/// The writer mutex belongs to the OS thread that locked it (see
-/// `lockWriter`). Calling `close()` concurrently with other calls on the
-/// same `LockFile` is a misuse.
+/// The writer lock is not tied to a thread (see `LockFile-Writer.swift`).
+/// Calling `close()` concurrently with other calls on the same `LockFile`
+/// is a misuse.
 ///
 /// `@unchecked Sendable`: the shared state lives in the mapping and is only
 /// accessed with atomics (or under the writer mutex); the little local
@@ -56,18 +56,18 @@ public final class LockFile: @unchecked Sendable {
     let mapping: SharedMapping
     let ownPID: Int32
     let local: Mutex<LocalState>
+    /// The in-process half of the writer lock.
+    let writerQueue = WriterQueue()
 
     struct LocalState {
         var closed = false
         var sessionEntry: PinSlot?
         var pins: Set<PinSlot> = []
         var exclusive = false
-        /// The kernel thread id that holds the writer mutex through us.
-        var writerThread: Int64?
+        /// The generation of the writer lease held through us.
+        var writerLease: UInt64?
+        var writerLeaseCounter: UInt64 = 0
         var lastLockRecoveredFromDeadOwner = false
-        /// False when the writer mutex was still held by another thread at
-        /// close: unmapping it would leave a dangling robust-list entry.
-        var mayUnmap = true
     }
 
     private init(path: String, databasePath: String, mode: OpenMode, readerSlotCount: Int,
@@ -88,7 +88,7 @@ public final class LockFile: @unchecked Sendable {
 
     deinit {
         close()
-        if local.withLock({ $0.mayUnmap }) { mapping.unmap() }
+        mapping.unmap()
     }
 
     // MARK: Opening
@@ -118,9 +118,6 @@ public final class LockFile: @unchecked Sendable {
         guard (1...LockFileLayout.maximumReaderSlots).contains(readerSlots) else {
             throw FirnError.invalidArgument(
                 "\(lockPath): reader slot count \(readerSlots) is outside 1…\(LockFileLayout.maximumReaderSlots)")
-        }
-        guard firn_mutex_size() <= LockFileLayout.writerMutexCapacity else {
-            throw FirnError.misuse("pthread_mutex_t is \(firn_mutex_size()) bytes; the lock file reserves 64")
         }
         let flags = mode == .readWrite ? O_RDWR | O_CREAT : O_RDWR
         let fd = firn_open(lockPath, flags, 0o644)
@@ -210,10 +207,7 @@ public final class LockFile: @unchecked Sendable {
         do throws(FirnError) {
             if initialize {
                 mapping.zero(0, count: size)
-                let result = LockFileHeader.initialize(mapping, readerSlots: slotCount, dataFile: identity)
-                guard result == 0 else {
-                    throw FirnError.io(path: lockPath, operation: "pthread_mutex_init", errno: result)
-                }
+                LockFileHeader.initialize(mapping, readerSlots: slotCount, dataFile: identity)
             } else if mode == .readWrite && identity.isKnown
                         && mapping.load64(LockFileLayout.dataFileDeviceOffset) == 0
                         && mapping.load64(LockFileLayout.dataFileInodeOffset) == 0 {
@@ -302,13 +296,9 @@ public final class LockFile: @unchecked Sendable {
 
     // MARK: Closing
 
-    /// Releases our pins, our session entry, the writer lock when this
-    /// thread holds it through us, and every OFD lock (by closing the
-    /// description). Idempotent; also run by deinit.
-    ///
-    /// The writer lock must be unlocked by the thread that locked it: when
-    /// another thread still holds it, it stays locked (a later locker
-    /// recovers it once that thread exits) and the mapping is kept.
+    /// Releases our pins, our session entry, the writer lock when it is
+    /// held through us (from whichever thread), and every OFD lock.
+    /// Idempotent; also run by deinit.
     public func close() {
         let taken = local.withLock { state -> LocalState? in
             guard !state.closed else { return nil }
@@ -317,16 +307,19 @@ public final class LockFile: @unchecked Sendable {
             state.pins = []
             state.sessionEntry = nil
             state.exclusive = false
-            if let thread = state.writerThread, thread != firn_gettid() { state.mayUnmap = false }
+            state.writerLease = nil
             return snapshot
         }
         guard let taken else { return }
         for pin in taken.pins { freeSlot(pin) }
         if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
-        if let thread = taken.writerThread, thread == firn_gettid() {
+        if taken.writerLease != nil {
             clearWriterRecord()
-            _ = firn_mutex_unlock(writerMutex)
-            local.withLock { $0.writerThread = nil }
+            // Dropped with every other OFD lock below; wake the waiters.
+            _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
+            mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
+            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+            writerQueue.release()
         }
         // The mapping keeps the open file description alive past close(2),
         // and OFD locks with it: drop them explicitly.

@@ -67,19 +67,14 @@ struct LockFileHeader: Equatable {
         }
     }
 
-    /// Writes a fresh header into `mapping` (already zeroed) and initializes
-    /// the writer mutex; the magic goes last. Returns 0 or the errno of
-    /// `pthread_mutex_init`.
-    static func initialize(_ mapping: SharedMapping, readerSlots: Int, dataFile: DataFileIdentity) -> Int32 {
+    /// Writes a fresh header into `mapping` (already zeroed); the magic goes last.
+    static func initialize(_ mapping: SharedMapping, readerSlots: Int, dataFile: DataFileIdentity) {
         mapping.store32(LockFileLayout.layoutVersionOffset, LockFileLayout.layoutVersion)
         mapping.store32(LockFileLayout.readerSlotCountOffset, UInt32(readerSlots))
         mapping.store32(LockFileLayout.sessionEntryCountOffset, UInt32(LockFileLayout.sessionEntryCount))
         mapping.store64(LockFileLayout.dataFileDeviceOffset, dataFile.device)
         mapping.store64(LockFileLayout.dataFileInodeOffset, dataFile.inode)
-        let mutex = mapping.rawPointer(LockFileLayout.writerMutexOffset, count: LockFileLayout.writerMutexCapacity)
-        let result = firn_mutex_init(mutex.assumingMemoryBound(to: pthread_mutex_t.self))
         mapping.write(LockFileLayout.magic, at: LockFileLayout.magicOffset, paddedTo: 8)
-        return result
     }
 
     /// The live-looking pids in a raw session table, read leniently from a

@@ -1,14 +1,14 @@
 /// The byte layout of `<database path>.lock`, the small file every process
 /// that has a database open maps `MAP_SHARED`. All integers are
-/// little-endian (the file is host-local: it holds a `pthread_mutex_t`, so
-/// it is only meaningful to processes on the same machine and libc).
+/// little-endian (the file is host-local: its locks and futex words only
+/// mean something to processes on the same machine).
 ///
 /// Header (4096 bytes):
 ///
 /// | offset | size | field |
 /// | ---: | ---: | --- |
 /// | 0 | 8 | magic, ASCII `FIRNLOCK` |
-/// | 8 | 4 | layout version, u32 (= 1) |
+/// | 8 | 4 | layout version, u32 (= 2) |
 /// | 12 | 4 | reader slot count N, u32 (1…65536) |
 /// | 16 | 8 | latest published version, u64 (atomic) |
 /// | 24 | 4 | change counter, u32 (atomic; the futex word waiters sleep on) |
@@ -16,9 +16,10 @@
 /// | 32 | 8 | data file `st_dev`, u64 (0 = not yet known) |
 /// | 40 | 8 | data file `st_ino`, u64 (0 = not yet known) |
 /// | 48 | 4 | writer pid, i32 (atomic; 0 = unlocked) |
-/// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked) |
+/// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked, or held by a task or handed over) |
 /// | 56 | 8 | writer since, u64 ns since 1970 (atomic) |
-/// | 64 | 64 | writer lock: process-shared robust `pthread_mutex_t`, zero padded |
+/// | 64 | 4 | writer release counter, u32 (atomic; the futex word writers wait on) |
+/// | 68 | 60 | reserved, zero |
 /// | 128 | 2048 | session table: 128 entries of 16 bytes (see `SessionEntryLayout`) |
 /// | 2176 | 1920 | reserved, zero |
 /// | 4096 | N × 128 | reader table: N slots of 128 bytes (see `ReaderSlotLayout`) |
@@ -32,13 +33,15 @@
 /// | ---: | --- | --- |
 /// | 0 | read by every open `LockFile`; write = exclusive session | session lock |
 /// | 1 | write while (re)initializing or registering | init lock |
+/// | 2 | write by the writer | writer lock |
 /// | 2³² + pid | read by every open `LockFile` of process pid | liveness of pid |
 ///
 /// A slot or session entry whose pid is not ours is stale when nobody holds a
 /// lock on its liveness byte.
 public enum LockFileLayout {
     public static let magic: [UInt8] = Array("FIRNLOCK".utf8)
-    public static let layoutVersion: UInt32 = 1
+    /// 2: the writer lock is an OFD lock on byte 2 (1 had a pthread mutex).
+    public static let layoutVersion: UInt32 = 2
 
     public static let magicOffset = 0
     public static let layoutVersionOffset = 8
@@ -51,8 +54,7 @@ public enum LockFileLayout {
     public static let writerPIDOffset = 48
     public static let writerThreadOffset = 52
     public static let writerSinceOffset = 56
-    public static let writerMutexOffset = 64
-    public static let writerMutexCapacity = 64
+    public static let writerReleaseCounterOffset = 64
     public static let sessionTableOffset = 128
     public static let sessionEntryCount = 128
     public static let readerTableOffset = 4096
@@ -64,6 +66,8 @@ public enum LockFileLayout {
     public static let sessionLockByte: Int64 = 0
     /// OFD lock byte held for write while a process validates or initializes.
     public static let initLockByte: Int64 = 1
+    /// OFD lock byte held for write by the one writer.
+    public static let writerLockByte: Int64 = 2
     /// The liveness byte of process pid is `livenessBase + pid`.
     public static let livenessBase: Int64 = 1 << 32
 

@@ -244,33 +244,49 @@ public final class Store: @unchecked Sendable {
     // MARK: writing
 
     /// Begins the write transaction, waiting up to `timeout` (default: the
-    /// store's `lockTimeout`) for the writer lock. Commit or abort it on the
-    /// thread that began it.
-    public func beginWrite(timeout: Duration? = nil) throws(FirnError) -> WriteTransaction {
-        try checkOpen()
-        guard let lockFile, !options.readOnly else {
-            throw FirnError.misuse("\(path): the store is open read-only")
-        }
-        try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
-        do {
-            return try WriteTransaction(store: self, lockFile: lockFile)
-        } catch {
-            lockFile.unlockWriter()
-            throw error
-        }
+    /// store's `lockTimeout`) for the writer lock, in turn with the other
+    /// writers of this store. The transaction is not tied to the thread
+    /// that began it: send it to another to commit or abort it there.
+    /// Blocks the calling thread: from async code, `await` the async
+    /// variant, which suspends instead.
+    @available(*, noasync, message: "blocks the thread; use the async beginWrite")
+    public func beginWrite(timeout: Duration? = nil) throws(FirnError) -> sending WriteTransaction {
+        let lockFile = try writableLockFile()
+        let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        return try startTransaction(lockFile: lockFile, lease: lease)
+    }
+
+    /// Begins the write transaction without blocking a thread: suspends
+    /// until the writer lock is granted (in turn with the other writers of
+    /// this store), at most `timeout` (default: the store's `lockTimeout`).
+    /// A task cancelled before it got the lock throws `CancellationError`
+    /// and never held it.
+    public func beginWrite(timeout: Duration? = nil) async throws -> sending WriteTransaction {
+        let lockFile = try writableLockFile()
+        let lease = try await lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        return try startTransaction(lockFile: lockFile, lease: lease)
     }
 
     /// Begins the write transaction only if no one else is writing.
-    public func tryBeginWrite() throws(FirnError) -> WriteTransaction? {
+    public func tryBeginWrite() throws(FirnError) -> sending WriteTransaction? {
+        let lockFile = try writableLockFile()
+        guard let lease = try lockFile.tryLockWriter() else { return nil }
+        return try startTransaction(lockFile: lockFile, lease: lease)
+    }
+
+    private func writableLockFile() throws(FirnError) -> LockFile {
         try checkOpen()
         guard let lockFile, !options.readOnly else {
             throw FirnError.misuse("\(path): the store is open read-only")
         }
-        guard try lockFile.tryLockWriter() else { return nil }
+        return lockFile
+    }
+
+    private func startTransaction(lockFile: LockFile, lease: WriterLease) throws(FirnError) -> WriteTransaction {
         do {
-            return try WriteTransaction(store: self, lockFile: lockFile)
+            return try WriteTransaction(store: self, lockFile: lockFile, lease: lease)
         } catch {
-            lockFile.unlockWriter()
+            lockFile.unlockWriter(lease)
             throw error
         }
     }

@@ -1,8 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one write transaction of a database. Changes are invisible to
 /// everyone else until `commit`, which makes them durable in two phases:
 /// the new pages are written and synced, then the commit record goes into
 /// the slot not holding the current version and is synced, then the new
-/// version is published. Commit or abort on the thread that began it.
+/// version is published. Not tied to a thread: it may be begun on one
+/// thread and committed or aborted on another (one thread at a time).
+/// Dropping it without committing aborts it.
 public final class WriteTransaction {
     /// The version this transaction commits as.
     public let version: UInt64
@@ -10,6 +16,9 @@ public final class WriteTransaction {
     public let baseVersion: UInt64
     public let store: Store
     private let lockFile: LockFile
+    private let lease: WriterLease
+    /// The thread that began the transaction, until another uses it.
+    private var beginThread: pthread_t?
     private let context: WriteContext
     private let ledger: SpaceLedger
     private let catalog: MutableTree
@@ -22,9 +31,11 @@ public final class WriteTransaction {
     private let overwrittenSlot: [UInt8]
     private let base: CommitRecord
 
-    init(store: Store, lockFile: LockFile) throws(FirnError) {
+    init(store: Store, lockFile: LockFile, lease: WriterLease) throws(FirnError) {
         self.store = store
         self.lockFile = lockFile
+        self.lease = lease
+        beginThread = pthread_self()
         let base = try store.readSlots().currentForWriting(path: store.path)
         self.base = base
         baseVersion = base.version
@@ -176,7 +187,7 @@ public final class WriteTransaction {
 
     private func finish() {
         finished = true
-        lockFile.unlockWriter()
+        lockFile.unlockWriter(lease)
     }
 
     /// The record could not be made durable: put back what the slot held,
@@ -194,6 +205,12 @@ public final class WriteTransaction {
 
     func checkActive() throws(FirnError) {
         if finished { throw FirnError.misuse("\(store.path): the write transaction has ended") }
+        if let beginThread, pthread_equal(beginThread, pthread_self()) == 0 {
+            // Handed over: the thread that began it may now wait for the
+            // lock again without that being taken for a self-deadlock.
+            self.beginThread = nil
+            lockFile.writerMovedThread()
+        }
     }
 
     func located<R>(_ body: () throws(FirnError) -> R) throws(FirnError) -> R {
