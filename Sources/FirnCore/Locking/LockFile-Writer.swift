@@ -88,7 +88,7 @@ extension LockFile {
     private func didAcquireWriter(thread: Int64, recovered: Bool) {
         mapping.storeInt32(LockFileLayout.writerPIDOffset, ownPID)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, Int32(truncatingIfNeeded: thread))
-        mapping.store64(LockFileLayout.writerSinceOffset, LockClock.wallNanoseconds())
+        mapping.store64(LockFileLayout.writerSinceOffset, wallClockNanoseconds())
         local.withLock { state in
             state.writerThread = thread
             state.lastLockRecoveredFromDeadOwner = recovered
@@ -106,7 +106,7 @@ extension LockFile {
         let pid = mapping.loadInt32(LockFileLayout.writerPIDOffset)
         guard pid != 0 else { return "its holder has not recorded itself" }
         let since = mapping.load64(LockFileLayout.writerSinceOffset)
-        let now = LockClock.wallNanoseconds()
+        let now = wallClockNanoseconds()
         let held = now >= since ? Int64(clamping: now - since) : 0
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         let note = probe.isAlive(pid) ? "" : ", which has exited"

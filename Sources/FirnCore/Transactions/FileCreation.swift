@@ -46,9 +46,3 @@ public func syncDirectory(of path: String) throws(FirnError) {
     _ = try retryingEINTR(path: directory, "fsync directory") { fsync(fd) }
 }
 
-/// Nanoseconds since 1970 by the wall clock.
-public func wallClockNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}

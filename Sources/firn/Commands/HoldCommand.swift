@@ -39,9 +39,9 @@ struct HoldCommand: ParsableCommand {
         } else {
             try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\"\(r.frozenObjects > 0 ? ", \(Units.grouped(r.frozenObjects)) frozen objects" : ""))")
         }
-        let deadline = seconds.map { wallClockNanoseconds() + UInt64($0 * 1e9) }
+        let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
         while !Interruption.isRequested {
-            if let deadline, wallClockNanoseconds() >= deadline { break }
+            if let deadline, monotonicNanoseconds() >= deadline { break }
             usleep(50_000)
         }
     }
