@@ -136,7 +136,7 @@ public enum Compact {
         let output = try OutputFile(destination: options.path, replace: true)
         defer { output.discard() }
         let summary = try writePacked(snapshot, into: output, progress: progress)
-        _ = try Verify.verifyFile(output.temporaryPath, shownAs: output.temporaryPath)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: options.path)
         snapshot.close()
         try output.commit()
         try lock.recordDataFileIdentity()

@@ -22,7 +22,7 @@ enum ExitStatus {
             case .notFound, .notAFirnFile: return noInput
             case .corrupt: return dataError
             case .busy: return tempFail
-            case .noSpace: return cannotCreate
+            case .noSpace, .cannotCreate: return cannotCreate
             case .io: return error.isNoSpace ? cannotCreate : ioError
             case .invalidArgument: return usage
             case .misuse: return software
