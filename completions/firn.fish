@@ -148,7 +148,7 @@ complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "fir
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn growth" version' -l 'version' -d 'Show the version.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn growth" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" version' -l 'version' -d 'A readable version (default: the current one).' -rfka ''
-complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" tree' -l 'tree' -d 'Only this tree (also "(catalog)" or "(space)").' -rfka ''
+complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" tree' -l 'tree' -d 'Only this tree; "(catalog)" and "(space)" name the system trees unless a user tree has that name.' -rfka ''
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" pages' -l 'pages' -d 'One line per page.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" page' -l 'page' -d 'Decode one page.' -rfka ''
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn dump" entries' -l 'entries' -d 'Every entry, in the text format `firn load` reads.'

@@ -8,7 +8,7 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Exit 0 clean, 65 corrupt (each finding names page, tree, version, expected and found). Pins the version \
             it checks, so it runs against a live database without blocking writers. JSON keys: clean, verify (path, \
-            version, pageSize, quick, slots[], trees[], reachablePages, freePages, retiredPages, logicalPages, \
+            version, pageSize, quick, slots[], trees[] (name, kind: user, catalog or space, entries, depth, branchPages, leafPages, overflowPages), reachablePages, freePages, retiredPages, logicalPages, \
             bytesChecked, findings[] (kind, page, tree, version, expected, found, message), truncated), lockFile, seconds, pinned, note.
             """)
 
@@ -37,7 +37,7 @@ struct VerifyCommand: ParsableCommand {
                 try Console.line("slot \(slot.slot): \(slot.valid ? "v\(slot.version ?? 0)\(slot.current ? " (current)" : "")" : "invalid (\(slot.problem ?? "?"))")")
             }
             for tree in v.trees {
-                try Console.line("tree \(tree.name): \(Units.grouped(tree.entries)) entries, depth \(tree.depth), \(tree.branchPages) branch + \(tree.leafPages) leaf + \(tree.overflowPages) overflow pages")
+                try Console.line("tree \(tree.kind.label(tree.name)): \(Units.grouped(tree.entries)) entries, depth \(tree.depth), \(tree.branchPages) branch + \(tree.leafPages) leaf + \(tree.overflowPages) overflow pages")
             }
             try Console.line("pages: \(v.logicalPages) total = \(v.reachablePages) reachable + \(v.freePages) free + \(v.retiredPages) retired")
             if let note = report.lockFile.note { try Console.line("lock file: \(note)") }
