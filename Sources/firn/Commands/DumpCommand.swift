@@ -12,10 +12,12 @@ struct DumpCommand: ParsableCommand {
             """)
 
     @Argument(help: "The database file.") var file: String
-    @Option(help: "A readable version (default: the current one).") var version: UInt64?
+    @Option(parsing: .unconditional, help: "A readable version (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
     @Option(help: "Only this tree; \"(catalog)\" and \"(space)\" name the system trees unless a user tree has that name.") var tree: String?
     @Flag(help: "One line per page.") var pages = false
-    @Option(help: ArgumentHelp("Decode one page.", valueName: "n")) var page: UInt64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Decode one page.", valueName: "n"),
+            transform: NumericOption.page) var page: UInt64?
     @Flag(help: "Every entry, in the text format `firn load` reads.") var entries = false
     @Flag(help: "With --entries: write keys and values as hex even when printable.") var hex = false
     @OptionGroup var common: CommonOptions

@@ -13,14 +13,12 @@ struct VerifyCommand: ParsableCommand {
             """)
 
     @Argument(help: "The database file.") var file: String
-    @Option(help: "A readable version (default: the current one).") var version: UInt64?
+    @Option(parsing: .unconditional, help: "A readable version (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
     @Flag(help: "Skip page checksums (structure and references only).") var quick = false
-    @Option(help: "Stop after this many findings.") var maxErrors = 100
+    @Option(parsing: .unconditional, help: "Stop after this many findings (1…1000000; default: 100).", transform: NumericOption.findings)
+    var maxErrors = 100
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard maxErrors >= 1 else { throw ValidationError("--max-errors must be at least 1") }
-    }
 
     func run() throws {
         var options = Verify.Options(path: file)
@@ -45,7 +43,7 @@ struct VerifyCommand: ParsableCommand {
             if v.truncated { try Console.line("(stopped after \(v.findings.count) findings; --max-errors)") }
             let mbps = report.seconds > 0 ? Double(v.bytesChecked) / 1_048_576 / report.seconds : 0
             try Console.line(report.clean
-                ? "\(file): version \(v.version) is clean (\(Units.bytes(v.bytesChecked)) checked in \(Units.oneDecimal(report.seconds * 1000)) ms, \(Int(mbps)) MiB/s)"
+                ? "\(file): version \(v.version) is clean (\(Units.bytes(v.bytesChecked)) checked in \(Units.oneDecimal(report.seconds * 1000)) ms, \(mbps < 1e15 ? Int(mbps) : 0) MiB/s)"
                 : "\(file): version \(v.version): \(v.findings.count) finding(s)")
         }
         if let first = report.verify.findings.first {
