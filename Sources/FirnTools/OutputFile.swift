@@ -21,14 +21,14 @@ public final class OutputFile {
 
     /// Creates the temporary file. `replace` false refuses an existing
     /// destination (exit 73) before anything is written.
-    public init(destination: String, replace: Bool, directory: String? = nil) throws(ToolError) {
+    public init(destination: String, replace: Bool) throws(ToolError) {
         self.destination = destination
         var info = stat()
         if lstat(destination, &info) == 0 && !replace { throw ToolError.outputExists(path: destination) }
-        let dir = directory ?? OutputFile.directory(of: destination)
+        let dir = OutputFile.directory(of: destination)
         let base = fileName(of: destination)
         let prefix = ".\(base.isEmpty ? "output" : base).firn-tmp-"
-        OwnedTemporaryFile.removeLeftovers(in: dir, prefixes: [prefix, base + ".creating-"])
+        OwnedTemporaryFile.removeLeftovers(in: dir, prefixes: base.isEmpty ? [prefix] : [prefix, base + ".creating-"])
         var attempts = 0
         while true {
             attempts += 1
