@@ -14,6 +14,8 @@ public enum FirnError: Error, Sendable, Equatable, CustomStringConvertible {
     case busy(path: String, detail: String)
     /// No space left to create or grow a file.
     case noSpace(path: String, detail: String)
+    /// A file cannot be created: its directory is missing or not writable.
+    case cannotCreate(path: String, detail: String)
     /// The caller asked for something invalid (bad option, key too long…).
     case invalidArgument(String)
     /// The store, snapshot or transaction was used after it ended, or a write
@@ -37,6 +39,8 @@ public enum FirnError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): busy: \(detail)"
         case let .noSpace(path, detail):
             return "\(path): no space: \(detail)"
+        case let .cannotCreate(path, detail):
+            return "\(path): cannot create: \(detail)"
         case let .invalidArgument(detail):
             return detail
         case let .misuse(detail):

@@ -69,7 +69,7 @@ public enum Compact {
     }
 
     private static func copy(_ options: Options, progress: ProgressHandler?) throws -> Report {
-        let started = wallClockNanoseconds()
+        let started = monotonicNanoseconds()
         guard let outputPath = options.output else { throw ToolError.usage("compact: no output") }
         let access = try ReadAccess.open(options.path, version: options.version, kind: .compact, label: "firn compact")
         defer { access.close() }
@@ -87,7 +87,7 @@ public enum Compact {
         try guardLock?.didReplaceDataFile(version: summary.version)
         return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true, reason: nil,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
-                      seconds: Double(wallClockNanoseconds() - started) / 1e9)
+                      seconds: elapsedSeconds(since: started))
     }
 
     private static func writePacked(_ snapshot: Snapshot, into output: OutputFile, progress: ProgressHandler?) throws -> PackedImageWriter.Summary {
@@ -102,7 +102,7 @@ public enum Compact {
     }
 
     private static func inPlace(_ options: Options, progress: ProgressHandler?) throws -> Report {
-        let started = wallClockNanoseconds()
+        let started = monotonicNanoseconds()
         if options.version != nil {
             throw ToolError.usage("--version needs -o: compacting in place keeps the current version")
         }
@@ -110,13 +110,13 @@ public enum Compact {
         defer { store.close() }
         guard let lock = store.lockFile else { throw ToolError.usage("\(options.path): no lock file") }
         // Exclusivity, retried until the lock timeout (75 naming the holders otherwise).
-        let deadline = wallClockNanoseconds() + UInt64(max(0, options.lockTimeout ?? 0) * 1e9)
+        let deadline = monotonicDeadline(afterSeconds: options.lockTimeout ?? 0)
         while true {
             do {
                 try lock.tryExclusiveSession()
                 break
             } catch {
-                if case .busy = error, wallClockNanoseconds() < deadline {
+                if case .busy = error, monotonicNanoseconds() < deadline {
                     usleep(50_000)
                     continue
                 }
@@ -124,7 +124,7 @@ public enum Compact {
             }
         }
         defer { lock.releaseExclusiveSession() }
-        let lease = try lock.lockWriter(timeout: .milliseconds(Int64(max(0, options.lockTimeout ?? 0) * 1000)))
+        let lease = try lock.lockWriter(timeout: .nanoseconds(timeoutNanoseconds(seconds: options.lockTimeout ?? 0)))
         defer { lock.unlockWriter(lease) }
         let snapshot = try store.snapshot(kind: .compact, label: "firn compact")
         defer { snapshot.close() }
@@ -141,7 +141,7 @@ public enum Compact {
         let output = try OutputFile(destination: options.path, replace: true)
         defer { output.discard() }
         let summary = try writePacked(snapshot, into: output, progress: progress)
-        _ = try Verify.verifyFile(output.temporaryPath, shownAs: output.temporaryPath)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: options.path)
         snapshot.close()
         // Still exclusive: nobody can open the old file between the rename
         // and the new identity being recorded (openers prove their
@@ -150,6 +150,6 @@ public enum Compact {
         try lock.didReplaceDataFile(version: summary.version)
         return Report(path: options.path, output: options.path, inPlace: true, dryRun: false, compacted: true, reason: nil,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
-                      seconds: Double(wallClockNanoseconds() - started) / 1e9)
+                      seconds: elapsedSeconds(since: started))
     }
 }

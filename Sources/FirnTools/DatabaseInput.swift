@@ -66,7 +66,7 @@ public enum DatabaseInput {
         if !create || fileExists(path) { try checkRegularFile(path) }
         var options = StoreOptions()
         options.create = create
-        options.lockTimeout = lockTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        options.lockTimeout = lockTimeout.map { .nanoseconds(timeoutNanoseconds(seconds: $0)) }
         return try Store.open(path, options: options)
     }
 

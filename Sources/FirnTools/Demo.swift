@@ -152,8 +152,8 @@ public enum Demo {
     private static func stop(_ child: Process) {
         guard child.isRunning else { return }
         child.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while child.isRunning && Date() < deadline { usleep(10_000) }
+        let deadline = monotonicDeadline(afterSeconds: 5)
+        while child.isRunning && monotonicNanoseconds() < deadline { usleep(10_000) }
         if child.isRunning { kill(child.processIdentifier, SIGKILL) }
         child.waitUntilExit()
     }

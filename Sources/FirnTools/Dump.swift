@@ -19,6 +19,8 @@ public enum Dump {
 
     public struct Tree: Codable, Sendable, Equatable {
         public var name: String
+        /// A user tree, or the catalog or space tree (whatever the user trees are named).
+        public var kind: TreeKind
         public var entries: UInt64
         public var depth: Int
         public var levels: [Level]
@@ -39,6 +41,7 @@ public enum Dump {
     public struct Page: Codable, Sendable, Equatable {
         public var page: UInt64
         public var tree: String
+        public var treeKind: TreeKind
         public var type: String
         public var level: Int
         public var birth: UInt64
@@ -89,22 +92,30 @@ public enum Dump {
         public var problems: [String]
     }
 
-    /// The trees a dump covers: `--tree` alone, or every tree then the
-    /// catalog and space trees (names in parentheses).
-    private static func roots(_ snapshot: Snapshot, only: String?) throws(FirnError) -> [(String, PageRef, UInt64)] {
+    /// One tree a dump covers.
+    private struct Root {
+        var name: String
+        var kind: TreeKind
+        var ref: PageRef
+        /// The catalog's count (user trees), the number of trees (catalog); 0 for the space tree.
+        var count: UInt64
+    }
+
+    /// The trees a dump covers: `--tree` alone, or every user tree then the
+    /// catalog and space trees. `--tree` names a user tree first; "(catalog)"
+    /// and "(space)" name the system trees unless a user tree has that name.
+    private static func roots(_ snapshot: Snapshot, only: String?) throws(FirnError) -> [Root] {
         let catalog = try snapshot.catalog()
-        if let only {
-            if only == "(catalog)" { return [(only, snapshot.catalogRootRef, UInt64(catalog.count))] }
-            if only == "(space)" { return [(only, snapshot.spaceRootRef, 0)] }
-            guard let entry = catalog.first(where: { $0.name == only })?.entry else {
-                throw FirnError.invalidArgument("\(snapshot.store.path): no tree named \"\(only)\" in version \(snapshot.version)")
-            }
-            return [(only, entry.root, entry.count)]
+        let system = [
+            Root(name: "(catalog)", kind: .catalog, ref: snapshot.catalogRootRef, count: UInt64(catalog.count)),
+            Root(name: "(space)", kind: .space, ref: snapshot.spaceRootRef, count: 0),
+        ]
+        let user = catalog.map { Root(name: $0.name, kind: .user, ref: $0.entry.root, count: $0.entry.count) }
+        guard let only else { return user + system }
+        guard let root = user.first(where: { $0.name == only }) ?? system.first(where: { $0.name == only }) else {
+            throw FirnError.invalidArgument("\(snapshot.store.path): no tree named \"\(only)\" in version \(snapshot.version)")
         }
-        var out = catalog.map { ($0.name, $0.entry.root, $0.entry.count) }
-        out.append(("(catalog)", snapshot.catalogRootRef, UInt64(catalog.count)))
-        out.append(("(space)", snapshot.spaceRootRef, 0))
-        return out
+        return [root]
     }
 
     public static func structure(_ options: Options) throws(FirnError) -> StructureReport {
@@ -114,14 +125,14 @@ public enum Dump {
         let pageSize = access.store.pageSize
         var visited = Set<UInt64>()
         var trees: [Tree] = []
-        for (name, root, count) in try roots(snapshot, only: options.tree) {
+        for root in try roots(snapshot, only: options.tree) {
             var levels: [Int: Level] = [:]
             var overflow: UInt64 = 0
             var used: [Int: UInt64] = [:]
             var first: [UInt8]? = nil
             var last: [UInt8]? = nil
             var entries: UInt64 = 0
-            try snapshot.walkPages(root: root, tree: name, visited: &visited) { (p) throws(FirnError) in
+            try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
                 if p.type == "overflow" { overflow += 1; return }
                 var level = levels[p.level] ?? Level(level: p.level, pages: 0, cells: 0, fillPercent: 0)
                 level.pages += 1
@@ -140,7 +151,7 @@ public enum Dump {
                 l.fillPercent = (l.fillPercent * 10).rounded() / 10
                 return l
             }
-            trees.append(Tree(name: name, entries: name == "(space)" ? entries : count, depth: shaped.count,
+            trees.append(Tree(name: root.name, kind: root.kind, entries: root.kind == .space ? entries : root.count, depth: shaped.count,
                               levels: shaped, overflowPages: overflow,
                               firstKey: first.map { ByteText.short($0) }, lastKey: last.map { ByteText.short($0) }))
         }
@@ -155,10 +166,10 @@ public enum Dump {
         let pageSize = access.store.pageSize
         var visited = Set<UInt64>()
         var pages: [Page] = []
-        for (name, root, _) in try roots(snapshot, only: options.tree) {
-            try snapshot.walkPages(root: root, tree: name, visited: &visited) { (p) throws(FirnError) in
+        for root in try roots(snapshot, only: options.tree) {
+            try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
                 pages.append(Page(
-                    page: p.page, tree: p.tree, type: p.type, level: p.level, birth: p.birth, count: p.count,
+                    page: p.page, tree: p.tree, treeKind: root.kind, type: p.type, level: p.level, birth: p.birth, count: p.count,
                     usedBytes: p.usedBytes, fillPercent: (Double(p.usedBytes) * 1000 / Double(pageSize)).rounded() / 10,
                     firstKey: p.firstKey.map { ByteText.short($0) }, lastKey: p.lastKey.map { ByteText.short($0) }))
             }
@@ -207,14 +218,16 @@ public enum Dump {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
-        let trees = try roots(snapshot, only: options.tree).filter { !$0.0.hasPrefix("(") || options.tree != nil }
+        // Every user tree; a system tree only when --tree names it.
+        let trees = try roots(snapshot, only: options.tree).filter { $0.kind == .user || options.tree != nil }
         var visited = Set<UInt64>()
-        for (name, root, _) in trees {
-            try snapshot.walkPages(root: root, tree: name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+        for root in trees {
+            try snapshot.walkPages(root: root.ref, tree: root.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
         }
         if !json { try write(EntryCodec.header + "\n") }
         var count: UInt64 = 0
-        for (name, _, _) in trees {
+        for root in trees where root.kind == .user {
+            let name = root.name
             guard let reader = try snapshot.tree(name) else { continue }
             let cursor = reader.cursor()
             try cursor.first()

@@ -38,7 +38,7 @@ public enum Export {
     }
 
     public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
-        let started = wallClockNanoseconds()
+        let started = monotonicNanoseconds()
         let toStdout = options.output == "-"
         // Refuse an existing output before doing any work.
         let output = toStdout ? nil : try OutputFile(destination: options.output, replace: options.force)
@@ -91,7 +91,7 @@ public enum Export {
         try output?.commit()
         return Report(path: options.path, output: options.output, version: summary.version, imageBytes: summary.bytes,
                       compressedBytes: compressed, trees: summary.trees, entries: summary.entries,
-                      seconds: Double(wallClockNanoseconds() - started) / 1e9, pinned: access.pinned, note: access.note)
+                      seconds: elapsedSeconds(since: started), pinned: access.pinned, note: access.note)
     }
 
     /// The compressing side of an export: drains the pipe into the encoder

@@ -6,7 +6,9 @@ public enum GrowthSVG {
         let left = 80.0, right = 20.0, top = 40.0, bottom = 50.0
         let plotW = Double(width) - left - right
         let plotH = Double(height) - top - bottom
-        let maxBytes = Double(max(1, points.map(\.fileBytes).max() ?? 1))
+        // Labels use the integers themselves: a Double of a value near 2^64 cannot convert back.
+        let largest = max(1, points.map(\.fileBytes).max() ?? 1)
+        let maxBytes = Double(largest)
         let firstV = Double(points.first?.version ?? 0)
         let lastV = Double(points.last?.version ?? 1)
         let spanV = max(1, lastV - firstV)
@@ -22,10 +24,10 @@ public enum GrowthSVG {
         <text x="\(fmt(left))" y="20" font-size="14">\(escape(report.path)): \(escape(report.explanation))</text>
         <line x1="\(fmt(left))" y1="\(fmt(top + plotH))" x2="\(fmt(left + plotW))" y2="\(fmt(top + plotH))" stroke="black"/>
         <line x1="\(fmt(left))" y1="\(fmt(top))" x2="\(fmt(left))" y2="\(fmt(top + plotH))" stroke="black"/>
-        <text x="\(fmt(left - 6))" y="\(fmt(top + 4))" text-anchor="end">\(Units.bytes(UInt64(maxBytes)))</text>
+        <text x="\(fmt(left - 6))" y="\(fmt(top + 4))" text-anchor="end">\(Units.bytes(largest))</text>
         <text x="\(fmt(left - 6))" y="\(fmt(top + plotH))" text-anchor="end">0</text>
-        <text x="\(fmt(left))" y="\(fmt(top + plotH + 18))">v\(Int(firstV))</text>
-        <text x="\(fmt(left + plotW))" y="\(fmt(top + plotH + 18))" text-anchor="end">v\(Int(lastV))</text>
+        <text x="\(fmt(left))" y="\(fmt(top + plotH + 18))">v\(points.first?.version ?? 0)</text>
+        <text x="\(fmt(left + plotW))" y="\(fmt(top + plotH + 18))" text-anchor="end">v\(points.last?.version ?? 1)</text>
 
         """
         if !points.isEmpty {

@@ -29,7 +29,7 @@ public enum Import {
     }
 
     public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
-        let started = wallClockNanoseconds()
+        let started = monotonicNanoseconds()
         var fd: Int32 = 0
         if options.input != "-" {
             try DatabaseInput.checkRegularFile(options.input)
@@ -74,6 +74,6 @@ public enum Import {
         if let guardLock { try guardLock.didReplaceDataFile(version: report.version) }
         return Report(input: options.input, output: options.output, version: report.version,
                       compressedBytes: result.compressedBytes, bytes: result.bytes, replaced: replaced,
-                      trees: report.trees, seconds: Double(wallClockNanoseconds() - started) / 1e9)
+                      trees: report.trees, seconds: elapsedSeconds(since: started))
     }
 }

@@ -6,6 +6,13 @@ import Glibc
 /// directory (registered for removal on SIGINT), fsync, then an atomic
 /// rename into place and an fsync of the directory. Until `commit`, the
 /// destination is untouched.
+///
+/// The temporary file is `.<name>.firn-tmp-<pid>-<random>`, locked by this
+/// process while it is open (`OwnedTemporaryFile`). A run that was killed
+/// (SIGKILL, a crash, power loss) cannot remove its own, so every new
+/// `OutputFile` first removes the leftovers for its destination whose
+/// owner is gone — and those of a killed database creation
+/// (`<name>.creating-<pid>-<random>`).
 public final class OutputFile {
     public let destination: String
     public let temporaryPath: String
@@ -17,30 +24,52 @@ public final class OutputFile {
 
     /// Creates the temporary file. `replace` false refuses an existing
     /// destination (exit 73) before anything is written.
-    public init(destination: String, replace: Bool, directory: String? = nil) throws(ToolError) {
+    public init(destination: String, replace: Bool) throws(ToolError) {
         self.destination = destination
         self.replace = replace
         var info = stat()
         if lstat(destination, &info) == 0 && !replace { throw ToolError.outputExists(path: destination) }
-        let dir = directory ?? OutputFile.directory(of: destination)
-        let base = destination.split(separator: "/").last.map(String.init) ?? "output"
-        temporaryPath = "\(dir)/.\(base).firn-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        Interruption.register(temporaryPath)
-        let fd = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let code = errno
-            Interruption.unregister(temporaryPath)
-            throw ToolError.writing(destination, "create a temporary file in \(dir)", errno: code)
+        let dir = OutputFile.directory(of: destination)
+        let base = fileName(of: destination)
+        let prefix = ".\(base.isEmpty ? "output" : base).firn-tmp-"
+        OwnedTemporaryFile.removeLeftovers(in: dir, prefixes: base.isEmpty ? [prefix] : [prefix, base + ".creating-"])
+        var attempts = 0
+        while true {
+            attempts += 1
+            let path = (dir == "/" ? "/" : dir + "/") + OwnedTemporaryFile.name(prefix: prefix)
+            Interruption.register(path)
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                let code = errno
+                Interruption.unregister(path)
+                if code == EEXIST && attempts < 8 { continue }
+                throw OutputFile.creationError(destination, directory: dir, errno: code)
+            }
+            // A sweeper holding the lock is about to remove the file: another name.
+            guard OwnedTemporaryFile.lock(fd) else {
+                close(fd)
+                Interruption.unregister(path)
+                if attempts < 8 { continue }
+                throw ToolError.io(path: destination, operation: "lock a temporary file in \(dir)", errno: EWOULDBLOCK)
+            }
+            temporaryPath = path
+            self.fd = fd
+            return
         }
-        self.fd = fd
+    }
+
+    /// An errno from creating the temporary file, naming the destination.
+    static func creationError(_ destination: String, directory: String, errno code: Int32) -> ToolError {
+        switch code {
+        case ENOENT: return .cannotCreate(path: destination, detail: "the directory \(directory) does not exist")
+        case ENOTDIR: return .cannotCreate(path: destination, detail: "\(directory) is not a directory")
+        default: return .writing(destination, "create a temporary file in \(directory)", errno: code)
+        }
     }
 
     deinit { discard() }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    static func directory(of path: String) -> String { parentDirectory(of: path) }
 
     /// Appends `bytes` (retrying short writes and EINTR).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(ToolError) {

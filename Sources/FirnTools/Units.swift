@@ -24,6 +24,8 @@ public enum Units {
     }
 
     public static func oneDecimal(_ value: Double) -> String {
+        // Beyond Int's range (or not a number), Int(_:) would trap.
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
         let scaled = (value * 10).rounded()
         let whole = Int(scaled / 10)
         let tenth = abs(Int(scaled) % 10)
@@ -67,17 +69,18 @@ public enum Units {
         return UInt64(number)
     }
 
-    /// Parses "90s", "15m", "2h", "1d", "1.5h" or plain seconds.
+    /// Parses "90s", "15m", "2h", "1d", "1.5h" or plain seconds (finite, not negative).
     public static func parseDuration(_ text: String) -> Double? {
         let lower = text.lowercased().trimmingSpaces
         let suffixes: [(String, Double)] = [
             ("ms", 0.001), ("sec", 1), ("min", 60), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 604800),
         ]
         for (suffix, factor) in suffixes where lower.hasSuffix(suffix) {
-            guard let number = Double(lower.dropLast(suffix.count).trimmingSpaces), number >= 0 else { return nil }
+            guard let number = Double(lower.dropLast(suffix.count).trimmingSpaces), number >= 0,
+                  (number * factor).isFinite else { return nil }
             return number * factor
         }
-        guard let number = Double(lower), number >= 0 else { return nil }
+        guard let number = Double(lower), number >= 0, number.isFinite else { return nil }
         return number
     }
 
@@ -93,8 +96,7 @@ public enum Units {
 
     /// Seconds from `nanoseconds` (wall clock) to now; 0 for the future.
     public static func secondsSince(nanoseconds: UInt64) -> Double {
-        let now = wallClockNanoseconds()
-        return now > nanoseconds ? Double(now - nanoseconds) / 1e9 : 0
+        elapsedSeconds(since: nanoseconds, until: wallClockNanoseconds())
     }
 }
 

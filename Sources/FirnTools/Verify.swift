@@ -31,7 +31,7 @@ public enum Verify {
     }
 
     public static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
-        let started = wallClockNanoseconds()
+        let started = monotonicNanoseconds()
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn verify")
         defer { access.close() }
         var verifierOptions = Verifier.Options()
@@ -52,7 +52,7 @@ public enum Verify {
         } else if lockState.stalePins > 0 {
             lockState.note = "\(lockState.stalePins) stale pin(s) of exited processes; `firn pins --clear-stale` frees them"
         }
-        let seconds = Double(wallClockNanoseconds() - started) / 1e9
+        let seconds = elapsedSeconds(since: started)
         return Report(path: options.path, clean: report.isClean, verify: report, lockFile: lockState,
                       seconds: seconds, pinned: access.pinned, note: access.note)
     }

@@ -36,10 +36,9 @@ struct Firn: ParsableCommand {
             command = try parseAsRoot()
         } catch {
             // Help, --version and generated scripts exit 0 through the parser;
-            // every other parse error is a usage error: 64.
+            // every other parse error is a usage error: 64, one line.
             if exitCode(for: error) == .success { exit(withError: error) }
-            Console.error(fullMessage(for: error))
-            Glibc.exit(ExitStatus.usage)
+            Glibc.exit(ExitStatus.reportUsage(error, arguments: Array(CommandLine.arguments.dropFirst())))
         }
         do {
             try command.run()

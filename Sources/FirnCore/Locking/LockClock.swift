@@ -2,22 +2,11 @@
 import Glibc
 #endif
 
-/// The clocks the lock file uses: wall-clock nanoseconds for the times it
+/// Time arithmetic and formatting for the lock file. The clocks themselves
+/// are read in Clocks.swift: the wall clock for the times the lock file
 /// records (pinned since, writer since, session opened at), the monotonic
-/// clock for timeouts, and the formatting used in error messages.
+/// clock for timeouts.
 enum LockClock {
-    static func wallNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(max(0, now.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, now.tv_nsec))
-    }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(max(0, now.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, now.tv_nsec))
-    }
-
     /// A duration in nanoseconds, clamped to 0…Int64.max.
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

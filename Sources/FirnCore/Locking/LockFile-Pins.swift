@@ -116,7 +116,7 @@ extension LockFile {
             mapping.storeInt32(offset + ReaderSlotLayout.pidOffset, ownPID)
             mapping.storeInt64(offset + ReaderSlotLayout.threadIDOffset, firn_gettid())
             mapping.store64(offset + ReaderSlotLayout.versionOffset, version)
-            mapping.store64(offset + ReaderSlotLayout.sinceOffset, LockClock.wallNanoseconds())
+            mapping.store64(offset + ReaderSlotLayout.sinceOffset, wallClockNanoseconds())
             mapping.store64(offset + ReaderSlotLayout.frozenObjectsOffset, 0)
             mapping.zero(offset + ReaderSlotLayout.kindOffset, count: ReaderSlotLayout.labelOffset - ReaderSlotLayout.kindOffset)
             mapping.storeByte(offset + ReaderSlotLayout.kindOffset, kind.rawValue)

@@ -31,11 +31,11 @@ extension LockFile {
     /// `timeout`. True when it changed, false on timeout.
     public func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {
         let word = mapping.pointer32(LockFileLayout.changeCounterOffset)
-        let deadline = LockClock.monotonicNanoseconds() &+ UInt64(LockClock.nanoseconds(timeout))
+        let deadline = monotonicNanoseconds() &+ UInt64(LockClock.nanoseconds(timeout))
         while true {
             if firn_atomic_load_u32(word) != counter { return true }
             if isClosed { return false }
-            let now = LockClock.monotonicNanoseconds()
+            let now = monotonicNanoseconds()
             guard now < deadline else { return false }
             _ = firn_futex_wait(word, counter, Int64(clamping: deadline - now))
         }

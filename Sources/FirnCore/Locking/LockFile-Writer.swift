@@ -46,7 +46,7 @@ extension LockFile {
             throw FirnError.misuse("\(path): this thread already holds the write lock; locking it again would deadlock")
         }
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
-        let deadline = nanoseconds < 0 ? nil : Optional(LockClock.monotonicNanoseconds() &+ UInt64(nanoseconds))
+        let deadline = nanoseconds < 0 ? nil : Optional(monotonicNanoseconds() &+ UInt64(nanoseconds))
         guard writerQueue.acquire(deadline: deadline) else { throw writerBusy(nanoseconds) }
         do throws(FirnError) {
             guard try acquireWriterByte(deadline: deadline, isCancelled: { false }) else { throw writerBusy(nanoseconds) }
@@ -64,7 +64,7 @@ extension LockFile {
     public func lockWriter(timeout: Duration?) async throws -> WriterLease {
         try ensureOpen()
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
-        let deadline = nanoseconds < 0 ? nil : Optional(LockClock.monotonicNanoseconds() &+ UInt64(nanoseconds))
+        let deadline = nanoseconds < 0 ? nil : Optional(monotonicNanoseconds() &+ UInt64(nanoseconds))
         try await writerQueue.acquire()
         // The cross-process lock may take a while: wait for it on a thread
         // of our own, never on the caller's (a cooperative pool thread).
@@ -169,7 +169,7 @@ extension LockFile {
             if isCancelled() || isClosed { return false }
             var wait = Self.writerRetryInterval
             if let deadline {
-                let now = LockClock.monotonicNanoseconds()
+                let now = monotonicNanoseconds()
                 guard now < deadline else { return false }
                 wait = min(wait, deadline - now)
             }
@@ -189,7 +189,7 @@ extension LockFile {
         let previous = mapping.loadInt32(LockFileLayout.writerPIDOffset)
         mapping.storeInt32(LockFileLayout.writerPIDOffset, ownPID)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, Int32(truncatingIfNeeded: thread))
-        mapping.store64(LockFileLayout.writerSinceOffset, LockClock.wallNanoseconds())
+        mapping.store64(LockFileLayout.writerSinceOffset, wallClockNanoseconds())
         return local.withLock { state in
             state.writerLeaseCounter &+= 1
             state.writerLease = state.writerLeaseCounter
@@ -215,7 +215,7 @@ extension LockFile {
         let pid = mapping.loadInt32(LockFileLayout.writerPIDOffset)
         guard pid != 0 else { return "its holder has not recorded itself" }
         let since = mapping.load64(LockFileLayout.writerSinceOffset)
-        let now = LockClock.wallNanoseconds()
+        let now = wallClockNanoseconds()
         let held = now >= since ? Int64(clamping: now - since) : 0
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         let note = probe.isAlive(pid) ? "" : ", which has exited"

@@ -435,7 +435,7 @@ public final class LockFile: @unchecked Sendable {
             let claimed = word.claimed
             guard mapping.cas32(offset, expected: word.raw, desired: claimed.raw) else { continue }
             mapping.storeInt32(offset + SessionEntryLayout.pidOffset, ownPID)
-            mapping.store64(offset + SessionEntryLayout.openedAtOffset, LockClock.wallNanoseconds())
+            mapping.store64(offset + SessionEntryLayout.openedAtOffset, wallClockNanoseconds())
             mapping.store32(offset, claimed.with(state: SlotStateWord.active).raw)
             return PinSlot(index: index, generation: claimed.generation)
         }

@@ -56,7 +56,7 @@ final class WriterQueue: Sendable {
         guard let waiter, let semaphore = waiter.semaphore else { return true }
         let outcome: DispatchTimeoutResult
         if let deadline {
-            let now = LockClock.monotonicNanoseconds()
+            let now = monotonicNanoseconds()
             let wait = deadline > now ? Int(clamping: deadline - now) : 0
             outcome = semaphore.wait(timeout: .now() + .nanoseconds(wait))
         } else {

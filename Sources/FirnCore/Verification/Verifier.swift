@@ -46,12 +46,12 @@ public struct Verifier {
         let version = snapshot.version
         // The two slot pages are always in use.
         for page in 0..<min(2, bitmap.count) { _ = bitmap.mark(page, .reachable) }
-        var catalogStats = VerifiedTree(name: "(catalog)", entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
+        var catalogStats = VerifiedTree(name: "(catalog)", kind: .catalog, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
         visitTree(snapshot.info.catalogRoot, tree: "(catalog)", stats: &catalogStats) { key, value, this in
             this.checkCatalogEntry(name: key, value: value)
         }
         if let spaceRoot = snapshot.info.spaceRoot {
-            var spaceStats = VerifiedTree(name: "(space)", entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
+            var spaceStats = VerifiedTree(name: "(space)", kind: .space, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
             visitTree(spaceRoot, tree: "(space)", stats: &spaceStats) { key, value, this in
                 this.checkSpaceEntry(key: key, value: value)
             }
@@ -153,7 +153,8 @@ public struct Verifier {
         visitPage(root, tree: tree, level: nil, lower: nil, upper: nil, depth: 1,
                   previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats, leaf: leaf)
         stats.depth = leafDepth ?? 0
-        if tree.hasPrefix("(") { report.trees.append(stats) }
+        // User trees are added by their catalog entry, with the count check.
+        if stats.kind != .user { report.trees.append(stats) }
     }
 
     private mutating func visitPage(
@@ -277,7 +278,7 @@ public struct Verifier {
                               message: "catalog entry is not \(CatalogEntry.size) inline bytes"))
             return
         }
-        var stats = VerifiedTree(name: treeName, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
+        var stats = VerifiedTree(name: treeName, kind: .user, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
         visitTree(entry.root, tree: treeName, stats: &stats) { _, _, _ in }
         if !stopped, stats.entries != entry.count {
             add(VerifyFinding(kind: "count", tree: treeName, version: snapshot.version,

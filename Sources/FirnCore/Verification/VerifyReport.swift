@@ -37,6 +37,8 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
 /// One tree as verification saw it.
 public struct VerifiedTree: Codable, Sendable, Equatable {
     public var name: String
+    /// A user tree, or the catalog or space tree (whatever the user trees are named).
+    public var kind: TreeKind
     public var entries: UInt64
     public var depth: Int
     public var branchPages: UInt64

@@ -15,16 +15,15 @@ struct CompactCommand: ParsableCommand {
 
     @Argument(help: "The database file.") var file: String
     @Option(name: .shortAndLong, help: "Write the packed copy here instead of compacting in place.") var output: String?
-    @Option(help: "With -o: a readable version to copy (default: the current one).") var version: UInt64?
-    @Option(help: ArgumentHelp("Compact only when more than this percent of the file is reclaimable.", valueName: "percent"))
+    @Option(parsing: .unconditional, help: "With -o: a readable version to copy (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Compact only when more than this percent (0…100) of the file is reclaimable.", valueName: "percent"),
+            transform: NumericOption.percent)
     var ifFreeOver: Double?
     @Flag(help: "Tell the gain without writing anything.") var dryRun = false
     @Flag(help: "With -o: replace an existing output file.") var force = false
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        if let ifFreeOver, !(0...100).contains(ifFreeOver) { throw ValidationError("--if-free-over must be 0…100") }
-    }
 
     func run() throws {
         var options = Compact.Options(path: file)

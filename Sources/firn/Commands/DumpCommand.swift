@@ -12,10 +12,12 @@ struct DumpCommand: ParsableCommand {
             """)
 
     @Argument(help: "The database file.") var file: String
-    @Option(help: "A readable version (default: the current one).") var version: UInt64?
-    @Option(help: "Only this tree (also \"(catalog)\" or \"(space)\").") var tree: String?
+    @Option(parsing: .unconditional, help: "A readable version (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
+    @Option(help: "Only this tree; \"(catalog)\" and \"(space)\" name the system trees unless a user tree has that name.") var tree: String?
     @Flag(help: "One line per page.") var pages = false
-    @Option(help: ArgumentHelp("Decode one page.", valueName: "n")) var page: UInt64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Decode one page.", valueName: "n"),
+            transform: NumericOption.page) var page: UInt64?
     @Flag(help: "Every entry, in the text format `firn load` reads.") var entries = false
     @Flag(help: "With --entries: write keys and values as hex even when printable.") var hex = false
     @OptionGroup var common: CommonOptions
@@ -44,7 +46,7 @@ struct DumpCommand: ParsableCommand {
             try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
             for p in report.pages {
                 let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
-                try Console.line("\(String(p.page).padding(9)) \(p.tree.padding(16)) \(p.type.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
+                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
             }
             return
         }
@@ -53,7 +55,7 @@ struct DumpCommand: ParsableCommand {
         if common.json { return try Console.json(report) }
         try Console.line("\(file): version \(report.version), page size \(report.pageSize)")
         for t in report.trees {
-            try Console.line("tree \(t.name): \(Units.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
+            try Console.line("tree \(t.kind.label(t.name)): \(Units.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
             if let first = t.firstKey { try Console.line("  keys \(first) … \(t.lastKey ?? "")") }
             for level in t.levels {
                 try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Units.grouped(level.pages)) pages, \(Units.grouped(level.cells)) cells, \(Units.oneDecimal(level.fillPercent))% full")

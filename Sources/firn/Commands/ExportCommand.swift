@@ -9,14 +9,12 @@ struct ExportCommand: ParsableCommand {
 
     @Argument(help: "The database file.") var file: String
     @Option(name: .shortAndLong, help: "The snapshot file, or - for stdout.") var output: String
-    @Option(help: "A readable version (default: the current one).") var version: UInt64?
-    @Option(help: "LZ4 level: 0 fast (default) … 12 smallest.") var level: Int32 = 0
+    @Option(parsing: .unconditional, help: "A readable version (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
+    @Option(parsing: .unconditional, help: "LZ4 level: 0 fast (default) … 12 smallest.",
+            transform: NumericOption.level) var level: Int32 = 0
     @Flag(help: "Replace an existing output file.") var force = false
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard (-10...12).contains(level) else { throw ValidationError("--level must be -10…12") }
-    }
 
     func run() throws {
         var options = Export.Options(path: file, output: output)

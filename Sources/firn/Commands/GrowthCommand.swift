@@ -11,12 +11,11 @@ struct GrowthCommand: ParsableCommand {
     @Argument(help: "The database file.") var file: String
     @Option(help: ArgumentHelp("Also write the chart as SVG to this path.", valueName: "path")) var svg: String?
     @Flag(help: "Print the history as CSV instead of a chart.") var csv = false
-    @Option(help: "Chart width in columns.") var width = 60
+    @Option(parsing: .unconditional, help: "Chart width in columns (10…400; default: 60).", transform: NumericOption.width) var width = 60
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         if csv && common.json { throw ValidationError("--csv and --json are exclusive") }
-        guard (10...400).contains(width) else { throw ValidationError("--width must be 10…400") }
     }
 
     func run() throws {

@@ -11,17 +11,17 @@ struct HoldCommand: ParsableCommand {
         discussion: "Prints the version pinned, then waits. Ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, kind, label, frozenObjects.")
 
     @Argument(help: "The database file.") var file: String
-    @Option(help: "Release after this many seconds (default: until interrupted).") var seconds: Double?
+    @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
+            transform: NumericOption.seconds) var seconds: Double?
     @Option(help: "The pin's label, shown by `firn pins`.") var label = "firn hold"
-    @Option(help: "A readable version to pin (default: the current one).") var version: UInt64?
+    @Option(parsing: .unconditional, help: "A readable version to pin (default: the current one).",
+            transform: NumericOption.version) var version: UInt64?
     @Option(help: "The pin kind: read, frozen, threadSafeReference, export, compact, tool.") var kind = "tool"
-    @Option(help: .hidden) var decodeRecords = 0
+    @Option(parsing: .unconditional, help: .hidden, transform: NumericOption.records) var decodeRecords = 0
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         guard PinKind(name: kind) != nil else { throw ValidationError("--kind: unknown pin kind \"\(kind)\"") }
-        if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
-        guard decodeRecords >= 0 else { throw ValidationError("--decode-records must not be negative") }
     }
 
     func run() throws {
@@ -39,9 +39,9 @@ struct HoldCommand: ParsableCommand {
         } else {
             try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\"\(r.frozenObjects > 0 ? ", \(Units.grouped(r.frozenObjects)) frozen objects" : ""))")
         }
-        let deadline = seconds.map { wallClockNanoseconds() + UInt64($0 * 1e9) }
+        let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
         while !Interruption.isRequested {
-            if let deadline, wallClockNanoseconds() >= deadline { break }
+            if let deadline, monotonicNanoseconds() >= deadline { break }
             usleep(50_000)
         }
     }

@@ -5,7 +5,7 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Decompress and verify a snapshot, then atomically create the database file.",
-        discussion: "Refuses to overwrite unless --force; with it, the original stays until the new file verified. JSON keys: input, output, version, compressedBytes, bytes, replaced, trees[], seconds.")
+        discussion: "Refuses to overwrite unless --force; with it, the original stays until the new file verified. JSON keys: input, output, version, compressedBytes, bytes, replaced, trees[] (name, kind: user, catalog or space, entries, …), seconds.")
 
     @Argument(help: "The snapshot (an LZ4 frame), or - for stdin.") var snapshot: String
     @Option(name: .shortAndLong, help: "The database file to create.") var output: String
@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
         let report = try Import.run(options, progress: progress.handler)
         progress.finish()
         if common.json { return try Console.json(report) }
-        let entries = report.trees.filter { !$0.name.hasPrefix("(") }.reduce(UInt64(0)) { $0 + $1.entries }
+        let entries = report.trees.filter { $0.kind == .user }.reduce(UInt64(0)) { $0 + $1.entries }
         try Console.line("\(output): imported version \(report.version) (\(Units.grouped(entries)) entries, \(Units.bytes(report.bytes))) from \(snapshot), verified\(report.replaced ? ", replaced the old file" : "")")
     }
 }

@@ -14,12 +14,9 @@ struct LoadCommand: ParsableCommand {
     @Argument(help: "The database file.") var file: String
     @Option(help: "Read from this file instead of stdin.") var input: String?
     @Option(help: "Put every entry into this tree.") var tree: String?
-    @Option(help: "Entries per write transaction.") var batch = 10_000
+    @Option(parsing: .unconditional, help: "Entries per write transaction (1…10000000; default: 10000).", transform: NumericOption.batch)
+    var batch = 10_000
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard batch >= 1 && batch <= 10_000_000 else { throw ValidationError("--batch must be 1…10000000") }
-    }
 
     func run() throws {
         var options = Load.Options(path: file)

@@ -14,22 +14,20 @@ struct PinsCommand: ParsableCommand {
 
     @Argument(help: "The database file.") var file: String
     @Flag(help: "Free the reader slots of processes that have exited.") var clearStale = false
-    @Option(help: ArgumentHelp("Exit 1 when a pin is more than N commits behind.", valueName: "n")) var maxLag: UInt64?
-    @Option(help: ArgumentHelp("Exit 1 when a pin is older than this (90s, 15m, 2h, 1d).", valueName: "duration")) var maxAge: String?
-    @Option(help: ArgumentHelp("Exit 1 when a pin alone retains more than this (512MiB, 2G).", valueName: "size")) var maxRetained: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit 1 when a pin is more than N commits behind.", valueName: "n"),
+            transform: NumericOption.commits) var maxLag: UInt64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit 1 when a pin is older than this (90s, 15m, 2h, 1d; at most 3650d).", valueName: "duration"),
+            transform: NumericOption.age) var maxAge: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit 1 when a pin alone retains more than this (512MiB, 2G; at most 1024TiB).", valueName: "size"),
+            transform: NumericOption.retained) var maxRetained: UInt64?
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        if let maxAge, Units.parseDuration(maxAge) == nil { throw ValidationError("--max-age: \"\(maxAge)\" is not a duration (e.g. 90s, 15m, 2h, 1d)") }
-        if let maxRetained, Units.parseSize(maxRetained) == nil { throw ValidationError("--max-retained: \"\(maxRetained)\" is not a size (e.g. 512MiB, 2G)") }
-    }
 
     func run() throws {
         var options = Pins.Options(path: file)
         options.clearStale = clearStale
         options.maxLag = maxLag
-        options.maxAgeSeconds = maxAge.flatMap(Units.parseDuration)
-        options.maxRetainedBytes = maxRetained.flatMap(Units.parseSize)
+        options.maxAgeSeconds = maxAge
+        options.maxRetainedBytes = maxRetained
         let report = try Pins.run(options)
         common.note(report.note)
         if common.json {

@@ -11,16 +11,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Show progress on stderr (default: only when stderr is a terminal).")
     var progress: Bool?
 
-    @Option(name: .customLong("lock-timeout"),
-            help: ArgumentHelp("Wait at most this many seconds for a lock, then exit 75 (default: 30 for the writer lock, 0 for exclusivity).",
-                               valueName: "seconds"))
+    @Option(name: .customLong("lock-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Wait at most this many seconds (0…86400) for a lock, then exit 75 (default: 30 for the writer lock, 0 for exclusivity).",
+                               valueName: "seconds"),
+            transform: NumericOption.lockTimeout)
     var lockTimeout: Double?
-
-    func validate() throws {
-        if let lockTimeout, !(lockTimeout >= 0 && lockTimeout <= 86_400) {
-            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds")
-        }
-    }
 
     var showProgress: Bool { progress ?? (isatty(2) == 1) }
 

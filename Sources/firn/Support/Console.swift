@@ -57,8 +57,8 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     private func draw(_ p: ToolProgress) {
-        let now = wallClockNanoseconds()
-        guard now - last > 100_000_000 else { return }
+        let now = monotonicNanoseconds()
+        guard elapsedSeconds(since: last, until: now) > 0.1 else { return }
         last = now
         var text = "\(p.phase): \(Units.grouped(p.done))"
         if let total = p.total, total > 0 {

@@ -22,7 +22,7 @@ enum ExitStatus {
             case .notFound, .notAFirnFile: return noInput
             case .corrupt: return dataError
             case .busy: return tempFail
-            case .noSpace: return cannotCreate
+            case .noSpace, .cannotCreate: return cannotCreate
             case .io: return error.isNoSpace ? cannotCreate : ioError
             case .invalidArgument: return usage
             case .misuse: return software
@@ -45,6 +45,25 @@ enum ExitStatus {
             let parserCode = Firn.exitCode(for: error).rawValue
             return parserCode == 0 ? software : parserCode
         }
+    }
+
+    /// Prints a parse or validation error as one line, `firn: <what is wrong>
+    /// (see firn help <command>)`, instead of the parser's message, help and
+    /// usage lines, and returns 64.
+    static func reportUsage(_ error: any Error, arguments: [String]) -> Int32 {
+        var text = Firn.message(for: error).split(separator: "\n")
+            .map { $0.drop { $0 == " " } }.filter { !$0.isEmpty }.joined(separator: "; ")
+        // The parser's sentences start with a capital; the toolkit's error lines do not.
+        if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
+            text = first.lowercased() + text.dropFirst()
+        }
+        let command = arguments.first.flatMap { name in
+            Firn.configuration.subcommands.first {
+                $0.configuration.commandName == name || $0.configuration.aliases.contains(name)
+            }?.configuration.commandName
+        }
+        Console.error("firn: \(text) (see firn help\(command.map { " " + $0 } ?? ""))")
+        return usage
     }
 
     /// Prints the error's one line (`firn: <file>: …`) and returns its status.

@@ -38,6 +38,9 @@ struct FirnRun {
     /// Runs `firn ARGS`; `stdin` is fed then closed (nil: /dev/null).
     static func run(_ arguments: [String], stdin: Data? = nil, directory: String? = nil,
                     timeout: Double = 60, executable: String = FirnRun.executable) throws -> FirnRun {
+        // Feeding stdin to a command that exits without reading it must fail
+        // the write (EPIPE), not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
