@@ -48,6 +48,15 @@ extension LockFile {
         if owned { freeSlot(slot) }
     }
 
+    /// Sets the pin's holder thread and label. A reader listing pins at the
+    /// same moment may see the old label or the new one (the label is
+    /// informational; it is written after the thread id).
+    public func setPinHolder(_ slot: PinSlot, threadID: Int64, label: String) {
+        guard let offset = ownedSlotOffset(slot) else { return }
+        mapping.storeInt64(offset + ReaderSlotLayout.threadIDOffset, threadID)
+        mapping.write(PinLabel.encode(label), at: offset + ReaderSlotLayout.labelOffset, paddedTo: ReaderSlotLayout.labelCapacity)
+    }
+
     /// Adds `delta` (which may be negative) to the pin's frozen-object count.
     public func addFrozenObjects(_ slot: PinSlot, _ delta: Int64) {
         guard let offset = ownedSlotOffset(slot) else { return }

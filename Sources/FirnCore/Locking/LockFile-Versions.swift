@@ -27,6 +27,13 @@ extension LockFile {
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }
 
+    /// Wakes every waiter of `waitForChange` without publishing anything
+    /// (they see the counter unchanged and check why they were woken).
+    public func wakeWaiters() {
+        guard !isClosed else { return }
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+    }
+
     /// Waits until the change counter differs from `counter`, at most
     /// `timeout`. True when it changed, false on timeout.
     public func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {

@@ -21,22 +21,36 @@ public final class Snapshot: @unchecked Sendable {
         self.source = source
         pinState = Mutex(pin)
         isPinned = pin != nil
+        // The pin keeps the store's lock file open past `Store.close()`.
+        if pin != nil { store.addUse() }
     }
 
     deinit { close() }
 
     var pin: PinSlot? { pinState.withLock { $0 } }
 
-    /// Releases the pin; reading afterwards is undefined for pages a writer reused.
+    /// Releases the pin; reading afterwards is undefined for pages a writer
+    /// reused. Readable until then, even after the store was closed.
     public func close() {
         if let pin = pinState.withLock({ s -> PinSlot? in defer { s = nil }; return s }) {
             store.lockFile?.releasePin(pin)
+            store.endUse()
         }
     }
 
-    /// Gives up ownership of the pin without releasing it (it moved to another snapshot).
+    /// Gives up ownership of the pin without releasing it (it moved to
+    /// another snapshot, which now keeps the store open in our place).
     func detachPin() {
-        pinState.withLock { $0 = nil }
+        if pinState.withLock({ s -> Bool in defer { s = nil }; return s != nil }) {
+            store.endUse()
+        }
+    }
+
+    /// Names who holds the pin, for `firn pins`: the holder's thread (a
+    /// queue- or actor-bound instance is not the thread that happened to
+    /// claim the slot; 0 = none in particular) and a label.
+    public func setHolder(threadID: Int64, label: String) {
+        if let pin { store.lockFile?.setPinHolder(pin, threadID: threadID, label: label) }
     }
 
     /// Adds to the frozen-object count shown for this snapshot's pin.

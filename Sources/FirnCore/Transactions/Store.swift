@@ -24,10 +24,18 @@ public final class Store: @unchecked Sendable {
     private struct State {
         var map: Mapping
         var closed = false
+        /// Pinned snapshots and write transactions still alive: the lock
+        /// file (their pins, the writer lock) and the file stay open until
+        /// the last of them ends, even after `close()`.
+        var users = 0
+        /// True once the lock file and the file have been closed.
+        var released = false
         /// A commit whose record write or sync failed and could not be undone.
         var failure: FirnError?
     }
     private let state: Mutex<State>
+    /// Snapshots shared by many holders (`sharedSnapshot`).
+    let shares = SnapshotShares()
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -40,7 +48,11 @@ public final class Store: @unchecked Sendable {
         state = Mutex(State(map: map))
     }
 
-    deinit { close() }
+    deinit {
+        // Snapshots and transactions hold the store: none is left here.
+        close()
+        releaseResources()
+    }
 
     /// Opens (and, with `options.create`, creates) the database at `path`.
     ///
@@ -107,17 +119,49 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Releases the lock file and the file. Snapshots still open keep the
-    /// map alive; their pins are released with the lock file.
+    /// Closes the store: no new snapshots or transactions. Snapshots still
+    /// alive keep their pins (and stay readable) and a write transaction
+    /// still running keeps the writer lock until it ends; the lock file and
+    /// the file are released with the last of them. Wakes `waitForCommit`.
     public func close() {
-        let wasOpen = state.withLock { s in
-            defer { s.closed = true }
-            return !s.closed
+        let release = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
+            s.closed = true
+            return s.users == 0 && !s.released
         }
-        guard wasOpen else { return }
+        lockFile?.wakeWaiters()
+        if release { releaseResources() }
+    }
+
+    /// A pinned snapshot or a write transaction starts using the store
+    /// (after `checkOpen`; its pin or lease keeps the lock file open).
+    func addUse() {
+        state.withLock { $0.users += 1 }
+    }
+
+    /// A pinned snapshot or write transaction ended; the last one after
+    /// `close()` releases the lock file and the file.
+    func endUse() {
+        let release = state.withLock { s -> Bool in
+            s.users -= 1
+            guard s.closed, s.users == 0, !s.released else { return false }
+            return true
+        }
+        if release { releaseResources() }
+    }
+
+    private func releaseResources() {
+        let first = state.withLock { s -> Bool in
+            defer { s.released = true }
+            return !s.released
+        }
+        guard first else { return }
         lockFile?.close()
         io.close()
     }
+
+    /// True once `close()` was called.
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The latest committed version.
     public var currentVersion: UInt64 {
@@ -145,17 +189,45 @@ public final class Store: @unchecked Sendable {
             return try makeSnapshot(VersionInfo(record), pin: nil)
         }
         let pin = try lockFile.claimPin(version: lockFile.latestVersion, kind: kind, label: label)
-        // Pin, then check the version is still the latest: a writer that
-        // reclaims space after this point sees the pin.
+        do {
+            return try pinLatest(pin, lockFile: lockFile)
+        } catch {
+            lockFile.releasePin(pin)
+            throw error
+        }
+    }
+
+    /// Moves `snapshot`'s pin to the latest version without giving up its
+    /// reader slot (a refresh), and returns the snapshot of that version,
+    /// which now owns the pin; `snapshot` is no longer pinned. An unpinned
+    /// snapshot gets a new unpinned one. On failure `snapshot` is closed:
+    /// once its pin has moved, its old version may already have been
+    /// reclaimed, so the pin cannot go back.
+    public func refresh(_ snapshot: Snapshot) throws(FirnError) -> Snapshot {
+        try checkOpen()
+        guard let lockFile, let pin = snapshot.pin else {
+            return try self.snapshot()
+        }
+        if snapshot.version == lockFile.latestVersion { return snapshot }
+        do {
+            let refreshed = try pinLatest(pin, lockFile: lockFile)
+            snapshot.detachPin()
+            return refreshed
+        } catch {
+            snapshot.close()
+            throw error
+        }
+    }
+
+    /// The pin protocol on `pin`: set it to the latest version, then check
+    /// the version is still the latest (a writer that reclaims space after
+    /// that point sees the pin), and open the snapshot it protects.
+    private func pinLatest(_ pin: PinSlot, lockFile: LockFile) throws(FirnError) -> Snapshot {
         for _ in 0..<10_000 {
             let version = lockFile.latestVersion
             lockFile.setPinVersion(pin, version)
             guard lockFile.latestVersion == version else { continue }
-            let slots: CommitSlots
-            do { slots = try readSlots() } catch {
-                lockFile.releasePin(pin)
-                throw error
-            }
+            let slots = try readSlots()
             guard let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) else {
                 if let newest = slots.current, newest.version > version {
                     // A writer finished and has not published yet, or raced two commits past us.
@@ -163,14 +235,8 @@ public final class Store: @unchecked Sendable {
                 }
                 continue
             }
-            do {
-                return try makeSnapshot(VersionInfo(record), pin: pin)
-            } catch {
-                lockFile.releasePin(pin)
-                throw error
-            }
+            return try makeSnapshot(VersionInfo(record), pin: pin)
         }
-        lockFile.releasePin(pin)
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
     }
 
@@ -283,10 +349,12 @@ public final class Store: @unchecked Sendable {
     }
 
     private func startTransaction(lockFile: LockFile, lease: WriterLease) throws(FirnError) -> WriteTransaction {
+        addUse()
         do {
             return try WriteTransaction(store: self, lockFile: lockFile, lease: lease)
         } catch {
             lockFile.unlockWriter(lease)
+            endUse()
             throw error
         }
     }

@@ -188,6 +188,7 @@ public final class WriteTransaction {
     private func finish() {
         finished = true
         lockFile.unlockWriter(lease)
+        store.endUse()
     }
 
     /// The record could not be made durable: put back what the slot held,
