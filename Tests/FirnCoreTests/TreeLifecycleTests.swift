@@ -31,7 +31,7 @@ import Testing
             let cursor = tree.cursor()
             try cursor.first()
             while cursor.isValid {
-                entries[try #require(try cursor.key)] = try #require(try cursor.value)
+                entries[try #require(try cursor.key)] = try cursor.value
                 try cursor.next()
             }
             #expect(tree.count == UInt64(entries.count), "catalog count of \(name) at v\(snapshot.version)")

@@ -99,7 +99,7 @@ public final class WriteTransaction {
         try located { () throws(FirnError) in
             try cursor.first()
             while cursor.isValid {
-                if let name = try cursor.withKey({ String(decoding: $0, as: UTF8.self) }) { names.insert(name) }
+                names.insert(try Snapshot.treeName(cursor, geometry: store.geometry))
                 try cursor.next()
             }
         }
