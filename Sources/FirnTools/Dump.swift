@@ -89,21 +89,31 @@ public enum Dump {
         public var problems: [String]
     }
 
+    /// One tree a dump covers: a named tree, or the catalog or space tree
+    /// (shown with names in parentheses; `system` tells them apart from a
+    /// named tree that happens to be called so).
+    struct Root {
+        var name: String
+        var root: PageRef
+        var count: UInt64
+        var system: Bool
+    }
+
     /// The trees a dump covers: `--tree` alone, or every tree then the
     /// catalog and space trees (names in parentheses).
-    private static func roots(_ snapshot: Snapshot, only: String?) throws(FirnError) -> [(String, PageRef, UInt64)] {
+    private static func roots(_ snapshot: Snapshot, only: String?) throws(FirnError) -> [Root] {
         let catalog = try snapshot.catalog()
         if let only {
-            if only == "(catalog)" { return [(only, snapshot.catalogRootRef, UInt64(catalog.count))] }
-            if only == "(space)" { return [(only, snapshot.spaceRootRef, 0)] }
+            if only == "(catalog)" { return [Root(name: only, root: snapshot.catalogRootRef, count: UInt64(catalog.count), system: true)] }
+            if only == "(space)" { return [Root(name: only, root: snapshot.spaceRootRef, count: 0, system: true)] }
             guard let entry = catalog.first(where: { $0.name == only })?.entry else {
                 throw FirnError.invalidArgument("\(snapshot.store.path): no tree named \"\(only)\" in version \(snapshot.version)")
             }
-            return [(only, entry.root, entry.count)]
+            return [Root(name: only, root: entry.root, count: entry.count, system: false)]
         }
-        var out = catalog.map { ($0.name, $0.entry.root, $0.entry.count) }
-        out.append(("(catalog)", snapshot.catalogRootRef, UInt64(catalog.count)))
-        out.append(("(space)", snapshot.spaceRootRef, 0))
+        var out = catalog.map { Root(name: $0.name, root: $0.entry.root, count: $0.entry.count, system: false) }
+        out.append(Root(name: "(catalog)", root: snapshot.catalogRootRef, count: UInt64(catalog.count), system: true))
+        out.append(Root(name: "(space)", root: snapshot.spaceRootRef, count: 0, system: true))
         return out
     }
 
@@ -114,7 +124,8 @@ public enum Dump {
         let pageSize = access.store.pageSize
         var visited = Set<UInt64>()
         var trees: [Tree] = []
-        for (name, root, count) in try roots(snapshot, only: options.tree) {
+        for tree in try roots(snapshot, only: options.tree) {
+            let (name, root, count) = (tree.name, tree.root, tree.count)
             var levels: [Int: Level] = [:]
             var overflow: UInt64 = 0
             var used: [Int: UInt64] = [:]
@@ -140,7 +151,7 @@ public enum Dump {
                 l.fillPercent = (l.fillPercent * 10).rounded() / 10
                 return l
             }
-            trees.append(Tree(name: name, entries: name == "(space)" ? entries : count, depth: shaped.count,
+            trees.append(Tree(name: name, entries: tree.system && name == "(space)" ? entries : count, depth: shaped.count,
                               levels: shaped, overflowPages: overflow,
                               firstKey: first.map { ByteText.short($0) }, lastKey: last.map { ByteText.short($0) }))
         }
@@ -155,8 +166,8 @@ public enum Dump {
         let pageSize = access.store.pageSize
         var visited = Set<UInt64>()
         var pages: [Page] = []
-        for (name, root, _) in try roots(snapshot, only: options.tree) {
-            try snapshot.walkPages(root: root, tree: name, visited: &visited) { (p) throws(FirnError) in
+        for tree in try roots(snapshot, only: options.tree) {
+            try snapshot.walkPages(root: tree.root, tree: tree.name, visited: &visited) { (p) throws(FirnError) in
                 pages.append(Page(
                     page: p.page, tree: p.tree, type: p.type, level: p.level, birth: p.birth, count: p.count,
                     usedBytes: p.usedBytes, fillPercent: (Double(p.usedBytes) * 1000 / Double(pageSize)).rounded() / 10,
@@ -207,17 +218,22 @@ public enum Dump {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
-        let trees = try roots(snapshot, only: options.tree).filter { !$0.0.hasPrefix("(") || options.tree != nil }
+        // Every named tree (whatever its name looks like); the system trees only when asked for.
+        let trees = try roots(snapshot, only: options.tree).filter { !$0.system || options.tree != nil }
         var visited = Set<UInt64>()
-        for (name, root, _) in trees {
-            try snapshot.walkPages(root: root, tree: name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+        for tree in trees {
+            try snapshot.walkPages(root: tree.root, tree: tree.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
         }
         if !json { try write(EntryCodec.header + "\n") }
         var count: UInt64 = 0
-        for (name, _, _) in trees {
-            guard let reader = try snapshot.tree(name) else { continue }
-            let cursor = reader.cursor()
+        for tree in trees {
+            let name = tree.name
+            let cursor = snapshot.cursor(root: tree.root)
             try cursor.first()
+            // An empty named tree is a line of its own, so that `load` recreates it.
+            if !cursor.isValid && !tree.system {
+                try write(json ? "{\"tree\":\(jsonString(name))}\n" : EntryCodec.encode(emptyTree: name) + "\n")
+            }
             while cursor.isValid {
                 guard let key = try cursor.key, let value = try cursor.value else { break }
                 if json {
