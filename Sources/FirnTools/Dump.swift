@@ -218,19 +218,22 @@ public enum Dump {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
-        // Every user tree; a system tree only when --tree names it.
+        // Every named tree (whatever its name looks like); the system trees only when asked for.
         let trees = try roots(snapshot, only: options.tree).filter { $0.kind == .user || options.tree != nil }
         var visited = Set<UInt64>()
-        for root in trees {
-            try snapshot.walkPages(root: root.ref, tree: root.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+        for tree in trees {
+            try snapshot.walkPages(root: tree.ref, tree: tree.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
         }
         if !json { try write(EntryCodec.header + "\n") }
         var count: UInt64 = 0
-        for root in trees where root.kind == .user {
-            let name = root.name
-            guard let reader = try snapshot.tree(name) else { continue }
-            let cursor = reader.cursor()
+        for tree in trees {
+            let name = tree.name
+            let cursor = snapshot.cursor(root: tree.ref)
             try cursor.first()
+            // An empty named tree is a line of its own, so that `load` recreates it.
+            if !cursor.isValid && tree.kind == .user {
+                try write(json ? "{\"tree\":\(jsonString(name))}\n" : EntryCodec.encode(emptyTree: name) + "\n")
+            }
             while cursor.isValid {
                 guard let key = try cursor.key, let value = try cursor.value else { break }
                 if json {

@@ -1,13 +1,15 @@
 /// The entries text format that `dump --entries` writes and `load` reads:
 /// one entry per line, three tab-separated fields — tree name, key, value —
 /// each either `"text"` (UTF-8 with `\\ \" \t \n \r \xHH` escapes) or
-/// `x` followed by hex digits. Lines starting with `#` and empty lines are
-/// ignored.
+/// `x` followed by hex digits. A line with the tree name alone names a tree
+/// that has no entries (so an empty tree survives a dump and load). Lines
+/// starting with `#` and empty lines are ignored.
 ///
 /// ```
 /// # firn entries 1
 /// "users"	"alice"	"{\"age\": 31}"
 /// "blobs"	x0001	x89504e47
+/// "drafts"
 /// ```
 public enum EntryCodec {
     public static let header = "# firn entries 1"
@@ -23,29 +25,40 @@ public enum EntryCodec {
         }
     }
 
+    /// One line of the format.
+    public enum Line: Sendable, Equatable {
+        case entry(Entry)
+        /// A tree with no entries.
+        case emptyTree(String)
+    }
+
     public static func encode(tree: String, key: some Collection<UInt8>, value: some Collection<UInt8>, hex: Bool) -> String {
         ByteText.field(Array(tree.utf8)) + "\t" + ByteText.field(key, hex: hex) + "\t" + ByteText.field(value, hex: hex)
     }
 
+    /// The line of a tree without entries.
+    public static func encode(emptyTree tree: String) -> String { ByteText.field(Array(tree.utf8)) }
+
     /// Decodes one line; nil for comments and blank lines. Throws a usage
     /// error naming the line for anything malformed.
-    public static func decode(_ line: Substring, lineNumber: Int, source: String) throws(ToolError) -> Entry? {
+    public static func decode(_ line: Substring, lineNumber: Int, source: String) throws(ToolError) -> Line? {
         var text = line
         if text.last == "\r" { text = text.dropLast() }
         if text.isEmpty || text.first == "#" { return nil }
         let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
-        guard fields.count == 3 else {
-            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): expected 3 tab-separated fields (tree, key, value), found \(fields.count)")
+        guard fields.count == 3 || fields.count == 1 else {
+            throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): expected 3 tab-separated fields (tree, key, value) or a tree name alone, found \(fields.count)")
         }
         guard let name = ByteText.parse(fields[0]), let tree = String(validating: name, as: UTF8.self) else {
             throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the tree name is not a valid field")
         }
+        if fields.count == 1 { return .emptyTree(tree) }
         guard let key = ByteText.parse(fields[1]) else {
             throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the key is not \"text\" or x<hex>")
         }
         guard let value = ByteText.parse(fields[2]) else {
             throw ToolError.corruptInput(path: source, detail: "line \(lineNumber): the value is not \"text\" or x<hex>")
         }
-        return Entry(tree: tree, key: key, value: value)
+        return .entry(Entry(tree: tree, key: key, value: value))
     }
 }

@@ -39,7 +39,8 @@ public enum Load {
         let store = try DatabaseInput.openWritable(options.path, create: true, lockTimeout: options.lockTimeout)
         defer { store.close() }
         var reader = LineReader(fd: fd, path: source == "-" ? "stdin" : source)
-        var batch: [EntryCodec.Entry] = []
+        var batch: [EntryCodec.Line] = []
+        var batchEntries = 0
         var counts: [String: UInt64] = [:]
         var total: UInt64 = 0
         var batches = 0
@@ -49,25 +50,37 @@ public enum Load {
             guard !batch.isEmpty else { return }
             let txn = try store.beginWrite()
             do {
-                for entry in batch {
-                    guard let tree = try txn.tree(options.tree ?? entry.tree) else { continue }
-                    _ = try tree.put(entry.key, entry.value)
+                for line in batch {
+                    switch line {
+                    case let .entry(entry):
+                        guard let tree = try txn.tree(options.tree ?? entry.tree) else { continue }
+                        _ = try tree.put(entry.key, entry.value)
+                    case let .emptyTree(name):
+                        _ = try txn.tree(options.tree ?? name)
+                    }
                 }
                 version = try txn.commit()
             } catch {
                 txn.abort()
                 throw error
             }
-            for entry in batch { counts[options.tree ?? entry.tree, default: 0] += 1 }
-            total += UInt64(batch.count)
+            for line in batch {
+                switch line {
+                case let .entry(entry): counts[options.tree ?? entry.tree, default: 0] += 1
+                case let .emptyTree(name): counts[options.tree ?? name, default: 0] += 0
+                }
+            }
+            total += UInt64(batchEntries)
             batches += 1
             batch.removeAll(keepingCapacity: true)
+            batchEntries = 0
             progress?(ToolProgress(phase: "loading", done: total, total: nil, unit: "entries"))
         }
         while let line = try reader.next() {
             lineNumber += 1
-            if let entry = try EntryCodec.decode(line, lineNumber: lineNumber, source: source == "-" ? "stdin" : source) {
-                batch.append(entry)
+            if let decoded = try EntryCodec.decode(line, lineNumber: lineNumber, source: source == "-" ? "stdin" : source) {
+                batch.append(decoded)
+                if case .entry = decoded { batchEntries += 1 }
                 if batch.count >= options.batchSize { try flush() }
             }
             if Interruption.isRequested { throw ToolError.interrupted }

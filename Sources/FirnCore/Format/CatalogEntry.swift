@@ -1,4 +1,5 @@
 /// The catalog maps each tree's name (UTF-8 bytes, the key) to this value.
+/// A name is 1 to `maxKeyLength` bytes of valid UTF-8 (`name(_:geometry:)`).
 ///
 /// | offset | size | field |
 /// |-------:|-----:|-------|
@@ -24,6 +25,36 @@ public struct CatalogEntry: Sendable, Equatable {
             base.storeLE(count, at: 20)
         }
         return bytes
+    }
+
+    /// Why a catalog key is not a tree name.
+    enum NameDefect: Error, Equatable, CustomStringConvertible {
+        case empty
+        case tooLong(length: Int, limit: Int)
+        case notUTF8
+
+        var description: String {
+            switch self {
+            case .empty: "tree name is empty (expected 1 to the key limit bytes of UTF-8)"
+            case let .tooLong(length, limit): "tree name of \(length) bytes is longer than the key limit of \(limit)"
+            case .notUTF8: "tree name is not valid UTF-8"
+            }
+        }
+    }
+
+    /// The tree name a catalog key spells, or why it spells none. Names are
+    /// never repaired (a repaired name would be another tree's).
+    static func name(_ key: UnsafeRawBufferPointer, geometry: PageGeometry) -> Result<String, NameDefect> {
+        if key.isEmpty { return .failure(.empty) }
+        if key.count > geometry.maxKeyLength { return .failure(.tooLong(length: key.count, limit: geometry.maxKeyLength)) }
+        guard let name = String(validating: key, as: UTF8.self) else { return .failure(.notUTF8) }
+        return .success(name)
+    }
+
+    /// A key for messages: its text when it is UTF-8, else its bytes in hex.
+    static func describe(_ key: UnsafeRawBufferPointer) -> String {
+        if let text = String(validating: key, as: UTF8.self) { return "\"\(text)\"" }
+        return "x" + key.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) -> CatalogEntry? {

@@ -14,6 +14,10 @@ struct PageView {
     var birth: UInt64 { base.le(UInt64.self, at: 16) }
     var storedChecksum: UInt32 { base.le(UInt32.self, at: PageHeader.checksumOffset) }
     var header: PageHeader? { PageHeader(loading: base) }
+    /// The header's payload-length field (offset 4); 0 but in overflow pages.
+    var payloadField: UInt32 { base.le(UInt32.self, at: 4) }
+    /// The header's reserved field (offset 24), 0 in every page.
+    var reservedHeaderField: UInt32 { base.le(UInt32.self, at: 24) }
 
     func computeChecksum() -> UInt32 { PageHeader.computeChecksum(bytes) }
 
@@ -92,6 +96,17 @@ struct PageView {
         }
         let value = UnsafeRawBufferPointer(start: base + valueStart, count: Int(valueLength))
         return LeafCell(key: key, value: .inline(value))
+    }
+
+    /// A leaf cell's flags, reserved byte and inline-length field as
+    /// stored (`leafCell` interprets them), for verification.
+    func leafCellFields(_ index: Int) throws(FirnError) -> (flags: UInt8, reserved: UInt8, inlineLength: UInt32) {
+        let offset = cellOffset(index)
+        guard offset >= PageHeader.size + 2 * count, offset + LeafLayout.cellHeaderSize <= pageSize else {
+            throw corrupt("leaf cell \(index) offset \(offset) out of bounds")
+        }
+        return (base.load(fromByteOffset: offset + 2, as: UInt8.self), base.load(fromByteOffset: offset + 3, as: UInt8.self),
+                base.le(UInt32.self, at: offset + 4))
     }
 
     // MARK: branch cells

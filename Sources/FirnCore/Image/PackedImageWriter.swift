@@ -113,20 +113,40 @@ public struct PackedImageWriter {
             }
         }
         let catalogRoot = try catalogLoader.finish(writer: &self)
-        // The space tree keeps only the history (a packed file has no free or retired pages).
+        // The space tree keeps only the history (a packed file has no free or
+        // retired pages), none when the source has none (a new file, or a
+        // version read from the history). The version's own record describes
+        // this image, page count included; the tree's layout does not depend
+        // on the records' contents, so a dry run counts its pages first.
+        let sourceHistory = try snapshot.history()
+        let history = sourceHistory.filter { $0.version < version }
+        let keys = sourceHistory.isEmpty ? [] : history.map(\.version) + [version]
+        var counter = PageCounter(pageNumberForNextEmit: nextPage, birth: version)
+        var dryRun = TreeLoader(pageSize: pageSize)
+        let placeholder = HistoryRecord(
+            version: 0, timestampNanoseconds: 0, fileBytes: 0, liveBytes: 0, freeBytes: 0, heldByPinsBytes: 0,
+            pagesWritten: 0, logicalPageCount: 0, catalogRoot: .none).encoded()
+        for v in keys { try Self.addHistory(key: v, value: placeholder, to: &dryRun, writer: &counter) }
+        _ = try dryRun.finish(writer: &counter)
+        let pages = counter.pageNumberForNextEmit
+        let bytes = pages * UInt64(pageSize)
+        let current = HistoryRecord(
+            version: version, timestampNanoseconds: snapshot.info.timestampNanoseconds, fileBytes: bytes,
+            liveBytes: bytes, freeBytes: 0, heldByPinsBytes: 0, pagesWritten: pages - 2, logicalPageCount: pages,
+            catalogRoot: catalogRoot)
         var spaceLoader = TreeLoader(pageSize: pageSize)
-        for var record in try snapshot.history() {
+        for var record in history {
             // Older versions' pages do not exist in the new file.
             record.catalogRoot = .none
-            let key = SpaceKey.historyEntry(record.version)
-            let value = record.encoded()
-            try withBytes(key) { (k) throws(FirnError) in
-                try withBytes(value) { (v) throws(FirnError) in
-                    try spaceLoader.add(key: k, value: .inline(v), writer: &self)
-                }
-            }
+            try Self.addHistory(key: record.version, value: record.encoded(), to: &spaceLoader, writer: &self)
+        }
+        if !keys.isEmpty {
+            try Self.addHistory(key: version, value: current.encoded(), to: &spaceLoader, writer: &self)
         }
         let spaceRoot = try spaceLoader.finish(writer: &self)
+        guard nextPage == pages else {
+            throw FirnError.misuse("\(snapshot.store.path): packed space tree took \(nextPage) pages, planned \(pages)")
+        }
         let record = CommitRecord(
             pageSize: UInt32(pageSize), version: version, timestampNanoseconds: snapshot.info.timestampNanoseconds,
             logicalPageCount: nextPage, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
@@ -136,6 +156,14 @@ public struct PackedImageWriter {
         return Summary(
             version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count,
             entries: entries, record: record)
+    }
+
+    private static func addHistory<W: PageEmitter>(
+        key version: UInt64, value: [UInt8], to loader: inout TreeLoader, writer: inout W
+    ) throws(FirnError) {
+        try withBytes(SpaceKey.historyEntry(version)) { (k) throws(FirnError) in
+            try withBytes(value) { (v) throws(FirnError) in try loader.add(key: k, value: .inline(v), writer: &writer) }
+        }
     }
 
     /// Pages 0 and 1: the record in slot `version % 2`, the other slot empty.
@@ -207,6 +235,22 @@ public struct PackedImageWriter {
     var birth: UInt64 { version }
 }
 
+extension PackedImageWriter: PageEmitter {}
+
+/// Where a `TreeLoader` puts the pages it fills, in order.
+protocol PageEmitter {
+    var pageNumberForNextEmit: UInt64 { get }
+    var birth: UInt64 { get }
+    mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError)
+}
+
+/// Counts the pages a tree would take, writing nothing.
+struct PageCounter: PageEmitter {
+    var pageNumberForNextEmit: UInt64
+    let birth: UInt64
+    mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError) { pageNumberForNextEmit += 1 }
+}
+
 /// Bulk-loads one B+ tree from entries in key order: full leaves, then one
 /// branch page per level filling as children complete. Pages are built with
 /// `NodePage`, the layout a write transaction edits.
@@ -224,7 +268,7 @@ struct TreeLoader {
         leaf = NodePage(pageSize: pageSize, isLeaf: true)
     }
 
-    mutating func add(key: UnsafeRawBufferPointer, value: StoredValue, writer: inout PackedImageWriter) throws(FirnError) {
+    mutating func add<W: PageEmitter>(key: UnsafeRawBufferPointer, value: StoredValue, writer: inout W) throws(FirnError) {
         let size = leaf.leafCellSize(keyLength: key.count, value: value)
         if !leaf.fits(size) {
             try flushLeaf(writer: &writer)
@@ -237,21 +281,21 @@ struct TreeLoader {
     }
 
     /// Writes `page` as the next page of the image; returns its reference.
-    private func emit(_ page: NodePage, level: Int, writer: inout PackedImageWriter) throws(FirnError) -> PageRef {
+    private func emit<W: PageEmitter>(_ page: NodePage, level: Int, writer: inout W) throws(FirnError) -> PageRef {
         let number = writer.pageNumberForNextEmit
         let (bytes, crc) = page.seal(pageNumber: number, birth: writer.birth, level: level)
         try writer.emit(bytes)
         return PageRef(page: number, birth: writer.birth, checksum: crc)
     }
 
-    private mutating func flushLeaf(writer: inout PackedImageWriter) throws(FirnError) {
+    private mutating func flushLeaf<W: PageEmitter>(writer: inout W) throws(FirnError) {
         let first = Array(leaf.key(0))
         let ref = try emit(leaf, level: 0, writer: &writer)
         leaf.removeAll()
         try push(key: first, child: ref, level: 1, writer: &writer)
     }
 
-    private mutating func push(key: [UInt8], child: PageRef, level: Int, writer: inout PackedImageWriter) throws(FirnError) {
+    private mutating func push<W: PageEmitter>(key: [UInt8], child: PageRef, level: Int, writer: inout W) throws(FirnError) {
         if branches.count < level {
             branches.append(NodePage(pageSize: pageSize, isLeaf: false))
             branchFirstKeys.append([])
@@ -265,7 +309,7 @@ struct TreeLoader {
         key.withUnsafeBytes { page.insert(at: page.count, key: $0, child: child) }
     }
 
-    private mutating func flushBranch(level: Int, writer: inout PackedImageWriter) throws(FirnError) {
+    private mutating func flushBranch<W: PageEmitter>(level: Int, writer: inout W) throws(FirnError) {
         let page = branches[level - 1]
         let ref = try emit(page, level: level, writer: &writer)
         page.removeAll()
@@ -274,7 +318,7 @@ struct TreeLoader {
     }
 
     /// Flushes what is left bottom-up and returns the root (none when empty).
-    mutating func finish(writer: inout PackedImageWriter) throws(FirnError) -> PageRef {
+    mutating func finish<W: PageEmitter>(writer: inout W) throws(FirnError) -> PageRef {
         if leaf.count == 0 && branches.isEmpty { return .none }
         if branches.isEmpty { return try emit(leaf, level: 0, writer: &writer) }
         if leaf.count > 0 { try flushLeaf(writer: &writer) }

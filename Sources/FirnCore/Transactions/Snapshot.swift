@@ -67,19 +67,39 @@ public final class Snapshot: @unchecked Sendable {
         try catalog().map(\.name)
     }
 
-    /// Every tree with its catalog entry.
+    /// Every tree with its catalog entry. A catalog key that is not a tree
+    /// name (empty, too long, not UTF-8) fails with `.corrupt` naming its
+    /// page: tools copying the version must not skip or rename a tree.
     public func catalog() throws(FirnError) -> [(name: String, entry: CatalogEntry)] {
         var cursor = catalogCursor
         var out: [(String, CatalogEntry)] = []
         do {
             try cursor.first()
             while cursor.isValid {
-                let name = try cursor.withKey { String(decoding: $0, as: UTF8.self) } ?? ""
-                out.append((name, try catalogEntry(cursor)))
+                let entry = try catalogEntry(cursor)
+                out.append((try Self.treeName(cursor, geometry: store.geometry, root: entry.root), entry))
                 try cursor.next()
             }
         } catch { throw error.located(in: store.path, version: version) }
         return out
+    }
+
+    /// The tree name under a catalog cursor; `.corrupt` naming the catalog
+    /// page (and the tree's root page, when known) when the key is not one.
+    static func treeName(_ cursor: TreeCursor, geometry: PageGeometry, root: PageRef? = nil) throws(FirnError) -> String {
+        let decoded = try cursor.withKey { key -> (Result<String, CatalogEntry.NameDefect>, String) in
+            (CatalogEntry.name(key, geometry: geometry), CatalogEntry.describe(key))
+        }
+        guard let (result, key) = decoded else {
+            throw FirnError.corrupt(path: "", page: cursor.currentPage, version: nil, detail: "catalog cursor lost its entry")
+        }
+        switch result {
+        case let .success(name): return name
+        case let .failure(defect):
+            let tree = root.map { $0.isNone ? " (an empty tree)" : " (the tree's root is page \($0.page))" } ?? ""
+            throw FirnError.corrupt(path: "", page: cursor.currentPage, version: nil,
+                                    detail: "catalog key \(key)\(tree): \(defect)")
+        }
     }
 
     /// The tree called `name`, or nil when the version has none.
@@ -90,6 +110,12 @@ public final class Snapshot: @unchecked Sendable {
             guard cursor.isValid, try cursor.key == Array(name.utf8) else { return nil }
             return TreeReader(name: name, entry: try catalogEntry(cursor), snapshot: self)
         } catch { throw error.located(in: store.path, version: version) }
+    }
+
+    /// A cursor over the tree rooted at `root` in this version: a named
+    /// tree's catalog root, or the catalog's or space tree's own root.
+    public func cursor(root: PageRef) -> Cursor {
+        Cursor(TreeCursor(source: source, rootRef: root), owner: self, path: store.path)
     }
 
     private func catalogEntry(_ cursor: TreeCursor) throws(FirnError) -> CatalogEntry {

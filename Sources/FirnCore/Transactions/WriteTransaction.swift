@@ -22,8 +22,14 @@ public final class WriteTransaction {
     private let context: WriteContext
     private let ledger: SpaceLedger
     private let catalog: MutableTree
+    /// The trees this transaction has opened, by name: loaded from the base
+    /// version, or fresh (created here, possibly after a drop). A name with
+    /// no entry here is as the base version has it, unless in `dropped`.
     private var trees: [String: MutableTree] = [:]
+    /// Names whose tree in `trees` is fresh: written at commit even when empty.
     private var created: Set<String> = []
+    /// Names whose base-version tree was dropped: its catalog entry goes at
+    /// commit unless `trees` holds a fresh tree of that name by then.
     private var dropped: Set<String> = []
     private var finished = false
     /// The slot this commit overwrites, as it was: restored if the commit
@@ -95,7 +101,6 @@ public final class WriteTransaction {
         } else if create {
             tree = MutableTree(root: .none, count: 0, context: context)
             created.insert(name)
-            dropped.remove(name)
         }
         guard let tree else { return nil }
         trees[name] = tree
@@ -110,7 +115,7 @@ public final class WriteTransaction {
         try located { () throws(FirnError) in
             try cursor.first()
             while cursor.isValid {
-                if let name = try cursor.withKey({ String(decoding: $0, as: UTF8.self) }) { names.insert(name) }
+                names.insert(try Snapshot.treeName(cursor, geometry: store.geometry))
                 try cursor.next()
             }
         }
@@ -120,14 +125,22 @@ public final class WriteTransaction {
     }
 
     /// Deletes a tree and all its entries; false when there was none.
+    /// Handles to the dropped tree refuse further use.
     @discardableResult
     public func dropTree(_ name: String) throws(FirnError) -> Bool {
         guard let tree = try tree(name, create: false) else { return false }
         try located { () throws(FirnError) in try tree.tree.removeAll() }
         trees[name] = nil
+        // A fresh tree leaves `dropped` as it was: the base version's tree,
+        // if there was one, is already marked dropped (it had to be, for a
+        // fresh tree of that name to exist).
         if created.remove(name) == nil { dropped.insert(name) }
         return true
     }
+
+    /// True while `tree` is the tree this transaction holds under `name`
+    /// (not dropped, not replaced by a new tree of the same name).
+    func isCurrent(_ tree: MutableTree, name: String) -> Bool { trees[name] === tree }
 
     // MARK: ending
 
@@ -149,7 +162,8 @@ public final class WriteTransaction {
                     try catalog.put(Array(name.utf8), .inline(entry))
                 }
             }
-            for name in dropped { try catalog.delete(Array(name.utf8)) }
+            // A dropped name that was created again was just rewritten above.
+            for name in dropped.sorted() where trees[name] == nil { try catalog.delete(Array(name.utf8)) }
             let catalogRoot = try catalog.write()
             let timestamp = wallClockNanoseconds()
             let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
@@ -242,8 +256,18 @@ public struct WriteTree {
 
     public var count: UInt64 { tree.count }
 
-    public func get(_ key: [UInt8]) throws(FirnError) -> [UInt8]? {
+    /// The transaction is active and this handle's tree was not dropped:
+    /// changes through a dropped tree's handle would be lost, and its
+    /// overflow pages leaked.
+    private func checkUsable() throws(FirnError) {
         try transaction.checkActive()
+        guard transaction.isCurrent(tree, name: name) else {
+            throw FirnError.misuse("\(transaction.store.path): tree \"\(name)\" was dropped in this transaction")
+        }
+    }
+
+    public func get(_ key: [UInt8]) throws(FirnError) -> [UInt8]? {
+        try checkUsable()
         return try transaction.located { () throws(FirnError) -> [UInt8]? in
             guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return nil }
             return try tree.materialize(value)
@@ -253,7 +277,7 @@ public struct WriteTree {
     /// Stores `value` under `key`; true when the key is new.
     @discardableResult
     public func put(_ key: [UInt8], _ value: [UInt8]) throws(FirnError) -> Bool {
-        try transaction.checkActive()
+        try checkUsable()
         let geometry = transaction.store.geometry
         guard key.count <= geometry.maxKeyLength else {
             throw FirnError.invalidArgument("key of \(key.count) bytes is longer than the limit of \(geometry.maxKeyLength)")
@@ -271,12 +295,13 @@ public struct WriteTree {
     /// Removes `key`; false when it was absent.
     @discardableResult
     public func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
-        try transaction.checkActive()
+        try checkUsable()
         return try transaction.located { () throws(FirnError) in try tree.delete(key) }
     }
 
     /// A cursor over the tree as this transaction sees it; valid until the tree changes.
     public func cursor() throws(FirnError) -> Cursor {
-        Cursor(TreeCursor(source: try transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
+        try checkUsable()
+        return Cursor(TreeCursor(source: try transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
     }
 }

@@ -173,6 +173,14 @@ struct TreeCursor {
         get throws(FirnError) { try withKey { Array($0) } }
     }
 
+    /// The page holding the current entry; nil when not on an entry or the
+    /// entry is in a write transaction's changed node.
+    var currentPage: UInt64? {
+        if let leaf { return leafIndex < leafCount && leafIndex >= 0 ? leaf.number : nil }
+        guard isValid, case let .page(view, _)? = stack.last else { return nil }
+        return view.number
+    }
+
     /// The current entry's value as stored (inline bytes point into the page
     /// or the node: valid until the cursor moves or the tree changes).
     @inline(__always)

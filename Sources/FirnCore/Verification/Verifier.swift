@@ -3,9 +3,14 @@
 /// birth against the page it points to, every page's type, self number and
 /// checksum, the B+ tree invariants (key order within and across pages,
 /// uniform depth, counts), overflow chains, and that reachable, free and
-/// retired pages account for every page exactly once.
+/// retired pages account for every page exactly once. Every limit and
+/// field rule docs/FORMAT.md states is a finding: key and inline limits,
+/// tree names, reserved fields, overflow chain shape, space entries, the
+/// history record of the version, and that the previous slot's version
+/// stays intact.
 ///
-/// Memory is a bitmap of two bits per page plus one root-to-leaf path.
+/// Memory is a bitmap of two bits per page plus one root-to-leaf path (and
+/// a second bitmap while the previous slot's version is checked).
 public struct Verifier {
     public struct Options: Sendable {
         /// Skip the checksum of every page (structure and references only).
@@ -21,6 +26,8 @@ public struct Verifier {
     private var bitmap: PageBitmap
     private var report: VerifyReport
     private var stopped = false
+    /// The space tree held a history record of the version verified.
+    private var sawCurrentHistory = false
     private var source: PageSource { snapshot.source }
 
     public init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
@@ -43,19 +50,22 @@ public struct Verifier {
 
     public mutating func run() -> VerifyReport {
         checkSlots()
+        checkSlotPadding()
         let version = snapshot.version
         // The two slot pages are always in use.
         for page in 0..<min(2, bitmap.count) { _ = bitmap.mark(page, .reachable) }
         var catalogStats = VerifiedTree(name: "(catalog)", kind: .catalog, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
-        visitTree(snapshot.info.catalogRoot, tree: "(catalog)", stats: &catalogStats) { key, value, this in
-            this.checkCatalogEntry(name: key, value: value)
+        visitTree(snapshot.info.catalogRoot, tree: "(catalog)", role: .catalog, holderBirth: nil,
+                  stats: &catalogStats) { key, value, place, this in
+            this.checkCatalogEntry(name: key, value: value, place: place)
         }
         if let spaceRoot = snapshot.info.spaceRoot {
             var spaceStats = VerifiedTree(name: "(space)", kind: .space, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
-            visitTree(spaceRoot, tree: "(space)", stats: &spaceStats) { key, value, this in
-                this.checkSpaceEntry(key: key, value: value)
+            visitTree(spaceRoot, tree: "(space)", role: .space, holderBirth: nil, stats: &spaceStats) { key, value, place, this in
+                this.checkSpaceEntry(key: key, value: value, place: place)
             }
             if !stopped { checkAccounting(version: version) }
+            if !stopped { checkPreviousVersion() }
         }
         report.reachablePages = countPages(.reachable)
         return report
@@ -87,10 +97,55 @@ public struct Verifier {
         }
     }
 
+    // MARK: slot pages
+
+    /// The parts of the slot pages no record field covers: the reserved
+    /// field (offset 104) and the rest of the page after the record are zero.
+    private mutating func checkSlotPadding() {
+        guard let slots else { return }
+        let pageSize = geometry.pageSize
+        var page = [UInt8](repeating: 0, count: pageSize)
+        for (index, slot) in slots.slots.enumerated() {
+            guard case let .success(record) = slot else { continue }
+            let offset = UInt64(index) * UInt64(pageSize)
+            let read = try? withMutableBytes(&page) { (b) throws(FirnError) in try snapshot.store.io.read(into: b, at: offset) }
+            guard let read, read >= CommitRecord.size else { continue }
+            let reserved = page[104..<108].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if reserved != 0 {
+                add(VerifyFinding(.reserved, page: UInt64(index), version: record.version, expected: "0",
+                                  found: hex32(reserved),
+                                  message: "commit record field at offset 104 (reserved) is not zero"))
+            }
+            if let stray = page[CommitRecord.size..<min(read, pageSize)].firstIndex(where: { $0 != 0 }) {
+                add(VerifyFinding(.reserved, page: UInt64(index), version: record.version, expected: "zero after the record",
+                                  found: "byte \(page[stray]) at offset \(stray)",
+                                  message: "the slot page holds bytes past its commit record"))
+            }
+        }
+    }
+
     // MARK: trees
 
-    /// Checks the page a reference points to; nil when it cannot be read further.
-    private mutating func checkReference(_ ref: PageRef, tree: String, use: PageBitmap.Use = .reachable) -> PageView? {
+    /// What a tree holds, which decides what its leaf values must be.
+    private enum TreeRole {
+        case catalog, space, named
+    }
+
+    /// Where a leaf entry lives: its page and that page's birth (the newest
+    /// a page it references may be).
+    private struct EntryPlace {
+        let page: UInt64
+        let birth: UInt64
+    }
+
+    private var geometry: PageGeometry { snapshot.store.geometry }
+
+    /// Checks the page a reference points to; nil when it cannot be read
+    /// further. `holderBirth` is the birth of the page holding the reference
+    /// (nil for the commit record's roots): children are never newer.
+    private mutating func checkReference(
+        _ ref: PageRef, tree: String, holderBirth: UInt64?, use: PageBitmap.Use = .reachable
+    ) -> PageView? {
         let version = snapshot.version
         guard ref.page >= 2, ref.page < report.logicalPages else {
             add(VerifyFinding(kind: "range", page: ref.page, tree: tree, version: version,
@@ -133,36 +188,53 @@ public struct Verifier {
                               message: "the page is not the one its parent references (lost or stale write)"))
             return nil
         }
-        if view.birth > version {
+        if view.birth > version || view.birth == 0 {
             add(VerifyFinding(kind: "birth", page: ref.page, tree: tree, version: version,
-                              expected: "birth <= \(version)", found: "\(view.birth)",
-                              message: "page is newer than the version that references it"))
+                              expected: "birth 1...\(version)", found: "\(view.birth)",
+                              message: view.birth == 0 ? "page birth 0 (versions start at 1)"
+                                  : "page is newer than the version that references it"))
             return nil
+        }
+        if let holderBirth, view.birth > holderBirth {
+            add(VerifyFinding(.birth, page: ref.page, tree: tree, version: version,
+                              expected: "birth <= \(holderBirth) (the referencing page's)", found: "\(view.birth)",
+                              message: "page is newer than the page that references it (children are written first)"))
+        }
+        if view.reservedHeaderField != 0 {
+            add(VerifyFinding(.reserved, page: ref.page, tree: tree, version: version,
+                              expected: "0", found: "\(view.reservedHeaderField)",
+                              message: "page header field at offset 24 (reserved) is not zero"))
         }
         return view
     }
 
     /// Visits a tree from `root`, calling `leaf` for each entry in key order.
     private mutating func visitTree(
-        _ root: PageRef, tree: String, stats: inout VerifiedTree,
-        leaf: (UnsafeRawBufferPointer, StoredValue, inout Verifier) -> Void
+        _ root: PageRef, tree: String, role: TreeRole, holderBirth: UInt64?, stats: inout VerifiedTree,
+        leaf: (UnsafeRawBufferPointer, StoredValue, EntryPlace, inout Verifier) -> Void
     ) {
-        guard !root.isNone else { return }
+        guard !root.isNone else {
+            if root != .none {
+                add(VerifyFinding(.reserved, tree: tree, version: snapshot.version, expected: "page 0, birth 0, crc 0",
+                                  found: "\(root.page), birth \(root.birth), crc \(hex32(root.checksum))",
+                                  message: "a reference to no page must be all zero"))
+            }
+            return
+        }
         var previousKey: [UInt8]? = nil
         var leafDepth: Int? = nil
-        visitPage(root, tree: tree, level: nil, lower: nil, upper: nil, depth: 1,
+        visitPage(root, tree: tree, role: role, holderBirth: holderBirth, level: nil, lower: nil, upper: nil, depth: 1,
                   previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats, leaf: leaf)
         stats.depth = leafDepth ?? 0
-        // User trees are added by their catalog entry, with the count check.
-        if stats.kind != .user { report.trees.append(stats) }
+        if role != .named { report.trees.append(stats) }
     }
 
     private mutating func visitPage(
-        _ ref: PageRef, tree: String, level: Int?, lower: [UInt8]?, upper: [UInt8]?, depth: Int,
-        previousKey: inout [UInt8]?, leafDepth: inout Int?, stats: inout VerifiedTree,
-        leaf: (UnsafeRawBufferPointer, StoredValue, inout Verifier) -> Void
+        _ ref: PageRef, tree: String, role: TreeRole, holderBirth: UInt64?, level: Int?, lower: [UInt8]?,
+        upper: [UInt8]?, depth: Int, previousKey: inout [UInt8]?, leafDepth: inout Int?, stats: inout VerifiedTree,
+        leaf: (UnsafeRawBufferPointer, StoredValue, EntryPlace, inout Verifier) -> Void
     ) {
-        guard !stopped, let view = checkReference(ref, tree: tree) else { return }
+        guard !stopped, let view = checkReference(ref, tree: tree, holderBirth: holderBirth) else { return }
         let version = snapshot.version
         do {
             try view.checkTreePage(expectLeaf: level.map { $0 == 0 })
@@ -182,6 +254,11 @@ public struct Verifier {
                               message: "\(isLeaf ? "leaf" : "branch") page at level \(view.level)"))
             return
         }
+        if view.payloadField != 0 {
+            add(VerifyFinding(.reserved, page: ref.page, tree: tree, version: version, expected: "0",
+                              found: "\(view.payloadField)",
+                              message: "page header field at offset 4 (overflow payload length) is not zero in a \(isLeaf ? "leaf" : "branch")"))
+        }
         do {
             if isLeaf {
                 stats.leafPages += 1
@@ -190,32 +267,57 @@ public struct Verifier {
                                       expected: "depth \(leafDepth)", found: "depth \(depth)", message: "leaves at different depths"))
                 }
                 leafDepth = depth
+                if view.count == 0 {
+                    add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version,
+                                      expected: "1 or more entries", found: "0",
+                                      message: "empty leaf page (an empty tree has root page 0)"))
+                }
                 for i in 0..<view.count {
                     let cell = try view.leafCell(i)
                     try checkKeyOrder(cell.key, previous: &previousKey, lower: lower, upper: upper,
                                       page: ref.page, tree: tree, index: i)
+                    if role != .catalog { checkKeyLength(cell.key.count, what: "key \(i)", page: ref.page, tree: tree) }
+                    try checkLeafCell(view, index: i, cell: cell, tree: tree)
                     stats.entries += 1
                     if case let .overflow(head, length) = cell.value {
-                        checkOverflow(head, length: length, tree: tree, stats: &stats)
+                        checkOverflow(head, length: length, tree: tree, holderBirth: view.birth, stats: &stats)
                     }
-                    leaf(cell.key, cell.value, &self)
+                    leaf(cell.key, cell.value, EntryPlace(page: ref.page, birth: view.birth), &self)
                     if stopped { return }
                 }
             } else {
                 stats.branchPages += 1
                 var keys: [[UInt8]] = []
                 keys.reserveCapacity(view.count)
-                for i in 0..<view.count { keys.append(i == 0 ? [] : Array(try view.branchKey(i))) }
-                for i in 1..<max(1, keys.count) where compareBytes(keys[i - 1], keys[i]) >= 0 && i > 1 {
-                    add(VerifyFinding(kind: "order", page: ref.page, tree: tree, version: version,
-                                      message: "branch separators \(i - 1) and \(i) are not ascending"))
+                for i in 0..<view.count { keys.append(Array(try view.branchKey(i))) }
+                if let first = keys.first, !first.isEmpty {
+                    add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version,
+                                      expected: "0 bytes", found: "\(first.count) bytes",
+                                      message: "the first separator of a branch is stored empty (it is the parent's separator)"))
+                    keys[0] = []
+                }
+                for i in 1..<max(1, keys.count) {
+                    checkKeyLength(keys[i].count, what: "separator \(i)", page: ref.page, tree: tree)
+                    if i > 1, compareBytes(keys[i - 1], keys[i]) >= 0 {
+                        add(VerifyFinding(kind: "order", page: ref.page, tree: tree, version: version,
+                                          message: "branch separators \(i - 1) and \(i) are not ascending"))
+                    }
+                    if let lower, compareBytes(lower, keys[i]) >= 0 {
+                        add(VerifyFinding(.order, page: ref.page, tree: tree, version: version,
+                                          message: "separator \(i) is not above the page's lower bound (its parent's separator)"))
+                    }
+                    if let upper, compareBytes(keys[i], upper) >= 0 {
+                        add(VerifyFinding(.order, page: ref.page, tree: tree, version: version,
+                                          message: "separator \(i) is not below the next separator in the parent"))
+                    }
                 }
                 for i in 0..<view.count {
                     let child = try view.branchChild(i)
                     let childLower = i == 0 ? lower : keys[i]
                     let childUpper = i + 1 < keys.count ? keys[i + 1] : upper
-                    visitPage(child, tree: tree, level: view.level - 1, lower: childLower, upper: childUpper,
-                              depth: depth + 1, previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats, leaf: leaf)
+                    visitPage(child, tree: tree, role: role, holderBirth: view.birth, level: view.level - 1,
+                              lower: childLower, upper: childUpper, depth: depth + 1, previousKey: &previousKey,
+                              leafDepth: &leafDepth, stats: &stats, leaf: leaf)
                     if stopped { return }
                 }
             }
@@ -244,44 +346,141 @@ public struct Verifier {
         previous = Array(key)
     }
 
-    private mutating func checkOverflow(_ head: PageRef, length: UInt64, tree: String, stats: inout VerifiedTree) {
+    /// Keys and separators are at most a quarter page (FORMAT.md 5.4).
+    private mutating func checkKeyLength(_ length: Int, what: String, page: UInt64, tree: String) {
+        guard length > geometry.maxKeyLength else { return }
+        add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.version,
+                          expected: "at most \(geometry.maxKeyLength) bytes (the key limit)", found: "\(length) bytes",
+                          message: "\(what) is longer than the key limit"))
+    }
+
+    /// A leaf cell's flags and reserved fields, and where its value lives:
+    /// inline exactly when it fits the inline limit (FORMAT.md 5.1, 5.4).
+    private mutating func checkLeafCell(_ view: PageView, index: Int, cell: LeafCell, tree: String) throws(FirnError) {
+        let version = snapshot.version
+        let fields = try view.leafCellFields(index)
+        if fields.flags & ~LeafLayout.overflowFlag != 0 {
+            add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "flags 0 or 1",
+                              found: "flags \(fields.flags)", message: "leaf cell \(index) sets an undefined flag bit"))
+        }
+        if fields.reserved != 0 {
+            add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "0",
+                              found: "\(fields.reserved)", message: "leaf cell \(index) reserved byte is not zero"))
+        }
+        let limit = "2 + 8 + key + value <= \(geometry.maxCellFootprint) bytes"
+        switch cell.value {
+        case let .inline(bytes):
+            if !geometry.isInline(keyLength: cell.key.count, valueLength: bytes.count) {
+                add(VerifyFinding(.limit, page: view.number, tree: tree, version: version,
+                                  expected: "inline only when \(limit)",
+                                  found: "\(cell.key.count)-byte key, \(bytes.count)-byte value",
+                                  message: "leaf cell \(index) holds inline a value that breaks the inline limit"))
+            }
+        case let .overflow(_, length):
+            if fields.inlineLength != 0 {
+                add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "0",
+                                  found: "\(fields.inlineLength)",
+                                  message: "leaf cell \(index) in an overflow chain has a non-zero inline value length"))
+            }
+            if length <= UInt64(geometry.maxCellFootprint),
+               geometry.isInline(keyLength: cell.key.count, valueLength: Int(length)) {
+                add(VerifyFinding(.limit, page: view.number, tree: tree, version: version,
+                                  expected: "an overflow chain only when \(limit) fails",
+                                  found: "\(cell.key.count)-byte key, \(length)-byte value",
+                                  message: "leaf cell \(index) keeps in an overflow chain a value that fits inline"))
+            }
+        }
+    }
+
+    /// An overflow chain: ceil(length / capacity) pages, each full but the
+    /// last, which carries the rest and whose next reference is all zero.
+    private mutating func checkOverflow(_ head: PageRef, length: UInt64, tree: String, holderBirth: UInt64,
+                                        stats: inout VerifiedTree) {
+        let version = snapshot.version
+        let capacity = UInt64(geometry.overflowPayloadCapacity)
+        let pages = length == 0 ? 1 : (length - 1) / capacity + 1
+        if pages > report.logicalPages {
+            add(VerifyFinding(.overflow, page: head.page, tree: tree, version: version,
+                              expected: "at most \(report.logicalPages) pages", found: "\(pages) pages for \(length) bytes",
+                              message: "overflow value is longer than the version's pages can hold"))
+            return
+        }
         var ref = head
+        var holder = holderBirth
         var total: UInt64 = 0
+        var index: UInt64 = 0
         while !ref.isNone, !stopped {
-            guard let view = checkReference(ref, tree: tree) else { return }
+            guard let view = checkReference(ref, tree: tree, holderBirth: holder) else { return }
             stats.overflowPages += 1
             do {
                 let (payload, next) = try view.overflowPayload()
-                total += UInt64(payload.count)
-                if total > length {
-                    add(VerifyFinding(kind: "overflow", page: ref.page, tree: tree, version: snapshot.version,
-                                      expected: "\(length) bytes", found: "more", message: "overflow chain is longer than its value"))
+                if view.level != 0 || view.count != 0 {
+                    add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version,
+                                      expected: "level 0, count 0", found: "level \(view.level), count \(view.count)",
+                                      message: "overflow page header"))
+                }
+                guard index < pages else {
+                    add(VerifyFinding(.overflow, page: ref.page, tree: tree, version: version,
+                                      expected: "\(pages) pages (ceil(\(length) / \(capacity)))", found: "more",
+                                      message: "overflow chain headed by page \(head.page) is longer than its value needs"))
                     return
                 }
+                let expected = index + 1 < pages ? capacity : length - (pages - 1) * capacity
+                if UInt64(payload.count) != expected {
+                    add(VerifyFinding(.overflow, page: ref.page, tree: tree, version: version,
+                                      expected: "\(expected) payload bytes (page \(index + 1) of \(pages))",
+                                      found: "\(payload.count)",
+                                      message: "overflow chain headed by page \(head.page): payload length"))
+                    return
+                }
+                total += expected
+                if index + 1 == pages, next != .none {
+                    add(VerifyFinding(.overflow, page: ref.page, tree: tree, version: version,
+                                      expected: "next reference all zero (the last page)", found: "\(next)",
+                                      message: "overflow chain headed by page \(head.page) goes on past its value's last page"))
+                    return
+                }
+                holder = view.birth
                 ref = next
+                index += 1
             } catch {
-                add(VerifyFinding(kind: "overflow", page: ref.page, tree: tree, version: snapshot.version, message: "\(error.detail)"))
+                add(VerifyFinding(kind: "overflow", page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
                 return
             }
         }
-        if total != length {
-            add(VerifyFinding(kind: "overflow", page: head.page, tree: tree, version: snapshot.version,
+        if total != length, !stopped {
+            add(VerifyFinding(kind: "overflow", page: head.page, tree: tree, version: version,
                               expected: "\(length) bytes", found: "\(total) bytes",
                               message: "overflow chain length differs from the leaf's"))
         }
     }
 
-    private mutating func checkCatalogEntry(name: UnsafeRawBufferPointer, value: StoredValue) {
-        let treeName = String(decoding: name, as: UTF8.self)
-        guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes) else {
-            add(VerifyFinding(kind: "structure", tree: treeName, version: snapshot.version,
+    private mutating func checkCatalogEntry(name: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
+        let version = snapshot.version
+        let treeName: String
+        switch CatalogEntry.name(name, geometry: geometry) {
+        case let .success(text):
+            treeName = text
+        case let .failure(defect):
+            treeName = CatalogEntry.describe(name)
+            add(VerifyFinding(.name, page: place.page, tree: treeName, version: version,
+                              expected: "1 to \(geometry.maxKeyLength) bytes of UTF-8", found: "\(name.count) bytes",
+                              message: "catalog key \(treeName): \(defect)"))
+        }
+        guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes), let base = bytes.baseAddress else {
+            add(VerifyFinding(kind: "structure", page: place.page, tree: treeName, version: version,
                               message: "catalog entry is not \(CatalogEntry.size) inline bytes"))
             return
         }
+        let reserved = base.le(UInt32.self, at: 28)
+        if reserved != 0 {
+            add(VerifyFinding(.reserved, page: place.page, tree: treeName, version: version, expected: "0",
+                              found: "\(reserved)", message: "catalog entry field at offset 28 (reserved) is not zero"))
+        }
         var stats = VerifiedTree(name: treeName, kind: .user, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
-        visitTree(entry.root, tree: treeName, stats: &stats) { _, _, _ in }
+        visitTree(entry.root, tree: treeName, role: .named, holderBirth: place.birth, stats: &stats) { _, _, _, _ in }
         if !stopped, stats.entries != entry.count {
-            add(VerifyFinding(kind: "count", tree: treeName, version: snapshot.version,
+            add(VerifyFinding(kind: "count", tree: treeName, version: version,
                               expected: "\(entry.count) entries (catalog)", found: "\(stats.entries)",
                               message: "the catalog's entry count differs from the tree's"))
         }
@@ -290,32 +489,109 @@ public struct Verifier {
 
     // MARK: space
 
-    private mutating func checkSpaceEntry(key: UnsafeRawBufferPointer, value: StoredValue) {
+    private mutating func checkSpaceEntry(key: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
         let version = snapshot.version
-        switch SpaceKey.decode(key) {
+        let decoded = SpaceKey.decode(key)
+        switch decoded {
+        case .free?, .retired?, .pinned?:
+            if case let .inline(bytes) = value, bytes.isEmpty { break }
+            add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version, expected: "an empty value",
+                              found: "\(Self.describe(value))", message: "free, retired and pin entries have empty values"))
+        case .history?, nil:
+            break
+        }
+        switch decoded {
         case let .free(page)?:
             report.freePages += 1
             markSpace(page, .free, what: "free")
         case let .retired(death, birth, page)?:
             report.retiredPages += 1
-            if !(birth < death && death <= version) {
+            if !(birth >= 1 && birth < death && death <= version) {
                 add(VerifyFinding(kind: "space", page: page, version: version,
-                                  expected: "birth < death <= \(version)", found: "birth \(birth), death \(death)",
+                                  expected: "1 <= birth < death <= \(version)", found: "birth \(birth), death \(death)",
                                   message: "retired-page entry with an impossible lifetime"))
             }
             markSpace(page, .retired, what: "retired")
         case let .pinned(pinned)?:
-            if pinned > version {
-                add(VerifyFinding(kind: "space", version: version, expected: "<= \(version)", found: "\(pinned)",
-                                  message: "recorded pin is newer than the version"))
+            if pinned == 0 || pinned >= version {
+                add(VerifyFinding(kind: "space", version: version, expected: "1..<\(version)", found: "\(pinned)",
+                                  message: "recorded pin is not an earlier version"))
             }
         case let .history(v)?:
-            guard case let .inline(bytes) = value, let record = HistoryRecord.decode(bytes), record.version == v, v <= version else {
-                add(VerifyFinding(kind: "history", version: version, message: "malformed history entry for version \(v)"))
+            guard case let .inline(bytes) = value, let record = HistoryRecord.decode(bytes), record.version == v,
+                  v >= 1, v <= version else {
+                add(VerifyFinding(kind: "history", page: place.page, version: version,
+                                  expected: "an \(HistoryRecord.size)-byte record of a version in 1...\(version)",
+                                  message: "malformed history entry for version \(v)"))
                 return
             }
+            checkHistory(record, page: place.page)
         case nil:
             add(VerifyFinding(kind: "space", version: version, message: "space tree key of unknown shape (\(key.count) bytes)"))
+        }
+    }
+
+    private static func describe(_ value: StoredValue) -> String {
+        switch value {
+        case let .inline(bytes): "\(bytes.count) inline bytes"
+        case let .overflow(_, length): "an overflow chain of \(length) bytes"
+        }
+    }
+
+    /// A history record: a page count of at least the two slots and a
+    /// catalog root inside it (or none); the current version's record
+    /// repeats its commit record (FORMAT.md 7).
+    private mutating func checkHistory(_ record: HistoryRecord, page: UInt64) {
+        let version = snapshot.version
+        func finding(_ field: String, expected: String, found: String) {
+            add(VerifyFinding(.history, page: page, tree: "(space)", version: version, expected: expected, found: found,
+                              message: "history record of version \(record.version): \(field)"))
+        }
+        if record.logicalPageCount < 2 {
+            finding("logical page count", expected: ">= 2", found: "\(record.logicalPageCount)")
+        }
+        let root = record.catalogRoot
+        if !root.isNone, root.page < 2 || root.page >= record.logicalPageCount {
+            finding("catalog root", expected: "page 0 or 2..<\(record.logicalPageCount)", found: "page \(root.page)")
+        }
+        guard record.version == version, let commit = snapshot.info.commitRecord else { return }
+        sawCurrentHistory = true
+        if record.timestampNanoseconds != commit.timestampNanoseconds {
+            finding("commit time", expected: "\(commit.timestampNanoseconds) (commit record)", found: "\(record.timestampNanoseconds)")
+        }
+        if record.logicalPageCount != commit.logicalPageCount {
+            finding("logical page count", expected: "\(commit.logicalPageCount) (commit record)", found: "\(record.logicalPageCount)")
+        }
+        if record.catalogRoot != commit.catalogRoot {
+            finding("catalog root", expected: "\(commit.catalogRoot) (commit record)", found: "\(record.catalogRoot)")
+        }
+        // Byte counts follow from the record's page counts; a record whose
+        // counts do not add up is reported against the slot, not here.
+        let pageSize = UInt64(geometry.pageSize)
+        let used = commit.freePages.addingReportingOverflow(commit.retiredPages)
+        guard !used.overflow, used.partialValue <= commit.logicalPageCount else { return }
+        let logicalBytes = commit.logicalPageCount.multipliedReportingOverflow(by: pageSize)
+        let liveBytes = (commit.logicalPageCount - used.partialValue).multipliedReportingOverflow(by: pageSize)
+        let freeBytes = commit.freePages.multipliedReportingOverflow(by: pageSize)
+        let retiredBytes = commit.retiredPages.multipliedReportingOverflow(by: pageSize)
+        guard !logicalBytes.overflow, !liveBytes.overflow, !freeBytes.overflow, !retiredBytes.overflow else { return }
+        if record.liveBytes != liveBytes.partialValue {
+            finding("live bytes", expected: "\(liveBytes.partialValue) ((pages - free - retired) x page size)",
+                    found: "\(record.liveBytes)")
+        }
+        if record.fileBytes < logicalBytes.partialValue {
+            finding("file size", expected: ">= \(logicalBytes.partialValue) (logical pages x page size)", found: "\(record.fileBytes)")
+        } else {
+            let tail = record.fileBytes - logicalBytes.partialValue
+            let free = freeBytes.partialValue.addingReportingOverflow(tail)
+            if free.overflow || record.freeBytes != free.partialValue {
+                finding("free bytes", expected: "free pages x page size + file bytes past the last page",
+                        found: "\(record.freeBytes)")
+            }
+        }
+        if record.heldByPinsBytes > retiredBytes.partialValue {
+            finding("bytes held for pins", expected: "<= \(retiredBytes.partialValue) (retired pages x page size)",
+                    found: "\(record.heldByPinsBytes)")
         }
     }
 
@@ -362,8 +638,89 @@ public struct Verifier {
                 add(VerifyFinding(kind: "space", version: version, expected: "\(record.retiredPages) retired pages (commit record)",
                                   found: "\(report.retiredPages)", message: "retired-page count differs from the space tree"))
             }
+            if !record.spaceRoot.isNone, !sawCurrentHistory {
+                add(VerifyFinding(.history, page: record.spaceRoot.page, tree: "(space)", version: version,
+                                  expected: "an H entry for version \(version)", found: "none",
+                                  message: "the space tree has no history record of the current version"))
+            }
         }
     }
+
+    // MARK: the previous slot's version
+
+    /// Both slots describe intact versions (FORMAT.md 7, 8): every page the
+    /// previous slot's version (current - 1) sees is, in the current
+    /// version, either the same page (shared, its whole subtree with it) or
+    /// retired; never free or rewritten. Walks only the pages the current
+    /// version replaced, so the work follows the last commit's size. The
+    /// previous version is not pinned: the findings stand only if the slots
+    /// still hold the two versions after the walk (a writer that moved on
+    /// may reuse its pages, legitimately).
+    private mutating func checkPreviousVersion() {
+        guard let slots, let record = snapshot.info.commitRecord, slots.current == record,
+              let previous = slots.previous, previous.version < record.version,
+              record.version - previous.version == 1 else { return }
+        var seen = PageBitmap(pages: report.logicalPages)
+        var found: [VerifyFinding] = []
+        var work: [(PageRef, TreeRole)] = [(previous.catalogRoot, .catalog), (previous.spaceRoot, .space)]
+        while let (ref, role) = work.popLast(), found.count < options.maxErrors {
+            guard !ref.isNone else { continue }
+            let fail = { (message: String) in
+                found.append(VerifyFinding(.previousVersion, page: ref.page, version: record.version,
+                                           expected: "reachable unchanged or retired", found: nil,
+                                           message: "page seen by the previous slot's version \(previous.version) \(message)"))
+            }
+            guard ref.page >= 2, ref.page < report.logicalPages else {
+                fail("lies outside the current version's pages 2..<\(report.logicalPages)")
+                continue
+            }
+            guard let view = try? source.view(ref.page) else { continue }
+            let intact = view.storedPageNumber == ref.page && view.birth == ref.birth && view.storedChecksum == ref.checksum
+            switch bitmap[ref.page] {
+            case .unseen:
+                continue  // already reported as unaccounted for
+            case .free:
+                fail("is free in the current version")
+                continue
+            case .reachable:
+                if !intact { fail("was rewritten by the current version (birth \(view.birth), expected \(ref.birth))") }
+                continue  // shared with the current version, whose walk checked it
+            case .retired:
+                guard seen.mark(ref.page, .reachable) == .unseen else { continue }
+                guard intact, options.quick || view.computeChecksum() == ref.checksum else {
+                    fail("is retired but no longer holds what that version wrote")
+                    continue
+                }
+            }
+            switch view.typeByte {
+            case PageType.overflow.rawValue:
+                if let (_, next) = try? view.overflowPayload() { work.append((next, role)) }
+            case PageType.branch.rawValue:
+                guard (try? view.checkTreePage(expectLeaf: false)) != nil else { continue }
+                for i in 0..<view.count { if let child = try? view.branchChild(i) { work.append((child, role)) } }
+            case PageType.leaf.rawValue:
+                guard role != .space, (try? view.checkTreePage(expectLeaf: true)) != nil else { continue }
+                for i in 0..<view.count {
+                    guard let cell = try? view.leafCell(i) else { continue }
+                    switch (role, cell.value) {
+                    case let (.catalog, .inline(bytes)):
+                        if let entry = CatalogEntry.decode(bytes) { work.append((entry.root, .named)) }
+                    case let (.named, .overflow(head, _)):
+                        work.append((head, .named))
+                    default:
+                        break
+                    }
+                }
+            default:
+                continue
+            }
+        }
+        guard !found.isEmpty, let now = try? snapshot.store.readSlots(), now.current == record,
+              now.previous == previous else { return }
+        for finding in found { add(finding) }
+    }
+
+    // MARK: findings
 
     private func countPages(_ use: PageBitmap.Use) -> UInt64 {
         var n: UInt64 = 0

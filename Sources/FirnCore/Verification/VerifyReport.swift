@@ -1,9 +1,10 @@
 /// What `Verifier` found: one finding per defect, each naming the page,
 /// tree and version, and what was expected against what was found.
 public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertible {
-    /// A stable category: `slot`, `range`, `type`, `misdirected`, `birth`,
-    /// `checksum`, `structure`, `order`, `depth`, `count`, `overflow`,
-    /// `doubleUse`, `leak`, `space`, `history`, `lockFile`.
+    /// A stable category (`Kind`): `slot`, `range`, `type`, `misdirected`,
+    /// `birth`, `checksum`, `structure`, `order`, `depth`, `count`,
+    /// `overflow`, `doubleUse`, `leak`, `space`, `history`, `lockFile`,
+    /// `limit`, `reserved`, `name`, `previousVersion`.
     public var kind: String
     public var page: UInt64?
     public var tree: String?
@@ -22,6 +23,30 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
         self.found = found
         self.message = message
     }
+
+    /// The categories of findings, as `kind` spells them. `kind` stays a
+    /// string in JSON; new findings are made with a case.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case slot, range, type, misdirected, birth, checksum, structure, order, depth, count, overflow
+        case doubleUse, leak, space, history, lockFile
+        /// A length beyond a limit docs/FORMAT.md states (the key limit, the inline limit).
+        case limit
+        /// A reserved field, flag bit or padding that is not zero.
+        case reserved
+        /// A catalog key that is not a tree name (empty, longer than the key limit, not UTF-8).
+        case name
+        /// A page the previous slot's version sees that the current version freed or rewrote.
+        case previousVersion
+    }
+
+    public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
+                expected: String? = nil, found: String? = nil, message: String) {
+        self.init(kind: kind.rawValue, page: page, tree: tree, version: version, expected: expected, found: found,
+                  message: message)
+    }
+
+    /// `kind` as a case; nil for a kind this build does not know.
+    public var category: Kind? { Kind(rawValue: kind) }
 
     public var description: String {
         var parts: [String] = []

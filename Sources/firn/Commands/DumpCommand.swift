@@ -8,7 +8,8 @@ struct DumpCommand: ParsableCommand {
         discussion: """
             Default: per tree, pages per level, fill and key range. --pages: one line per page. \
             --page N: header, cells and checksum of page N. --entries: key/value lines in the format \
-            `firn load` reads (tab-separated tree, key, value; "text" or x<hex>); with --json, one JSON object per line.
+            `firn load` reads (tab-separated tree, key, value; "text" or x<hex>; a tree without entries is a line with \
+            its name alone); with --json, one JSON object per line.
             """)
 
     @Argument(help: "The database file.") var file: String

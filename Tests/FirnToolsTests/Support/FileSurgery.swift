@@ -59,6 +59,9 @@ struct FileSurgery {
     }
 
     var catalogRoot: UInt64 { u64(currentSlot * pageSize + 40) }
+    var spaceRoot: UInt64 { u64(currentSlot * pageSize + 60) }
+    /// Offset of the current commit record in the file.
+    var slotOffset: Int { currentSlot * pageSize }
 
     /// Re-seals `page`, then updates the reference to it in each parent
     /// (found by its page and birth) and re-seals that, and finally the
@@ -72,8 +75,10 @@ struct FileSurgery {
             child = parent
         }
         let slot = currentSlot * pageSize
-        if u64(slot + 40) == child {
-            put32(checksum(child), slot + 56)
+        // The commit record's catalog root (offset 40) or space root (offset 60).
+        for root in [slot + 40, slot + 60] where u64(root) == child {
+            put64(birth(child), root + 8)
+            put32(checksum(child), root + 16)
             let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + 108)])) }
             put32(crc, slot + 108)
         }
