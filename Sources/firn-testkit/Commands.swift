@@ -2,3 +2,4 @@
 let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockCommands
     .merging(storeCommands) { a, _ in a }
     .merging(readerCommands) { a, _ in a }
+    .merging(replacementCommands) { a, _ in a }
