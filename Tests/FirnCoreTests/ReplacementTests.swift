@@ -138,3 +138,72 @@ import Glibc
         #expect(throws: FirnError.self) { try lock.didReplaceDataFile(version: 1) }
     }
 }
+
+/// The published version never goes back: an opener that read the commit
+/// slots before another process's last commit, and then found the lock file
+/// free (so reinitialized it), publishes what the file holds once it has
+/// its session — not what it read before. (A stale published version made
+/// an in-place compaction pack an older version and drop the newest commit.)
+@Suite struct PublishedVersionTests {
+    /// Runs `action` once, right after the opener's first read of slot 1.
+    final class ReadHook: FileIO, @unchecked Sendable {
+        let base: any FileIO
+        var action: (() -> Void)?
+        init(_ base: any FileIO, action: @escaping () -> Void) {
+            self.base = base
+            self.action = action
+        }
+        var path: String { base.path }
+        var descriptor: Int32 { base.descriptor }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) { try base.write(bytes, at: offset) }
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
+            let n = try base.read(into: buffer, at: offset)
+            if offset > 0, let run = action {
+                action = nil
+                run()
+            }
+            return n
+        }
+        func sync() throws(FirnError) { try base.sync() }
+        func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
+        func size() throws(FirnError) -> UInt64 { try base.size() }
+        func close() { base.close() }
+    }
+
+    @Test func anOpenerPublishesWhatTheFileHoldsOnceItHasItsSession() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("publish.firn")
+        let writer = try Store.open(path)
+        try ReplacementTests.put(writer, "a")
+        let writerBox = Mutex<Store?>(writer)
+        var options = StoreOptions()
+        options.wrapIO = { io in
+            ReadHook(io) {
+                // Between the opener's slot read and its lock file: the
+                // writer commits once more and exits.
+                guard let store = writerBox.withLock({ s in defer { s = nil }; return s }) else { return }
+                try? ReplacementTests.put(store, "b")
+                store.close()
+            }
+        }
+        let opener = try Store.open(path, options: options)
+        defer { opener.close() }
+        let latest = try #require(try opener.readSlots().current).version
+        #expect(opener.lockFile?.latestVersion == latest)
+        let snapshot = try opener.snapshot()
+        defer { snapshot.close() }
+        #expect(snapshot.version == latest)
+        #expect(try snapshot.tree("t")?.get(Array("b".utf8)) != nil)
+    }
+
+    @Test func publishingNeverMovesTheVersionBack() throws {
+        let dir = try TemporaryDirectory()
+        let lock = try LockFile.open(databasePath: dir.file("db"))
+        defer { lock.close() }
+        lock.publish(version: 7)
+        lock.publish(version: 5)
+        #expect(lock.latestVersion == 7)
+        lock.publish(version: 9)
+        #expect(lock.latestVersion == 9)
+    }
+}

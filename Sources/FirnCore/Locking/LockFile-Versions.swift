@@ -19,8 +19,24 @@ extension LockFile {
         mapping.load32(LockFileLayout.changeCounterOffset)
     }
 
-    /// Publishes `version` as the latest and wakes every waiter.
+    /// Publishes `version` as the latest unless a later one already is, and
+    /// wakes every waiter. Monotonic: an opener that read the commit slots
+    /// before a writer's commit can never move the published version back
+    /// under it (which would let a compaction pack an old version).
     public func publish(version: UInt64) {
+        guard !isClosed else { return }
+        while true {
+            let current = mapping.load64(LockFileLayout.latestVersionOffset)
+            guard version > current else { return }
+            if mapping.cas64(LockFileLayout.latestVersionOffset, expected: current, desired: version) { break }
+        }
+        mapping.add32(LockFileLayout.changeCounterOffset, 1)
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+    }
+
+    /// Publishes `version` even when it is lower than the published one:
+    /// only for a data file replaced at its path (see `didReplaceDataFile`).
+    func republish(version: UInt64) {
         guard !isClosed else { return }
         mapping.store64(LockFileLayout.latestVersionOffset, version)
         mapping.add32(LockFileLayout.changeCounterOffset, 1)

@@ -400,7 +400,7 @@ public final class LockFile: @unchecked Sendable {
         let identity = DataFileIdentity.of(path: databasePath)
         mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
         mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
-        publish(version: version)
+        republish(version: version)
     }
 
     /// The data file identity recorded in the header.

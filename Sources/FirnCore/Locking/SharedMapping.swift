@@ -56,6 +56,9 @@ struct SharedMapping: @unchecked Sendable {
     func add32(_ offset: Int, _ delta: UInt32) -> UInt32 { firn_atomic_add_u32(pointer32(offset), delta) }
 
     func load64(_ offset: Int) -> UInt64 { firn_atomic_load_u64(pointer64(offset)) }
+    func cas64(_ offset: Int, expected: UInt64, desired: UInt64) -> Bool {
+        firn_atomic_cas_u64(pointer64(offset), expected, desired) != 0
+    }
     func store64(_ offset: Int, _ value: UInt64) { firn_atomic_store_u64(pointer64(offset), value) }
     @discardableResult
     func add64(_ offset: Int, _ delta: UInt64) -> UInt64 { firn_atomic_add_u64(pointer64(offset), delta) }

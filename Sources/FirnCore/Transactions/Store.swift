@@ -105,8 +105,14 @@ public final class Store: @unchecked Sendable {
                 io.close()
                 return nil
             }
-            if let lockFile, lockFile.latestVersion < current.version {
-                lockFile.publish(version: current.version)
+            if let lockFile {
+                // Read again now that our session holds the lock file: a
+                // reinitialized lock file must not publish what we read
+                // before, when a writer that has since exited was still
+                // committing (publishing is monotonic from here on).
+                if let latest = try CommitSlots.read(io).current, lockFile.latestVersion < latest.version {
+                    lockFile.publish(version: latest.version)
+                }
             }
             let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
             return Store(
