@@ -367,7 +367,8 @@ public struct Verifier {
             add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "0",
                               found: "\(fields.reserved)", message: "leaf cell \(index) reserved byte is not zero"))
         }
-        let limit = "2 + 8 + key + value <= \(geometry.maxCellFootprint) bytes"
+        // Built only for a finding: this runs for every cell of the file.
+        var limit: String { "2 + 8 + key + value <= \(geometry.maxCellFootprint) bytes" }
         switch cell.value {
         case let .inline(bytes):
             if !geometry.isInline(keyLength: cell.key.count, valueLength: bytes.count) {
