@@ -18,7 +18,9 @@ extension Snapshot {
     /// those that turn `base` into this snapshot. Keys and values passed to
     /// `body` point into the map and are valid during the call. A damaged
     /// page throws `FirnError.corrupt` naming it and its version, possibly
-    /// after some changes were reported.
+    /// after some changes were reported. (A closure that uses `try` spells
+    /// out its type, `{ (change) throws(FirnError) -> Bool in … }`: Swift
+    /// does not infer a typed throw for it.)
     @discardableResult
     public func changes(
         in name: String, since base: Snapshot, _ body: (Change) throws(FirnError) -> Bool

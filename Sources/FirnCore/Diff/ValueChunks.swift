@@ -2,7 +2,8 @@
 /// bytes, or each overflow page's payload in chain order — so two values
 /// can be compared without assembling either. The chain is checked as it
 /// is read: it may not hold more or fewer bytes than the leaf says, nor run
-/// longer than that many bytes need (which also stops a cycle).
+/// longer than that many bytes need or the version has pages (which stops
+/// a cycle, whatever length a damaged leaf claims).
 struct ValueChunks {
     private let source: PageSource
     private var inline: UnsafeRawBufferPointer?
@@ -29,9 +30,10 @@ struct ValueChunks {
             head = ref
             remaining = length
             // A value needs length / capacity pages, one more for a partly
-            // filled last page; a chain longer than that is damage.
+            // filled last page, and no chain has more pages than the
+            // version: a chain longer than either is damage (a cycle).
             let capacity = UInt64(source.pageSize - OverflowLayout.payloadOffset)
-            pagesLeft = length / capacity + 1
+            pagesLeft = min(length / capacity + 1, source.pageLimit)
         }
     }
 
