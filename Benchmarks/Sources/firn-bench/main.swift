@@ -26,7 +26,7 @@ for line in header { log(line) }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
     ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
-    ("export", runExport), ("memory", runMemory),
+    ("export", runExport), ("memory", runMemory), ("diff", runDiff),
 ]
 let started = ContinuousClock.now
 var failed = false

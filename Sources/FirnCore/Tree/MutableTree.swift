@@ -74,13 +74,14 @@ final class MutableTree {
             try release(leaf.value(index))
             leaf.remove(at: index)
         }
-        if leaf.fits(leaf.leafCellSize(keyLength: key.count, value: value)) {
+        let cellSize = leaf.leafCellSize(keyLength: key.count, value: value)
+        if leaf.fits(cellSize) {
             key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
         } else {
             // Split first, then insert into the half the key belongs to. A key
             // at the boundary goes left, so the right half's first key (the
             // separator its parent gets) stays its lowest.
-            let (right, separator) = node.split()
+            let (right, separator) = node.split(pendingSize: cellSize, at: index)
             if index <= leaf.count {
                 key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
             } else {
@@ -225,7 +226,8 @@ final class MutableTree {
                 parent.children.insert(.node(right), at: position)
                 return
             }
-            let (parentRight, parentSeparator) = parent.split()
+            let (parentRight, parentSeparator) = parent.split(
+                pendingSize: BranchLayout.cellHeaderSize + separator.count, at: position)
             let leftCount = parent.count
             let target = position <= leftCount ? parent : parentRight
             let at = position <= leftCount ? position : position - leftCount

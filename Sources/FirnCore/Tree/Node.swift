@@ -44,10 +44,12 @@ final class Node {
         return node
     }
 
-    /// Moves the upper half of this node into a new node; returns it and
-    /// the separator its parent needs for it.
-    func split() -> (right: Node, separator: [UInt8]) {
-        let (rightPage, separator) = page.splitOffUpperHalf()
+    /// Moves the upper half of this node into a new node, making room for a
+    /// cell of `pendingSize` bytes to be inserted at `pendingIndex` (see
+    /// `NodePage.splitOffUpperHalf`); returns the new node and the
+    /// separator its parent needs for it.
+    func split(pendingSize: Int, at pendingIndex: Int) -> (right: Node, separator: [UInt8]) {
+        let (rightPage, separator) = page.splitOffUpperHalf(pendingSize: pendingSize, at: pendingIndex)
         let right = Node(page: rightPage, level: level)
         if !isLeaf {
             let cut = page.count

@@ -220,15 +220,24 @@ final class NodePage {
     /// Moves the upper half of the entries (by bytes) into a new page;
     /// returns it with its first key (for a branch: the separator that goes
     /// up to the parent, no longer stored in either half).
-    func splitOffUpperHalf() -> (NodePage, [UInt8]) {
-        let half = usedBytes / 2
-        var bytes = 0
-        var cut = 0
-        while cut < count - 1 {
-            let size = 2 + storedCellSize(cut)
-            if bytes + size > half && cut > 0 { break }
-            bytes += size
-            cut += 1
+    ///
+    /// The caller then inserts a cell of `pendingSize` bytes at
+    /// `pendingIndex`: into this page when `pendingIndex <= count` after the
+    /// split, into the new one otherwise. Halving the old cells alone can
+    /// leave the receiving half with half a page plus a third and no room
+    /// for a new third-of-a-page cell; then the cut is chosen counting the
+    /// new cell in its place, which always leaves room (each side at most
+    /// half of a page and a third, plus one cell of at most a third). The
+    /// plain halving stays the first choice, so pages split as they always
+    /// have wherever that fits.
+    func splitOffUpperHalf(pendingSize: Int, at pendingIndex: Int) -> (NodePage, [UInt8]) {
+        var (cut, leftBytes) = halvingCut(pendingSize: nil, at: pendingIndex)
+        let pending = 2 + pendingSize
+        let receiving = pendingIndex <= cut
+            ? leftBytes
+            : usedBytes - leftBytes - (isLeaf ? 0 : key(cut).count)  // a branch's right half drops its first key
+        if receiving + pending > capacity {
+            cut = halvingCut(pendingSize: pendingSize, at: pendingIndex).cut
         }
         let separator = Array(key(cut))
         let right = NodePage(pageSize: pageSize, isLeaf: isLeaf)
@@ -237,6 +246,33 @@ final class NodePage {
         left.append(from: self, range: 0..<cut)
         swapStorage(with: left)
         return (right, separator)
+    }
+
+    /// The number of cells that stay left so that they take about half the
+    /// bytes — of the old cells, plus the pending one at `pendingIndex` when
+    /// `pendingSize` is given — and the bytes those cells take. At least one
+    /// cell stays on each side.
+    private func halvingCut(pendingSize: Int?, at pendingIndex: Int) -> (cut: Int, bytes: Int) {
+        let pending = pendingSize.map { 2 + $0 }
+        let half = (usedBytes + (pending ?? 0)) / 2
+        var bytes = 0
+        var cut = 0
+        var placed = false
+        while cut < count - 1 {
+            // The pending cell comes before the old cell now at its index
+            // (and goes left with it when the cut falls right after it).
+            if let pending, !placed && pendingIndex == cut {
+                if bytes + pending > half && cut > 0 { break }
+                bytes += pending
+                placed = true
+                continue
+            }
+            let size = 2 + storedCellSize(cut)
+            if bytes + size > half && (cut > 0 || placed) { break }
+            bytes += size
+            cut += 1
+        }
+        return (cut, placed ? bytes - (pending ?? 0) : bytes)
     }
 
     /// Appends `other`'s entries in `range` (all greater than ours). For

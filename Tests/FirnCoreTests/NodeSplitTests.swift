@@ -1,0 +1,71 @@
+import Testing
+@testable import FirnCore
+
+/// Splits of full nodes: whatever the sizes of the cells already in a page
+/// and of the one being added, both halves fit after the split and the
+/// insert (each cell is at most a third of a page, so a split that counts
+/// the new cell always finds such a cut).
+@Suite struct NodeSplitTests {
+    static func options() -> StoreOptions {
+        var options = StoreOptions()
+        options.durability = .none
+        return options
+    }
+
+    @Test func aLargeCellAddedToAFullLeafWhoseUpperHalfIsLargeFits() throws {
+        // One leaf: small cells, a maximal cell, small cells, a large cell;
+        // a byte-halving split that ignored the new maximal cell would give
+        // it a right half of 2,774 bytes, with no room for its 1,354.
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("split.firn"), options: Self.options())
+        var expected: [[UInt8]: [UInt8]] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree("t"))
+            func put(_ key: String, _ length: Int) throws {
+                let value = [UInt8](repeating: UInt8(length & 0xFF), count: length)
+                try tree.put(Array(key.utf8), value)
+                expected[Array(key.utf8)] = value
+            }
+            for i in 0..<10 { try put("a00\(i)", 90) }
+            try put("b000", 1340)
+            for i in 0..<4 { try put("c00\(i)", 90) }
+            try put("d000", 990)
+            try put("e000", 1340)
+        }
+        let snapshot = try store.snapshot()
+        let tree = try #require(try snapshot.tree("t"))
+        for (key, value) in expected { #expect(try tree.get(key)?.array == value) }
+        #expect(Verifier.verify(snapshot, slots: try store.readSlots()).findings == [])
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func cellsOfEverySizeUpToTheLimitAlwaysFitAfterASplit(seed: UInt64) throws {
+        // Keys up to the 1 KiB limit (so branch cells are large too) and
+        // inline values up to the largest cell, in random order.
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("sizes.firn"), options: Self.options())
+        let geometry = PageGeometry(pageSize: store.pageSize)
+        var rng = SeededGenerator(seed: seed)
+        var expected: [[UInt8]: [UInt8]] = [:]
+        for _ in 0..<6 {
+            try store.write { txn in
+                let tree = try #require(try txn.tree("t"))
+                for _ in 0..<300 {
+                    let keyLength = [4, 16, 300, 700, geometry.maxKeyLength][Int(rng.below(5))]
+                    var key = (0..<keyLength).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                    key[0] = UInt8(truncatingIfNeeded: rng.below(8))
+                    let room = geometry.maxCellFootprint - 2 - LeafLayout.cellHeaderSize - keyLength
+                    let valueLength = max(0, [0, room / 2, room][Int(rng.below(3))])
+                    let value = [UInt8](repeating: UInt8(truncatingIfNeeded: valueLength), count: valueLength)
+                    try tree.put(key, value)
+                    expected[key] = value
+                }
+            }
+            let snapshot = try store.snapshot()
+            #expect(Verifier.verify(snapshot, slots: try store.readSlots()).findings == [])
+            let tree = try #require(try snapshot.tree("t"))
+            #expect(tree.count == UInt64(expected.count))
+            for (key, value) in expected.prefix(200) { #expect(try tree.get(key)?.array == value) }
+        }
+    }
+}
