@@ -664,6 +664,7 @@ public struct Verifier {
         var seen = PageBitmap(pages: report.logicalPages)
         var found: [VerifyFinding] = []
         var work: [(PageRef, TreeRole)] = [(previous.catalogRoot, .catalog), (previous.spaceRoot, .space)]
+        var touched: UInt64 = 0
         while let (ref, role) = work.popLast(), found.count < options.maxErrors {
             guard !ref.isNone else { continue }
             let fail = { (message: String) in
@@ -676,6 +677,10 @@ public struct Verifier {
                 continue
             }
             guard let view = try? source.view(ref.page) else { continue }
+            // The last commit may have replaced most of the file: keep the
+            // memory bound of the main walk here too.
+            touched &+= UInt64(view.pageSize)
+            if touched % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
             let intact = view.storedPageNumber == ref.page && view.birth == ref.birth && view.storedChecksum == ref.checksum
             switch bitmap[ref.page] {
             case .unseen:
