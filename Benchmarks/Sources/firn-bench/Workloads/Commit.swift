@@ -28,10 +28,10 @@ func runCommit(_ ctx: Context) throws {
                              environment: ["LD_PRELOAD": shim, "FIRN_BENCH_SYNC_DELAY_US": String(delay),
                                            "FIRN_BENCH_SYNC_COUNT_FILE": count])
                 removeDatabase(path)
-                let fields = readSmallFile(out).split(separator: " ").compactMap { Double(String($0).trimmingSpaces) }
+                let fields = readSmallFile(out).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double(String($0)) }
                 guard let rate = fields.first else { throw EngineError(description: "\(engine) commit child printed nothing") }
                 if fields.count >= 2 { pages = fields[1] }
-                syncs[engine] = (Double(readSmallFile(count).trimmingSpaces) ?? .nan) / Double(n)
+                syncs[engine] = (Double(readSmallFile(count).filter(\.isNumber)) ?? .nan) / Double(n)
                 unlink(out)
                 unlink(count)
                 return rate
