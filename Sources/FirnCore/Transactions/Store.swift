@@ -121,7 +121,11 @@ public final class Store: @unchecked Sendable {
             // version published in the lock file, and never publish a record
             // nobody checked.
             if lockFile == nil || lockFile?.latestVersion == 0 {
-                slots = slots.validated(io)
+                // Read again now that our session holds the lock file: a
+                // writer that committed after our first read and has since
+                // exited left a newer record, and publishing the older one
+                // would let a compaction pack it and drop that commit.
+                slots = try CommitSlots.read(io).validated(io)
             }
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
