@@ -11,6 +11,8 @@ public enum Info {
         public var current: Bool
         public var version: UInt64?
         public var time: String?
+        /// Why the slot is not valid, or why its valid record was rejected
+        /// by the open-time check (FORMAT.md 2.1: the other slot is current).
         public var problem: String?
     }
 
@@ -66,8 +68,9 @@ public enum Info {
         let slotInfo = slots.slots.enumerated().map { index, result -> Slot in
             switch result {
             case let .success(record):
+                let rejection = slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
                 return Slot(slot: index, valid: true, current: record.version == current, version: record.version,
-                            time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: nil)
+                            time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: rejection)
             case let .failure(defect):
                 return Slot(slot: index, valid: false, current: false, version: nil, time: nil, problem: defect.description)
             }

@@ -17,7 +17,9 @@ public enum Versions {
     public struct Version: Codable, Sendable, Equatable {
         public var version: UInt64
         public var time: String?
-        /// "current", "previous" (the other commit slot), "pinned".
+        /// "current", "previous" (the other commit slot), "pinned", or
+        /// "rejected": a newer record in the other slot that the open-time
+        /// check rejected (its commit was cut short; not readable).
         public var roles: [String]
         /// Commits behind the current version.
         public var lag: UInt64
@@ -55,6 +57,11 @@ public enum Versions {
             var e = entry(previous.version)
             e.roles.append("previous")
             byVersion[previous.version] = e
+        }
+        if let rejected = slots.rejected, rejected.version > access.snapshot.version {
+            var e = entry(rejected.version)
+            e.roles.append("rejected")
+            byVersion[rejected.version] = e
         }
         let own = getpidValue()
         for pin in access.store.lockFile?.pins() ?? [] where !pin.stale && pin.pid != own {

@@ -24,9 +24,20 @@ import Glibc
         var catalog: UInt64
     }
 
-    static func fixture(_ dir: Scratch) throws -> (String, Layout) {
+    /// The sample database. Unless `keepPreviousSlot`, the slot of the
+    /// version before the current one is emptied (as in a packed file): with
+    /// it in place, damage to a page the last commit wrote is what a power
+    /// loss during that commit leaves, so the newest record is rejected and
+    /// the previous version opens clean (FORMAT.md 2.1) — these tests are
+    /// about damage `verify` must name.
+    static func fixture(_ dir: Scratch, keepPreviousSlot: Bool = false) throws -> (String, Layout) {
         let db = try dir.sampleDatabase()
         try FileManager.default.removeItem(atPath: db + ".lock")
+        if !keepPreviousSlot {
+            var file = try FileSurgery(db)
+            file.zero(page: UInt64(1 - file.currentSlot))
+            try file.save()
+        }
         let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         func first(_ match: (PagesJSON.Page) -> Bool) throws -> UInt64 {
@@ -84,7 +95,7 @@ import Glibc
     @Test(arguments: [0, 1])
     func aFlippedBitInEachCommitSlotIsNamedByVerify(_ slot: Int) throws {
         let dir = try Scratch()
-        let (db, _) = try Self.fixture(dir)
+        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
         var file = try FileSurgery(db)
         file.flipBit(page: UInt64(slot), at: 20)
         try file.save()
@@ -189,9 +200,35 @@ import Glibc
         try Self.expectNoCrash(db, allowed: [65], "logical page count")
     }
 
+    /// With the previous version in its slot, a lost write in a page the
+    /// last commit wrote is an interrupted commit, not damage: the newest
+    /// record is rejected, every command reads the previous version, verify
+    /// exits 0 and names the rejected record as the state of its slot, info
+    /// and versions say which record is current and that the newer one was
+    /// rejected.
+    @Test func aLostPageOfTheLastCommitIsARejectedRecordNotAFinding() throws {
+        let dir = try Scratch()
+        let (db, layout) = try Self.fixture(dir, keepPreviousSlot: true)
+        var file = try FileSurgery(db)
+        let newest = file.u64(file.currentSlot * file.pageSize + 16)
+        file.flipBit(page: layout.catalog, at: 2048)
+        try file.save()
+        let verify = try FirnRun.run(["verify", db])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.contains("version \(newest - 1) is clean") && verify.stdout.contains("rejected"), "\(verify.stdout)")
+        let info = try FirnRun.run(["info", db])
+        #expect(info.status == 0 && info.stdout.contains("v\(newest - 1)") && info.stdout.contains("(current)")
+                && info.stdout.contains("rejected"), "\(info.stdout)")
+        let infoJSON = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
+        #expect(infoJSON.currentVersion == newest - 1)
+        let versions = try FirnRun.run(["versions", db])
+        #expect(versions.status == 0 && versions.stdout.contains("rejected"), "\(versions.stdout)")
+        try Self.expectNoCrash(db, allowed: [0], "rejected newest record")
+    }
+
     @Test func truncatedFilesAtSeveralLengths() throws {
         let dir = try Scratch()
-        let (db, _) = try Self.fixture(dir)
+        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
         let pristine = try Data(contentsOf: URL(fileURLWithPath: db))
         struct Logical: Decodable { let logicalBytes: Int }
         let logical = try FirnRun.run(["info", db, "--json"]).json(Logical.self).logicalBytes

@@ -4,6 +4,9 @@ import Glibc
 
 // firn-bench: Firn against LMDB, SQLite and lz4, side by side in one run.
 setvbuf(stdout, nil, _IOLBF, 0)
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == commitChildFlag {
+    runCommitChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scratch = Machine.scratch(options.dir)
 let cli = FirnCLI.locate(options.firn, scratch: scratch)
@@ -46,6 +49,7 @@ print("")
 for line in header { print(line) }
 print("")
 print(ctx.report.table())
+for line in ctx.report.header { print(line) }
 print("")
 print("ratio > 1: Firn is better (throughput: Firn / peer; pinned growth and memory: peer / Firn).")
 print("total time: \(elapsed.components.seconds) s; figures appended to \(options.output)")

@@ -64,3 +64,18 @@ extension LockFile {
         }
     }
 }
+
+extension LockFile {
+    /// Publishes `version` only when nothing is published yet (the lock
+    /// file was just initialized): the version a first opener accepted with
+    /// the open-time check. Two first openers accept the same version; a
+    /// later writer's publication is never overwritten. True when stored.
+    @discardableResult
+    public func publishInitial(version: UInt64) -> Bool {
+        guard !isClosed,
+              firn_atomic_cas_u64(mapping.pointer64(LockFileLayout.latestVersionOffset), 0, version) != 0 else { return false }
+        _ = mapping.add32(LockFileLayout.changeCounterOffset, 1)
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        return true
+    }
+}

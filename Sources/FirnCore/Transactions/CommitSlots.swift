@@ -1,18 +1,86 @@
-/// Reading the two commit slots of a file and choosing the current version.
+/// Reading the two commit slots of a file and choosing the current version
+/// (FORMAT.md 2.1).
 public struct CommitSlots: Sendable {
     /// Each slot's record, or why it is not valid.
     public let slots: [Result<CommitRecord, CommitRecord.Defect>]
     public let pageSize: Int
+    /// The newest valid record, when the open-time check rejected it: a
+    /// page born in its version that it reaches did not check out, so its
+    /// commit never completed its sync (a power loss). Not a defect.
+    public private(set) var rejected: Rejection?
+    /// Pages the open-time check read (0 when it did not run): the pages the
+    /// newest record's commit wrote and still reaches, whatever the file's size.
+    public private(set) var pagesChecked = 0
+    /// True once `validated(_:)` ran.
+    public private(set) var isValidated = false
 
-    /// The valid record with the highest version.
-    public var current: CommitRecord? {
-        slots.compactMap { try? $0.get() }.max { $0.version < $1.version }
+    /// A newest record that the open-time check rejected, and why.
+    public struct Rejection: Sendable, Equatable, Codable, CustomStringConvertible {
+        public var version: UInt64
+        /// The page that did not check out.
+        public var page: UInt64
+        public var reason: String
+
+        public var description: String {
+            "the record of version \(version) was rejected: page \(page): \(reason) (its commit did not complete; "
+                + "the previous version is current)"
+        }
     }
 
-    /// The valid record that is not current.
+    init(slots: [Result<CommitRecord, CommitRecord.Defect>], pageSize: Int) {
+        self.slots = slots
+        self.pageSize = pageSize
+    }
+
+    private var valid: [CommitRecord] { slots.compactMap { try? $0.get() } }
+
+    /// The valid record with the highest version, accepted or not.
+    public var newest: CommitRecord? {
+        valid.max { $0.version < $1.version }
+    }
+
+    /// The current version: the newest valid record, unless the open-time
+    /// check rejected it (then the other slot's).
+    public var current: CommitRecord? {
+        valid.filter { $0.version != rejected?.version }.max { $0.version < $1.version }
+    }
+
+    /// The valid record that is neither current nor rejected.
     public var previous: CommitRecord? {
         guard let current else { return nil }
-        return slots.compactMap { try? $0.get() }.first { $0.version != current.version }
+        return valid.first { $0.version != current.version && $0.version != rejected?.version }
+    }
+
+    /// The record of `version`, if a slot holds it (rejected or not).
+    public func record(version: UInt64) -> CommitRecord? {
+        valid.first { $0.version == version }
+    }
+
+    /// These slots after the open-time check of the newest record (FORMAT.md
+    /// 2.1): it is accepted when every page it reaches born in its version
+    /// checks out against its reference, or when there is nothing to fall
+    /// back to (no valid record of the version before it: the damage is
+    /// then for `verify` to report). Otherwise it is rejected and the other
+    /// slot's version — made durable by its own sync before the rejected
+    /// commit began — is current.
+    public func validated(_ io: any FileIO) -> CommitSlots {
+        var result = self
+        result.isValidated = true
+        guard let newest, newest.version > 1,
+              valid.contains(where: { $0.version == newest.version - 1 }) else { return result }
+        var check = NewestRecordCheck(io: io, record: newest)
+        do throws(NewestRecordCheck.Failure) {
+            try check.run()
+        } catch {
+            result.rejected = Rejection(version: newest.version, page: error.page, reason: error.reason)
+        }
+        result.pagesChecked = check.pagesRead
+        return result
+    }
+
+    /// Reads both slots and runs the open-time check.
+    public static func readValidated(_ io: any FileIO) throws(FirnError) -> CommitSlots {
+        try read(io).validated(io)
     }
 
     /// Why the two slots do not describe one history (FORMAT.md, "Choosing
@@ -57,7 +125,9 @@ public struct CommitSlots: Sendable {
         return previous == current - 1 ? nil : .notConsecutive(current: current, previous: previous)
     }
 
-    /// The current record, for a writer about to commit on top of it. A
+    /// The current record, for a writer about to commit on top of it (into
+    /// the other slot, which may hold a rejected record: that is expected,
+    /// its commit never completed). A
     /// torn or empty slot is expected (a crash, a new or compacted file);
     /// a checksum-valid record with impossible fields, or slots that are not
     /// consecutive versions each in its own slot, are damage: the writer

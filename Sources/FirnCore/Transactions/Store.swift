@@ -20,6 +20,12 @@ public final class Store: @unchecked Sendable {
     /// store that found none it could use: its snapshots are not pinned.
     public let lockFile: LockFile?
     let io: any FileIO
+    /// The commit slots as this open found them, after the open-time check
+    /// of the newest record when this open ran it (FORMAT.md 2.1): the first
+    /// opener after a crash or reboot (it initialized the lock file) and
+    /// every open without a lock file. `openCheck.pagesChecked` counts the
+    /// pages the check read.
+    public let openCheck: CommitSlots
 
     private struct State {
         var map: Mapping
@@ -39,8 +45,10 @@ public final class Store: @unchecked Sendable {
 
     public var pageSize: Int { geometry.pageSize }
 
-    private init(path: String, options: StoreOptions, geometry: PageGeometry, lockFile: LockFile?, io: any FileIO, map: Mapping) {
+    private init(path: String, options: StoreOptions, geometry: PageGeometry, lockFile: LockFile?, io: any FileIO,
+                 map: Mapping, openCheck: CommitSlots) {
         self.path = path
+        self.openCheck = openCheck
         self.options = options
         self.geometry = geometry
         self.lockFile = lockFile
@@ -92,7 +100,8 @@ public final class Store: @unchecked Sendable {
         let io = options.wrapIO?(base) ?? base
         var lockFile: LockFile? = nil
         do throws(FirnError) {
-            guard let current = try CommitSlots.read(io).current else {
+            var slots = try CommitSlots.read(io)
+            guard let newest = slots.newest else {
                 throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
             }
             lockFile = try LockFile.open(
@@ -105,19 +114,28 @@ public final class Store: @unchecked Sendable {
                 io.close()
                 return nil
             }
-            if let lockFile {
+            // Who chooses the current version (FORMAT.md 2.1): the first
+            // opener (it found nobody else with the database open, so the
+            // last writer may have lost power mid-commit) and every open
+            // without a lock file run the check; later openers trust the
+            // version published in the lock file, and never publish a record
+            // nobody checked.
+            if lockFile == nil || lockFile?.latestVersion == 0 {
                 // Read again now that our session holds the lock file: a
-                // reinitialized lock file must not publish what we read
-                // before, when a writer that has since exited was still
-                // committing (publishing is monotonic from here on).
-                if let latest = try CommitSlots.read(io).current, lockFile.latestVersion < latest.version {
-                    lockFile.publish(version: latest.version)
-                }
+                // writer that committed after our first read and has since
+                // exited left a newer record, and publishing the older one
+                // would let a compaction pack it and drop that commit.
+                slots = try CommitSlots.read(io).validated(io)
+            }
+            if let lockFile, let accepted = slots.current, slots.isValidated {
+                // Only over 0: a writer may already have committed on top of
+                // a version another first opener published.
+                lockFile.publishInitial(version: accepted.version)
             }
             let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
             return Store(
-                path: path, options: options, geometry: PageGeometry(pageSize: Int(current.pageSize)),
-                lockFile: lockFile, io: io, map: map)
+                path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),
+                lockFile: lockFile, io: io, map: map, openCheck: slots)
         } catch {
             lockFile?.close()
             io.close()
@@ -177,9 +195,12 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Both commit slots as they are on disk now.
+    /// Both commit slots as they are on disk now, after the open-time check
+    /// of the newest record (FORMAT.md 2.1): `current` is the version a
+    /// reader without a lock file would choose. The check reads only the
+    /// pages the newest record's commit wrote.
     public func readSlots() throws(FirnError) -> CommitSlots {
-        try CommitSlots.read(io)
+        try CommitSlots.readValidated(io)
     }
 
     // MARK: snapshots
@@ -233,14 +254,11 @@ public final class Store: @unchecked Sendable {
             let version = lockFile.latestVersion
             lockFile.setPinVersion(pin, version)
             guard lockFile.latestVersion == version else { continue }
-            let slots = try readSlots()
-            guard let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) else {
-                if let newest = slots.current, newest.version > version {
-                    // A writer finished and has not published yet, or raced two commits past us.
-                    if lockFile.latestVersion == version { lockFile.publish(version: newest.version) }
-                }
-                continue
-            }
+            // The published version was accepted by whoever published it; a
+            // newer record nobody published is not looked at (a writer that
+            // has not published yet, or one that died: the next writer checks
+            // its record and publishes it).
+            guard let record = try CommitSlots.read(io).record(version: version) else { continue }
             return try makeSnapshot(VersionInfo(record), pin: pin)
         }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
@@ -252,6 +270,12 @@ public final class Store: @unchecked Sendable {
         try checkOpen()
         let latest = try snapshot(kind: kind, label: label)
         if latest.version == version { return latest }
+        // Only older versions: a slot may hold a newer record that was
+        // rejected or not yet published.
+        guard version < latest.version else {
+            latest.close()
+            throw notReadable(version)
+        }
         guard let lockFile, let pin = latest.pin else {
             // Unpinned (read-only without a lock file): nobody is writing.
             let slots = try readSlots()
@@ -265,10 +289,10 @@ public final class Store: @unchecked Sendable {
         // when the pin became visible: by its commit slot (its pages are freed
         // only two commits after it leaves the slots) or by another live pin.
         lockFile.setPinVersion(pin, version)
-        let slots = try readSlots()
+        let slots = try CommitSlots.read(io)
         // The pin passes to the new snapshot only once it exists: until
         // then `latest` owns it and releases it if anything throws.
-        if let record = slots.slots.compactMap({ try? $0.get() }).first(where: { $0.version == version }) {
+        if let record = slots.record(version: version) {
             let snapshot = try makeSnapshot(VersionInfo(record), pin: pin)
             latest.detachPin()
             return snapshot

@@ -22,9 +22,17 @@ public struct StoreOptions: Sendable {
 
 /// When a commit is durable.
 public enum Durability: String, Sendable, Codable {
-    /// Two fdatasyncs per commit: pages, then the commit record. A commit
-    /// that returned survives power loss.
+    /// One fdatasync per commit, after the new pages and the commit record
+    /// are written. A commit that returned survives power loss; a power loss
+    /// during the sync leaves the commit whole or absent: the record is
+    /// accepted at open only if every page born in its version checks out
+    /// against its Merkle reference (FORMAT.md 2.1).
     case full
+    /// Two fdatasyncs per commit: the new pages, then the commit record, so
+    /// the record never reaches the disk before its pages. For devices or
+    /// file systems whose sync is not trusted to cover writes issued before
+    /// it as a whole; costs one more sync per commit.
+    case twoPhase
     /// No syncs: a commit survives a crash of the process, but not an OS
     /// crash or power loss — then the file can be left corrupt (pages freed
     /// by a commit that never reached the disk may already be reused). For

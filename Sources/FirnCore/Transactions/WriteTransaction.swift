@@ -3,10 +3,12 @@ import Glibc
 #endif
 
 /// The one write transaction of a database. Changes are invisible to
-/// everyone else until `commit`, which makes them durable in two phases:
-/// the new pages are written and synced, then the commit record goes into
-/// the slot not holding the current version and is synced, then the new
-/// version is published. Not tied to a thread: it may be begun on one
+/// everyone else until `commit`, which writes the new pages and the commit
+/// record (into the slot not holding the current version), syncs once
+/// (durability `.full`; `.twoPhase` also syncs between pages and record),
+/// then publishes the new version. A power loss inside the one sync may keep
+/// the record and lose a page: the open-time check (FORMAT.md 2.1) then
+/// rejects the record and the base version stays current. Not tied to a thread: it may be begun on one
 /// thread and committed or aborted on another (one thread at a time).
 /// Dropping it without committing aborts it.
 public final class WriteTransaction {
@@ -42,7 +44,7 @@ public final class WriteTransaction {
         self.lockFile = lockFile
         self.lease = lease
         beginThread = pthread_self()
-        let base = try store.readSlots().currentForWriting(path: store.path)
+        let base = try Self.chooseBase(store: store, lockFile: lockFile)
         self.base = base
         baseVersion = base.version
         version = base.version + 1
@@ -73,6 +75,22 @@ public final class WriteTransaction {
 
     deinit {
         if !finished { abort() }
+    }
+
+    /// The version to commit on top of (FORMAT.md 2.1). Normally the newest
+    /// record, which is the published version: its writer published it after
+    /// its sync. A newest record that is not the published version was left
+    /// by a writer that died before publishing (or nobody has published yet):
+    /// it is checked, and the version accepted is published before anything
+    /// is built on it. A rejected record's slot is then simply overwritten.
+    private static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> CommitRecord {
+        var slots = try CommitSlots.read(store.io)
+        let published = lockFile.latestVersion
+        guard slots.newest?.version != published else { return try slots.currentForWriting(path: store.path) }
+        slots = slots.validated(store.io)
+        let base = try slots.currentForWriting(path: store.path)
+        if base.version != published { lockFile.publish(version: base.version) }
+        return base
     }
 
     // MARK: trees
@@ -167,8 +185,10 @@ public final class WriteTransaction {
             let catalogRoot = try catalog.write()
             let timestamp = wallClockNanoseconds()
             let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
-            // Phase 1: every page of the new version is durable before the record points at it.
-            if store.options.durability == .full { try store.io.sync() }
+            // Two-phase: every page of the new version is durable before the
+            // record points at it. Single-sync (`.full`) leaves that order to
+            // the open-time check, which rejects a record whose pages are not all there.
+            if store.options.durability == .twoPhase { try store.io.sync() }
             record = CommitRecord(
                 pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,
                 logicalPageCount: context.allocator.logicalPageCount, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
@@ -178,11 +198,12 @@ public final class WriteTransaction {
             abort()
             throw error.located(in: store.path, version: version)
         }
-        // Phase 2: the record, into the slot that does not hold the current version.
+        // The record, into the slot that does not hold the current version,
+        // then the one sync that makes pages and record durable together.
         let slotOffset = UInt64(version % 2) * UInt64(store.geometry.pageSize)
         do {
             try withBytes(record.encoded()) { (b) throws(FirnError) in try store.io.write(b, at: slotOffset) }
-            if store.options.durability == .full { try store.io.sync() }
+            if store.options.durability != .none { try store.io.sync() }
         } catch {
             restoreSlot(at: slotOffset, after: error)
             abort()

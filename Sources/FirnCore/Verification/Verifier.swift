@@ -79,9 +79,12 @@ public struct Verifier {
         for (index, slot) in slots.slots.enumerated() {
             switch slot {
             case let .success(record):
+                // A rejected newest record is what a power loss during its
+                // commit's sync leaves (FORMAT.md 2.1): a state, not a defect.
+                let rejection = slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
                 report.slots.append(VerifiedSlot(
                     slot: index, valid: true, version: record.version, timestampNanoseconds: record.timestampNanoseconds,
-                    current: record.version == current, problem: nil))
+                    current: record.version == current, problem: rejection))
 
             case let .failure(defect):
                 report.slots.append(VerifiedSlot(slot: index, valid: false, version: nil, timestampNanoseconds: nil,

@@ -78,6 +78,8 @@ public struct VerifiedSlot: Codable, Sendable, Equatable {
     public var version: UInt64?
     public var timestampNanoseconds: UInt64?
     public var current: Bool
+    /// Why the slot is not valid; for a valid record the open-time check
+    /// rejected (a commit cut short by a power loss), why it was rejected.
     public var problem: String?
 }
 

@@ -17,7 +17,8 @@ struct InfoCommand: ParsableCommand {
         try Console.line("\(report.path): Firn format \(report.formatVersion), page size \(report.pageSize)")
         try Console.line("  version   \(report.currentVersion) (committed \(report.currentTime))")
         for slot in report.slots {
-            let state = slot.valid ? "v\(slot.version ?? 0) at \(slot.time ?? "?")\(slot.current ? " (current)" : " (previous)")"
+            let role = slot.current ? " (current)" : slot.problem.map { " (newer, rejected: \($0))" } ?? " (previous)"
+            let state = slot.valid ? "v\(slot.version ?? 0) at \(slot.time ?? "?")\(role)"
                 : (slot.problem?.hasPrefix("slot is empty") == true ? "empty" : "invalid: \(slot.problem ?? "?")")
             try Console.line("  slot \(slot.slot)    \(state)")
         }

@@ -32,7 +32,9 @@ struct VerifyCommand: ParsableCommand {
         } else {
             let v = report.verify
             for slot in v.slots {
-                try Console.line("slot \(slot.slot): \(slot.valid ? "v\(slot.version ?? 0)\(slot.current ? " (current)" : "")" : "invalid (\(slot.problem ?? "?"))")")
+                let state = !slot.valid ? "invalid (\(slot.problem ?? "?"))"
+                    : "v\(slot.version ?? 0)" + (slot.current ? " (current)" : "") + (slot.problem.map { " (note: \($0))" } ?? "")
+                try Console.line("slot \(slot.slot): \(state)")
             }
             for tree in v.trees {
                 try Console.line("tree \(tree.kind.label(tree.name)): \(Units.grouped(tree.entries)) entries, depth \(tree.depth), \(tree.branchPages) branch + \(tree.leafPages) leaf + \(tree.overflowPages) overflow pages")

@@ -12,6 +12,15 @@ final class FirnEngine: PinningEngine {
         store = try Store.open(path, options: options)
     }
 
+    /// Opens with an explicit durability and an I/O wrapper (the commit
+    /// row counts pages and syncs, and measures `.twoPhase` too).
+    init(path: String, durability: Durability, wrapIO: (@Sendable (any FileIO) -> any FileIO)?) throws {
+        var options = StoreOptions()
+        options.durability = durability
+        options.wrapIO = wrapIO
+        store = try Store.open(path, options: options)
+    }
+
     func load(_ ds: Dataset, _ range: Range<Int>) throws {
         try store.write { txn in
             guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }

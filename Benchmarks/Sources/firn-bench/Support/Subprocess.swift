@@ -21,7 +21,8 @@ struct ChildFailed: Error, CustomStringConvertible {
 
 /// Runs `argv` (searched in PATH), stdout to `stdoutPath`, stderr captured.
 @discardableResult
-func runChild(_ argv: [String], stdoutPath: String = "/dev/null", scratch: String, check: Bool = true) throws -> ChildResult {
+func runChild(_ argv: [String], stdoutPath: String = "/dev/null", scratch: String, check: Bool = true,
+              environment extra: [String: String] = [:]) throws -> ChildResult {
     let errPath = "\(scratch)/.child-stderr-\(getpid())"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -31,10 +32,24 @@ func runChild(_ argv: [String], stdoutPath: String = "/dev/null", scratch: Strin
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let cArgs = argv.map { strdup($0) } + [nil]
     defer { for p in cArgs { free(p) } }
+    // The parent's environment, with `extra` added or replacing.
+    var env: [String] = []
+    var e = environ
+    while let entry = e.pointee {
+        let s = String(cString: entry)
+        if let eq = s.firstIndex(of: "="), extra[String(s[..<eq])] != nil {} else { env.append(s) }
+        e += 1
+    }
+    for (k, v) in extra { env.append("\(k)=\(v)") }
+    let cEnv = env.map { strdup($0) } + [nil]
+    defer { for p in cEnv { free(p) } }
     var pid: pid_t = 0
     let start = ContinuousClock.now
     let rc = cArgs.withUnsafeBufferPointer { buf in
-        posix_spawnp(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: buf.baseAddress!), environ)
+        cEnv.withUnsafeBufferPointer { envBuf in
+            posix_spawnp(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: buf.baseAddress!),
+                         UnsafeMutablePointer(mutating: envBuf.baseAddress!))
+        }
     }
     guard rc == 0 else {
         throw ChildFailed(argv: argv, result: ChildResult(status: -1, seconds: 0, maxRSSBytes: 0,
