@@ -82,6 +82,10 @@ enum SpaceKey {
 public struct HistoryRecord: Sendable, Codable, Equatable {
     public static let size = 84
     public static let retained: UInt64 = 1024
+    /// Old entries are deleted this many at a time (on versions that are a
+    /// multiple of it), so between `retained` and `retained + trimBatch − 1`
+    /// entries are kept.
+    public static let trimBatch: UInt64 = 64
 
     public var version: UInt64
     public var timestampNanoseconds: UInt64

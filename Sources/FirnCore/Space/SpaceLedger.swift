@@ -196,8 +196,13 @@ final class SpaceLedger {
         let version = context.version
         let pageSize = UInt64(context.geometry.pageSize)
         var record: HistoryRecord? = nil
-        if version > HistoryRecord.retained {
-            try tree.delete(SpaceKey.historyEntry(version - HistoryRecord.retained))
+        // The history keeps the last `retained` commits, trimmed in batches:
+        // deleting one old entry per commit rewrote a leaf far from the
+        // others every commit (a page per small commit, for nothing).
+        if version > HistoryRecord.retained, version % HistoryRecord.trimBatch == 0 {
+            let newestDropped = version - HistoryRecord.retained
+            let oldestDropped = newestDropped > HistoryRecord.trimBatch ? newestDropped - HistoryRecord.trimBatch + 1 : 1
+            for old in oldestDropped...newestDropped { try tree.delete(SpaceKey.historyEntry(old)) }
         }
         for round in 0..<64 {
             let consumed = context.allocator.takeConsumed()
