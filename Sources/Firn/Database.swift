@@ -10,7 +10,11 @@ import FirnCore
 /// try db.write { try db.add(Dog()) }
 /// let dogs = db.objects(Dog.self)
 /// ```
-public struct Database {
+///
+/// Sendable so that the mistake is caught where it happens: every use
+/// checks the thread (one comparison) instead of the compiler refusing
+/// the hand-over that frozen values and thread-safe references make fine.
+public struct Database: @unchecked Sendable {
     let core: DatabaseCore
 
     public init(configuration: Configuration) throws(DatabaseError) {

@@ -1,11 +1,13 @@
 import FirnCore
+import Foundation
 
 /// The objects of one type, in key order, read lazily: `count` is the
 /// tree's count, iteration walks a cursor and makes each object as a view
 /// of its key (its properties are read only when used). Live results read
 /// the version their instance reads at each use; frozen results one
-/// version, from any thread.
-public struct Results<Element: Object>: Sequence {
+/// version, from any thread (hence Sendable; live ones check their thread
+/// on every use).
+public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     let source: any ObjectSource
     private let position = PositionCache()
 
@@ -57,13 +59,17 @@ public struct Results<Element: Object>: Sequence {
         return try Database(configuration: frozen.configuration).objects(Element.self)
     }
 
-    /// The iterator behind sequential subscripting.
+    /// The iterator behind sequential subscripting; locked because frozen
+    /// results may be subscripted from several threads at once.
     final class PositionCache {
+        private let lock = NSLock()
         private var iterator: ResultsIterator<Element>?
         private var index = -1
         private var current: Element?
 
         func object(at wanted: Int, of results: Results<Element>) -> Element? {
+            lock.lock()
+            defer { lock.unlock() }
             if iterator == nil || wanted < index || (wanted == index && current == nil) {
                 iterator = results.makeIterator()
                 index = -1

@@ -11,7 +11,10 @@ struct ThreadIdentity: @unchecked Sendable {
     let name: String
 
     static var current: ThreadIdentity {
-        let name = Thread.isMainThread ? "main" : (Thread.current.name ?? "")
+        // The kernel's name of the thread (what pthread_setname_np set,
+        // e.g. a Foundation Thread's name); Glibc's getter is not imported.
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
         return ThreadIdentity(handle: pthread_self(), tid: currentKernelThreadID(), name: name)
     }
 
