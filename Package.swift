@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "FirnCore", targets: ["FirnCore"]),
         .library(name: "FirnTools", targets: ["FirnTools"]),
+        .library(name: "Firn", targets: ["Firn"]),
         .executable(name: "firn", targets: ["firn"]),
     ],
     dependencies: [
@@ -22,6 +23,8 @@ let package = Package(
         ),
         .target(name: "FirnCore", dependencies: ["CFirnShims"]),
         .target(name: "FirnTools", dependencies: ["FirnCore", "CLZ4"]),
+        // The SDK: objects, thread-confined instances, frozen values (SDK.md).
+        .target(name: "Firn", dependencies: ["FirnCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "firn",
             dependencies: [
@@ -32,6 +35,7 @@ let package = Package(
         // Child-process driver for the multi-process, kill and power-loss tests.
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
         .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
+        .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore"]),
         .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn", "firn-testkit"]),
     ]
 )

@@ -1,0 +1,59 @@
+import FirnCore
+
+/// The errors the SDK throws. Each names the object type and, where one is
+/// involved, the property, so the message alone says what to fix.
+public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The engine failed (I/O, corruption, a lock not obtained…).
+    case engine(FirnError)
+    /// A value's type is not the property's.
+    case typeMismatch(type: String, property: String, expected: String, found: String)
+    /// The operation needs a primary key and the type declares none.
+    case missingPrimaryKey(type: String, operation: String)
+    /// `add` without `update:` found an object with the same primary key.
+    case duplicatePrimaryKey(type: String, property: String, value: String)
+    /// The file's schema of a type differs from the class (migrations come later).
+    case schemaMismatch(type: String, property: String, change: String)
+    /// The class cannot be stored as declared (two primary keys, a key of a type without a key encoding…).
+    case invalidSchema(type: String, detail: String)
+    /// The type is not in the configuration's `objectTypes`.
+    case typeNotInConfiguration(type: String)
+    /// A change was attempted outside `write` / `beginWrite`.
+    case notInWriteTransaction(operation: String)
+    /// `beginWrite` inside a write transaction.
+    case alreadyInWriteTransaction
+    /// A frozen value cannot do this (write, modify, freeze inside a write…).
+    case frozen(type: String, operation: String)
+    /// The object is not stored in a database.
+    case unmanagedObject(type: String, operation: String)
+    /// The object belongs to another database instance or another file.
+    case objectFromAnotherDatabase(type: String)
+    /// The object was deleted.
+    case invalidatedObject(type: String)
+    /// A managed object's primary key cannot change.
+    case primaryKeyChange(type: String, property: String)
+
+    public var description: String {
+        switch self {
+        case let .engine(error): return error.description
+        case let .typeMismatch(type, property, expected, found):
+            return "\(type).\(property): expected a value of type \(expected), got \(found)"
+        case let .missingPrimaryKey(type, operation):
+            return "\(type) has no primary key (needed by \(operation)); declare one with @Persisted(primaryKey: true)"
+        case let .duplicatePrimaryKey(type, property, value):
+            return "\(type).\(property): an object with primary key \(value) already exists (use add(_:update:) to replace it)"
+        case let .schemaMismatch(type, property, change):
+            return "\(type).\(property): the file's schema differs from the class: \(change)"
+        case let .invalidSchema(type, detail): return "\(type): \(detail)"
+        case let .typeNotInConfiguration(type):
+            return "\(type) is not in the configuration's objectTypes"
+        case let .notInWriteTransaction(operation):
+            return "\(operation) needs a write transaction (write { } or beginWrite())"
+        case .alreadyInWriteTransaction: return "this database instance is already in a write transaction"
+        case let .frozen(type, operation): return "\(type) is frozen: cannot \(operation) (thaw() it first)"
+        case let .unmanagedObject(type, operation): return "\(type) is not stored in a database: cannot \(operation)"
+        case let .objectFromAnotherDatabase(type): return "\(type) belongs to another database instance"
+        case let .invalidatedObject(type): return "\(type) has been deleted"
+        case let .primaryKeyChange(type, property): return "\(type).\(property): the primary key of a stored object cannot change"
+        }
+    }
+}

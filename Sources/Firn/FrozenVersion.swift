@@ -1,0 +1,55 @@
+import FirnCore
+import Synchronization
+
+/// One frozen version as frozen objects and results read it: a share of
+/// the process's one `frozen` pin of that version (`Store.sharedSnapshot`).
+/// Every frozen object alive adds one to the pin's frozen-object count, so
+/// `firn pins` shows exactly how many this process caches. Immutable, so
+/// readable from any thread; it outlives the live instance it came from.
+final class FrozenVersion: ObjectSource, @unchecked Sendable {
+    let share: SnapshotShare
+    let configuration: Configuration
+    private let infos: [ObjectIdentifier: ClassInfo]
+    private let readers = Mutex<[String: TreeReader?]>([:])
+
+    init(share: SnapshotShare, configuration: Configuration, infos: [ObjectIdentifier: ClassInfo]) {
+        self.share = share
+        self.configuration = configuration
+        self.infos = infos
+    }
+
+    deinit { share.release() }
+
+    var version: UInt64 { share.version }
+    var isFrozen: Bool { true }
+    var generation: UInt64 { 0 }
+    func checkAccess() {}
+
+    func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo {
+        guard let info = infos[ObjectIdentifier(type)] else {
+            throw DatabaseError.typeNotInConfiguration(type: String(describing: type))
+        }
+        return info
+    }
+
+    private func reader(_ info: ClassInfo) throws(DatabaseError) -> TreeReader? {
+        let name = info.schema.treeName
+        if let cached = readers.withLock({ $0[name] }) { return cached }
+        let snapshot = share.snapshot
+        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
+        readers.withLock { $0[name] = .some(reader) }
+        return reader
+    }
+
+    func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
+        guard let reader = try reader(info) else { return nil }
+        return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
+    }
+
+    func cursor(_ info: ClassInfo) throws(DatabaseError) -> Cursor? { try reader(info)?.cursor() }
+
+    func count(_ info: ClassInfo) throws(DatabaseError) -> Int { Int(clamping: try reader(info)?.count ?? 0) }
+
+    func objectCreated() { share.addFrozenObjects(1) }
+    func objectReleased() { share.addFrozenObjects(-1) }
+}

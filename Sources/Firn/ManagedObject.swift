@@ -1,0 +1,80 @@
+import FirnCore
+
+/// The link from a managed `Object` to its record: the source it reads,
+/// the type and the key. Properties are read from the record on demand
+/// (the record is cached until the source's generation changes), so an
+/// object costs a key, not a copy of its properties.
+final class ManagedObject {
+    let source: any ObjectSource
+    let info: ClassInfo
+    let key: [UInt8]
+    private var cachedGeneration: UInt64 = 0
+    private var cachedRecord: RecordBytes?
+
+    init(source: any ObjectSource, info: ClassInfo, key: [UInt8]) {
+        self.source = source
+        self.info = info
+        self.key = key
+        source.objectCreated()
+    }
+
+    deinit { source.objectReleased() }
+
+    var isInvalidated: Bool {
+        source.checkAccess()
+        return (try? record()) == nil
+    }
+
+    private func record() throws(DatabaseError) -> RecordBytes? {
+        if let cachedRecord, cachedGeneration == source.generation { return cachedRecord }
+        let record = try source.record(info, key: key)
+        cachedRecord = record
+        cachedGeneration = source.generation
+        return record
+    }
+
+    /// Property `index` of the record. A getter cannot throw: a deleted
+    /// object or an unreadable record stops the program with the reason.
+    func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
+        source.checkAccess()
+        let property = info.schema.properties[index]
+        do {
+            guard let record = try record() else {
+                fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(property.name))")
+            }
+            let value = try engine { () throws(FirnError) in
+                try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) }
+            }
+            if value == nil, !property.isOptional { return V._persistedDefault }
+            guard let decoded = V._persisted(from: PersistedField(value)) else {
+                fatalError("Firn: \(DatabaseError.typeMismatch(type: info.name, property: property.name, expected: "\(V.self)", found: value.map { "\($0)" } ?? "null"))")
+            }
+            return decoded
+        } catch {
+            fatalError("Firn: \(info.name).\(property.name): \(error)")
+        }
+    }
+
+    /// Sets property `index`. Needs the live instance's write transaction;
+    /// a setter cannot throw, so misuse stops the program with the reason,
+    /// and an engine failure is kept and thrown by the commit.
+    func write(_ index: Int, _ field: PersistedField) {
+        source.checkAccess()
+        let property = info.schema.properties[index]
+        guard let core = source as? DatabaseCore else {
+            fatalError("Firn: \(DatabaseError.frozen(type: info.name, operation: "set \(property.name)"))")
+        }
+        guard core.transaction != nil else {
+            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(info.name).\(property.name)"))")
+        }
+        if property.isPrimaryKey {
+            core.defer(DatabaseError.primaryKeyChange(type: info.name, property: property.name))
+            return
+        }
+        do {
+            try core.update(info, key: key, index: index, field: field)
+        } catch {
+            core.defer(error)
+        }
+    }
+}

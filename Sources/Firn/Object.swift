@@ -1,0 +1,46 @@
+/// The base class of stored objects. Subclasses declare `@Persisted`
+/// properties and keep the required `init()` (objects read from a database
+/// are made with it, then read their record lazily).
+///
+/// An unmanaged object holds its values itself. Once added (or read from a
+/// database) it is a view of its record: a live object reads the version
+/// its database instance is at and may only be used on that instance's
+/// thread; a frozen object reads one version forever, from any thread.
+/// Sendable because frozen objects are; live ones check their thread on
+/// every access instead.
+open class Object: @unchecked Sendable {
+    /// Nil for unmanaged objects.
+    var managed: ManagedObject?
+
+    public required init() {}
+
+    /// True when this object reads a fixed version (safe from any thread).
+    public var isFrozen: Bool { managed?.source.isFrozen ?? false }
+
+    /// True once the object was deleted (or its write was cancelled).
+    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
+
+    /// A frozen view of this object at the version its database instance
+    /// reads now. All frozen values of one version share one pin.
+    public func freeze() throws(DatabaseError) -> Self {
+        let typeName = String(describing: type(of: self))
+        guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "freeze") }
+        if managed.source.isFrozen { return self }
+        guard let core = managed.source as? DatabaseCore else { return self }
+        let frozen = try core.frozenVersion(operation: "freeze \(typeName)")
+        let copy = Self()
+        copy.managed = ManagedObject(source: frozen, info: managed.info, key: managed.key)
+        return copy
+    }
+
+    /// The live counterpart of a frozen object in the calling thread's
+    /// instance of its database, or nil when it was deleted since.
+    public func thaw() throws(DatabaseError) -> Self? {
+        guard let managed else {
+            throw DatabaseError.unmanagedObject(type: String(describing: type(of: self)), operation: "thaw")
+        }
+        guard let frozen = managed.source as? FrozenVersion else { return self }
+        let database = try Database(configuration: frozen.configuration)
+        return try database.core.object(Self.self, key: managed.key)
+    }
+}

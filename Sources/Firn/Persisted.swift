@@ -1,0 +1,90 @@
+import FirnCore
+import Synchronization
+
+/// Every `@Persisted` wrapper ever made gets the next number: the schema is
+/// discovered on a prototype instance, where each wrapper's number maps a
+/// key path (what the wrapper's accessors receive) to a property.
+private let persistedOrdinals = Atomic<Int>(0)
+
+/// A stored property of an `Object`. Unmanaged objects keep the value in
+/// the wrapper; managed ones read and write their record in the database
+/// (the wrapper's copy is then unused).
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted var name = ""
+///     @Persisted(indexed: true) var city: String?
+/// }
+/// ```
+@propertyWrapper
+public struct Persisted<Value: PersistableValue> {
+    var unmanagedValue: Value
+    let ordinal: Int
+    let isPrimaryKey: Bool
+    let isIndexed: Bool
+
+    public init(wrappedValue: Value, primaryKey: Bool = false, indexed: Bool = false) {
+        unmanagedValue = wrappedValue
+        ordinal = persistedOrdinals.add(1, ordering: .relaxed).newValue
+        isPrimaryKey = primaryKey
+        isIndexed = indexed
+    }
+
+    /// A property declared without a value starts with its type's default (nil, 0, "").
+    public init(primaryKey: Bool = false, indexed: Bool = false) {
+        self.init(wrappedValue: Value._persistedDefault, primaryKey: primaryKey, indexed: indexed)
+    }
+
+    @available(*, unavailable, message: "@Persisted is only for properties of Object subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("@Persisted is only for properties of Object subclasses") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("@Persisted is only for properties of Object subclasses") }
+    }
+
+    public static subscript<EnclosingSelf: Object>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            guard let managed = object.managed else { return object[keyPath: storageKeyPath].unmanagedValue }
+            return managed.read(propertyIndex(managed.info, storageKeyPath), as: Value.self)
+        }
+        set {
+            guard let managed = object.managed else {
+                object[keyPath: storageKeyPath].unmanagedValue = newValue
+                return
+            }
+            managed.write(propertyIndex(managed.info, storageKeyPath), newValue._persistedField)
+        }
+    }
+
+    /// The schema index of the property stored at `keyPath`.
+    private static func propertyIndex<EnclosingSelf: Object>(
+        _ info: ClassInfo, _ keyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Int {
+        if let index = info.cachedIndex(keyPath) { return index }
+        guard let prototype = info.prototype as? EnclosingSelf,
+              let index = info.index(ofOrdinal: prototype[keyPath: keyPath].ordinal) else {
+            fatalError("Firn: \(EnclosingSelf.self) has a property missing from its schema")
+        }
+        info.cache(keyPath, index)
+        return index
+    }
+}
+
+/// What schema discovery reads from each wrapper through `Mirror`.
+protocol PersistedProperty {
+    var ordinal: Int { get }
+    var persistedType: PersistedType { get }
+    var isPrimaryKey: Bool { get }
+    var isIndexed: Bool { get }
+    var field: PersistedField { get }
+}
+
+extension Persisted: PersistedProperty {
+    var persistedType: PersistedType { Value._persistedType }
+    var field: PersistedField { unmanagedValue._persistedField }
+}

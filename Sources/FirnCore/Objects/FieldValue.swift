@@ -1,0 +1,90 @@
+/// A decoded property value. Integers of every width are carried as
+/// `Int64`; the property's `PropertyType` says which width is stored.
+package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    case data([UInt8])
+    /// Seconds since 2001-01-01 00:00:00 UTC.
+    case date(Double)
+    /// The 16 bytes of a UUID in RFC 4122 order.
+    case uuid([UInt8])
+
+    package var description: String {
+        switch self {
+        case let .bool(v): return String(v)
+        case let .int(v): return String(v)
+        case let .double(v): return String(v)
+        case let .float(v): return String(v)
+        case let .string(v): return "\"\(v)\""
+        case let .data(v): return "<\(v.count) bytes>"
+        case let .date(v): return "date(\(v))"
+        case let .uuid(v): return ObjectKey.uuidString(v)
+        }
+    }
+
+    /// The value's bytes in a field of type `type` (docs/FORMAT.md §12.2);
+    /// nil when the value does not fit that type (a caller's bug, reported
+    /// by the caller as a type mismatch).
+    package func encoded(as type: PropertyType) -> [UInt8]? {
+        var out: [UInt8] = []
+        switch (type, self) {
+        case let (.bool, .bool(v)): out.append(v ? 1 : 0)
+        case let (.int, .int(v)), let (.int64, .int(v)): out.appendLE(v)
+        case let (.int32, .int(v)):
+            guard let narrow = Int32(exactly: v) else { return nil }
+            out.appendLE(narrow)
+        case let (.int16, .int(v)):
+            guard let narrow = Int16(exactly: v) else { return nil }
+            out.appendLE(narrow)
+        case let (.int8, .int(v)):
+            guard let narrow = Int8(exactly: v) else { return nil }
+            out.appendLE(narrow)
+        case let (.double, .double(v)), let (.date, .date(v)): out.appendLE(v.bitPattern)
+        case let (.float, .float(v)): out.appendLE(v.bitPattern)
+        case let (.string, .string(v)): out += Array(v.utf8)
+        case let (.data, .data(v)): out += v
+        case let (.uuid, .uuid(v)):
+            guard v.count == 16 else { return nil }
+            out += v
+        default: return nil
+        }
+        return out
+    }
+
+    /// Decodes a field's bytes as `type`: the length must be the type's
+    /// fixed length, a Bool 0 or 1, a String valid UTF-8.
+    package static func decode(_ bytes: UnsafeRawBufferPointer, as type: PropertyType) throws(FirnError) -> FieldValue {
+        if let fixed = type.fixedLength, bytes.count != fixed {
+            throw ByteScanner.defect("a \(type) field of \(bytes.count) bytes (\(fixed) expected)")
+        }
+        switch type {
+        case .string:
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw ByteScanner.defect("a String field is not valid UTF-8")
+            }
+            return .string(text)
+        case .data: return .data(Array(bytes))
+        default: break
+        }
+        // Fixed-width from here on: the length check above made it non-empty.
+        guard let base = bytes.baseAddress else { throw ByteScanner.defect("a \(type) field without bytes") }
+        switch type {
+        case .bool:
+            let b = bytes[0]
+            guard b <= 1 else { throw ByteScanner.defect("a Bool field holds \(b)") }
+            return .bool(b == 1)
+        case .int, .int64: return .int(base.le(Int64.self, at: 0))
+        case .int32: return .int(Int64(base.le(Int32.self, at: 0)))
+        case .int16: return .int(Int64(base.le(Int16.self, at: 0)))
+        case .int8: return .int(Int64(Int8(bitPattern: bytes[0])))
+        case .double: return .double(Double(bitPattern: base.le(UInt64.self, at: 0)))
+        case .date: return .date(Double(bitPattern: base.le(UInt64.self, at: 0)))
+        case .float: return .float(Float(bitPattern: base.le(UInt32.self, at: 0)))
+        case .uuid: return .uuid(Array(bytes))
+        case .string, .data: throw ByteScanner.defect("unreachable: \(type) is variable-length")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Firn
+import FirnCore
+import Foundation
+import Testing
+
+/// Frozen objects and results: one `frozen` pin per version, an exact
+/// frozen-object count, readable from other threads and after refresh.
+@Suite struct FrozenTests {
+    static func frozenPins(_ db: Database) -> [PinRecord] {
+        (db.store.lockFile?.pins() ?? []).filter { $0.kind == .frozen && $0.pid == getpid() && $0.label == "frozen objects" }
+    }
+
+    static func addDogs(_ db: Database, _ ids: Range<Int>) throws {
+        try db.write {
+            for id in ids {
+                let dog = Dog()
+                dog.id = id
+                dog.name = "dog \(id)"
+                try db.add(dog)
+            }
+        }
+    }
+
+    @Test func frozenObjectsShareOnePinAndAreCountedExactly() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<3)
+        #expect(Self.frozenPins(db).isEmpty)
+        var frozen: [Dog] = []
+        for dog in db.objects(Dog.self) { frozen.append(try dog.freeze()) }
+        let results = try db.objects(Dog.self).freeze()
+        #expect(frozen.allSatisfy(\.isFrozen) && results.isFrozen)
+        var pins = Self.frozenPins(db)
+        #expect(pins.count == 1)
+        #expect(pins.first?.frozenObjects == 3)
+        #expect(pins.first?.version == db.version)
+        var fromResults: [Dog] = Array(results)
+        #expect(Self.frozenPins(db).first?.frozenObjects == 6)
+        fromResults.removeAll()
+        frozen.removeLast()
+        pins = Self.frozenPins(db)
+        #expect(pins.first?.frozenObjects == 2)
+        frozen.removeAll()
+        #expect(Self.frozenPins(db).first?.frozenObjects == 0)
+        _ = results  // the frozen results alone keep the pin
+        #expect(Self.frozenPins(db).count == 1)
+        withExtendedLifetime(results) {}
+    }
+
+    @Test func thePinGoesWithTheLastFrozenValue() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<2)
+        do {
+            let dog = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 1)).freeze()
+            #expect(dog.name == "dog 1")
+            #expect(Self.frozenPins(db).count == 1)
+        }
+        #expect(Self.frozenPins(db).isEmpty)
+    }
+
+    @Test func frozenValuesKeepTheirVersion() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<2)
+        let live = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
+        let frozen = try live.freeze()
+        let frozenResults = try db.objects(Dog.self).freeze()
+        try db.write {
+            live.name = "renamed"
+            let puppy = Dog()
+            puppy.id = 99
+            try db.add(puppy)
+        }
+        #expect(live.name == "renamed")
+        #expect(frozen.name == "dog 0")
+        #expect(frozenResults.count == 2)
+        #expect(db.objects(Dog.self).count == 3)
+        let thawed = try #require(try frozen.thaw())
+        #expect(!thawed.isFrozen && thawed.name == "renamed")
+        #expect(try frozenResults.thaw().count == 3)
+    }
+
+    @Test func frozenValuesAreReadableFromOtherThreads() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<100)
+        let frozen = try db.objects(Dog.self).freeze()
+        let sums = SumBox()
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            group.enter()
+            Thread {
+                sums.add(frozen.reduce(0) { $0 + $1.id })
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        #expect(sums.values == [4950, 4950])
+    }
+
+    @Test func thawOfADeletedObjectIsNil() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<1)
+        let live = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
+        let frozen = try live.freeze()
+        try db.write { try db.delete(live) }
+        #expect(try frozen.thaw() == nil)
+        #expect(frozen.name == "dog 0")
+    }
+
+    @Test func frozenObjectsRefuseWrites() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<1)
+        let frozen = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0)).freeze()
+        try db.beginWrite()
+        #expect(throws: DatabaseError.frozen(type: "Dog", operation: "delete it")) { try db.delete(frozen) }
+        #expect(throws: DatabaseError.self) { try db.add(frozen) }
+        #expect(throws: DatabaseError.self) { try db.objects(Dog.self).freeze() }
+        db.cancelWrite()
+    }
+}
+
+/// Results gathered by several threads.
+final class SumBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Int] = []
+    func add(_ value: Int) { lock.withLock { list.append(value) } }
+    var values: [Int] { lock.withLock { list } }
+}

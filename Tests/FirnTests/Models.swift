@@ -1,0 +1,68 @@
+import Firn
+import Foundation
+
+/// The seeds' Person and Dog, adapted (links and lists come in a later slice:
+/// a dog names its owner by the owner's id).
+final class Dog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var ownerID: UUID?
+}
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var id = UUID()
+    @Persisted var name = ""
+    @Persisted(indexed: true) var city: String?
+}
+
+/// Every property type, optional and not.
+final class Everything: Object {
+    @Persisted(primaryKey: true) var key = ""
+    @Persisted var bool = false
+    @Persisted var int = 0
+    @Persisted var int8: Int8 = 0
+    @Persisted var int16: Int16 = 0
+    @Persisted var int32: Int32 = 0
+    @Persisted var int64: Int64 = 0
+    @Persisted var double = 0.0
+    @Persisted var float: Float = 0
+    @Persisted var string = ""
+    @Persisted var data = Data()
+    @Persisted var date = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var uuid = UUID()
+    @Persisted var optionalBool: Bool?
+    @Persisted var optionalInt: Int?
+    @Persisted var optionalInt8: Int8?
+    @Persisted var optionalInt16: Int16?
+    @Persisted var optionalInt32: Int32?
+    @Persisted var optionalInt64: Int64?
+    @Persisted var optionalDouble: Double?
+    @Persisted var optionalFloat: Float?
+    @Persisted var optionalString: String?
+    @Persisted var optionalData: Data?
+    @Persisted var optionalDate: Date?
+    @Persisted var optionalUUID: UUID?
+}
+
+/// A type without a primary key: keys are generated.
+final class LogEntry: Object {
+    @Persisted var message = ""
+    @Persisted var level: Int8 = 0
+}
+
+/// Two primary keys: cannot be stored.
+final class TwoKeys: Object {
+    @Persisted(primaryKey: true) var a = 0
+    @Persisted(primaryKey: true) var b = 0
+}
+
+/// Same name as a stored type but a different property type (see the schema test).
+enum Renamed {
+    final class Dog: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var age = ""
+        @Persisted var ownerID: UUID?
+    }
+}

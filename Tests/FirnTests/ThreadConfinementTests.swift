@@ -1,0 +1,63 @@
+import Firn
+import Foundation
+import Testing
+
+/// A live instance, its results and objects used off their thread stop the
+/// program naming both threads (exit tests run in a child process).
+@Suite struct ThreadConfinementTests {
+    static func useOnAnotherThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.name = "intruder"
+        thread.start()
+        done.wait()
+    }
+
+    @Test func aLiveObjectOnAnotherThreadStopsTheProgram() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            let dog = Dog()
+            try? db.write { try db.add(dog) }
+            ThreadConfinementTests.useOnAnotherThread { _ = dog.name }
+        }
+    }
+
+    @Test func theMessageNamesBothThreads() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            let results = db.objects(Dog.self)
+            ThreadConfinementTests.useOnAnotherThread { _ = results.count }
+        }
+        let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(text.contains("Database accessed from incorrect thread"))
+        // "bound to thread 12 (…), used from thread 13 (…)": two different kernel thread ids.
+        let ids = text.split(separator: "thread ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        #expect(text.contains("bound to thread") && text.contains("used from thread"), "\(text)")
+        #expect(ids.count >= 2 && ids[0] != ids[1], "\(text)")
+    }
+
+    @Test func aDatabaseOnAnotherThreadStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            ThreadConfinementTests.useOnAnotherThread { try? db.beginWrite() }
+        }
+    }
+
+    @Test func frozenValuesAreFine() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        let dog = Dog()
+        dog.name = "Rex"
+        try db.write { try db.add(dog) }
+        let frozen = try dog.freeze()
+        let names = SumBox()
+        Self.useOnAnotherThread { names.add(frozen.name.count) }
+        #expect(names.values == [3])
+    }
+}
