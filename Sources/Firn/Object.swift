@@ -6,9 +6,10 @@
 /// database) it is a view of its record: a live object reads the version
 /// its database instance is at and may only be used on that instance's
 /// thread; a frozen object reads one version forever, from any thread.
-/// Sendable because frozen objects are; live ones check their thread on
-/// every access instead.
-open class Object: @unchecked Sendable {
+/// Not Sendable: a live object belongs to its instance's thread, and
+/// strict concurrency refuses to send it elsewhere at compile time (what
+/// slips through unchecked code is stopped at run time by the thread check).
+open class Object {
     /// Nil for unmanaged objects.
     var managed: ManagedObject?
 
