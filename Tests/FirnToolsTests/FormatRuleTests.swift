@@ -251,7 +251,9 @@ import FirnTools
             words.append("catalog entry field at offset 28")
         case "commit record offset 104":
             page = UInt64(file.currentSlot)
-            file.put32(1, file.slotOffset + 104)
+            // No longer reserved (the durable base distance): a distance
+            // reaching below version 1 is the defect now.
+            file.put32(0x7FFF_FFFF, file.slotOffset + 104)
             file.resealSlot()
             words.append("offset 104")
         case "slot page after the record":
