@@ -130,15 +130,12 @@ public final class Store: @unchecked Sendable {
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
                 // a version another first opener published.
+                // The accepted version is durable: it is what the disk holds
+                // after a reboot. (After a crash of a process, not of the
+                // machine, a dead writer's record may still be only in the
+                // page cache; the next durable commit's sync covers it.)
                 if lockFile.publishInitial(version: accepted.version) {
-                    // The accepted version may have reached only the page
-                    // cache (its writer died before its sync): one sync makes
-                    // the durable version we publish true. A read-only open
-                    // cannot sync; it publishes none (writers will).
-                    if !options.readOnly {
-                        try io.sync()
-                        lockFile.publishDurable(version: accepted.version)
-                    }
+                    lockFile.publishDurable(version: accepted.version)
                 }
             }
             let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
