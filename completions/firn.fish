@@ -104,7 +104,7 @@ complete -c 'firn' -f
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn" version' -l 'version' -d 'Show the version.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_flags_or_options "firn" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'info' -d 'Show format, commit slots, space use (live, free, held by pins) and trees.'
-complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'versions' -d 'List every readable version: current, previous slot, and each pinned version with its holders.'
+complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'versions' -d 'List every readable version: current, durable, previous slot, and each pinned version with its holders.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'pins' -d 'Show the reader table: who pins which version, lag, age, frozen objects, bytes retained.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'growth' -d 'Chart file size, live, free and held-by-pins bytes over the recorded commits, and explain the growth.'
 complete -c 'firn' -n '__firn_should_offer_completions_for_positional "firn" -eq 1' -fa 'dump' -d 'Show the B+ trees of a readable version: levels, pages, one decoded page, or every entry.'

@@ -14,6 +14,10 @@ public enum Info {
         /// Why the slot is not valid, or why its valid record was rejected
         /// by the open-time check (FORMAT.md 2.1: the other slot is current).
         public var problem: String?
+        /// True for an unsealed record: a deferred commit whose group has
+        /// not reached its durability point (FORMAT.md 8.1). Readers on this
+        /// host see it; after a power loss the file opens at its durable base.
+        public var unsealed: Bool = false
     }
 
     public struct Tree: Codable, Sendable, Equatable {
@@ -29,6 +33,9 @@ public enum Info {
         public var pageSize: Int
         public var currentVersion: UInt64
         public var currentTime: String
+        /// The newest version that survives power loss: `currentVersion`,
+        /// or lower while a group of deferred commits is open (FORMAT.md 8.1).
+        public var durableVersion: UInt64
         public var slots: [Slot]
         /// Size of the file on disk.
         public var fileBytes: UInt64
@@ -64,13 +71,18 @@ public enum Info {
             let depth = try snapshot.tree(name)?.depth() ?? 0
             trees.append(Tree(name: name, entries: entry.count, depth: depth, rootPage: entry.root.page))
         }
-        let current = slots.current?.version
+        // The version read is the published one; on a live database with an
+        // open group that is an unsealed record the open-time check would
+        // reject after a power loss: current, and pending, not rejected.
+        let current = snapshot.version
         let slotInfo = slots.slots.enumerated().map { index, result -> Slot in
             switch result {
             case let .success(record):
-                let rejection = slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
+                let rejection = record.version == current
+                    ? nil : slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
                 return Slot(slot: index, valid: true, current: record.version == current, version: record.version,
-                            time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: rejection)
+                            time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: rejection,
+                            unsealed: record.unsealed)
             case let .failure(defect):
                 return Slot(slot: index, valid: false, current: false, version: nil, time: nil, problem: defect.description)
             }
@@ -78,11 +90,24 @@ public enum Info {
         return Report(
             path: options.path, formatVersion: CommitRecord.formatVersion, pageSize: store.pageSize,
             currentVersion: snapshot.version, currentTime: Units.iso8601(nanoseconds: snapshot.info.timestampNanoseconds),
+            durableVersion: Self.durableVersion(store: store, slots: slots, current: snapshot.version),
             slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),
             liveBytes: usage.liveBytes, freeBytes: usage.freeBytes, pinnedBytes: usage.pinnedBytes,
             awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize), trees: trees,
             pins: pins.filter { !$0.stale }.count, stalePins: pins.filter(\.stale).count,
             writerPID: lock?.writerPID, pinned: access.pinned, note: access.note)
+    }
+}
+
+extension Info {
+    /// The durable version as the lock file records it (writers and
+    /// `sync()` keep it), or, without one, the version the open-time check
+    /// chooses from the slots: what opens after a power loss. Never above
+    /// the version read.
+    static func durableVersion(store: Store, slots: CommitSlots, current: UInt64) -> UInt64 {
+        let recorded = store.lockFile?.durableVersion ?? 0
+        let durable = recorded != 0 ? recorded : (slots.current?.version ?? current)
+        return min(durable, current)
     }
 }
 

@@ -17,9 +17,11 @@ public enum Versions {
     public struct Version: Codable, Sendable, Equatable {
         public var version: UInt64
         public var time: String?
-        /// "current", "previous" (the other commit slot), "pinned", or
-        /// "rejected": a newer record in the other slot that the open-time
-        /// check rejected (its commit was cut short; not readable).
+        /// "current", "durable" (the newest version that survives power loss;
+        /// below current while a group of deferred commits is open),
+        /// "previous" (the other commit slot), "pinned", or "rejected": a
+        /// newer record in the other slot that the open-time check rejected
+        /// (its commit was cut short; not readable).
         public var roles: [String]
         /// Commits behind the current version.
         public var lag: UInt64
@@ -29,6 +31,8 @@ public enum Versions {
     public struct Report: Codable, Sendable {
         public var path: String
         public var currentVersion: UInt64
+        /// See `Info.Report.durableVersion`.
+        public var durableVersion: UInt64
         public var versions: [Version]
         public var pinned: Bool
         public var note: String?
@@ -48,15 +52,21 @@ public enum Versions {
                 version: v, time: times[v].map { Units.iso8601(nanoseconds: $0) }, roles: [],
                 lag: access.snapshot.version >= v ? access.snapshot.version - v : 0, holders: [])
         }
-        if let current = slots.current {
-            var e = entry(current.version)
-            e.roles.append("current")
-            byVersion[current.version] = e
-        }
-        if let previous = slots.previous {
-            var e = entry(previous.version)
+        // Current is the version read (the published one): with an open
+        // group it is an unsealed record the slot check alone would reject.
+        let current = access.snapshot.version
+        var e = entry(current)
+        e.roles.append("current")
+        byVersion[current] = e
+        let durable = Info.durableVersion(store: access.store, slots: slots, current: current)
+        e = entry(durable)
+        e.roles.append("durable")
+        byVersion[durable] = e
+        for case let .success(record) in slots.slots
+        where record.version < current && record.version != slots.rejected?.version {
+            var e = entry(record.version)
             e.roles.append("previous")
-            byVersion[previous.version] = e
+            byVersion[record.version] = e
         }
         if let rejected = slots.rejected, rejected.version > access.snapshot.version {
             var e = entry(rejected.version)
@@ -71,7 +81,7 @@ public enum Versions {
                                     label: pin.label, sinceSeconds: Units.secondsSince(nanoseconds: pin.sinceNanoseconds)))
             byVersion[pin.version] = e
         }
-        return Report(path: options.path, currentVersion: access.snapshot.version,
+        return Report(path: options.path, currentVersion: access.snapshot.version, durableVersion: durable,
                       versions: byVersion.values.sorted { $0.version > $1.version },
                       pinned: access.pinned, note: access.note)
     }

@@ -250,10 +250,13 @@ import FirnTools
             page = small.catalog
             words.append("catalog entry field at offset 28")
         case "commit record offset 104":
-            page = UInt64(file.currentSlot)
-            file.put32(1, file.slotOffset + 104)
+            // No longer reserved (the durable base distance): a distance
+            // reaching below version 1 is the defect now, reported as a slot
+            // finding ("page N: slot: …").
+            page = nil
+            file.put32(0x7FFF_FFFF, file.slotOffset + 104)
             file.resealSlot()
-            words.append("offset 104")
+            words = ["commit slot \(file.currentSlot)", "offset 104"]
         case "slot page after the record":
             page = UInt64(file.currentSlot)
             file.bytes[file.slotOffset + 2000] = 1

@@ -157,7 +157,7 @@ import Glibc
         try Self.expectRefused(db, page: UInt64(previous), mentions: "slot", "same version")
     }
 
-    @Test func aPreviousSlotThatIsNotCurrentMinusOneIsADefect() throws {
+    @Test func aPreviousSlotThatIsNotTheDurableBaseIsADefect() throws {
         let dir = try Scratch()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
@@ -168,7 +168,7 @@ import Glibc
         let crc = file.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[at..<(at + 108)])) }
         file.put32(crc, at + 108)
         try file.save()
-        try Self.expectRefused(db, page: UInt64(previous), mentions: "slot", "not consecutive")
+        try Self.expectRefused(db, page: UInt64(previous), mentions: "slot", "not the durable base")
     }
 
     @Test func aFreeEntryNamingACommitSlotIsRefused() throws {

@@ -1,7 +1,7 @@
 /// The commit record in each of the two commit slots (pages 0 and 1). The
-/// valid slot with the higher version is current; the other holds the
-/// version before it. A torn or lost slot write fails the record checksum,
-/// and the other slot wins.
+/// valid slot with the higher version is normally current (FORMAT.md 2.1);
+/// the other holds its durable base. A torn or lost slot write fails the
+/// record checksum, and the other slot wins.
 ///
 /// Layout (112 bytes at the start of the slot page, the rest of the page zero):
 ///
@@ -18,7 +18,7 @@
 /// | 80 | 8 | bytes written by this commit (pages and record) |
 /// | 88 | 8 | free pages (reusable now) |
 /// | 96 | 8 | retired pages (replaced, still visible to an older version) |
-/// | 104 | 4 | reserved, 0 |
+/// | 104 | 4 | durable base: bit 31 = unsealed; bits 0–30 = version − durable base (0 means 1) |
 /// | 108 | 4 | CRC32C of bytes [0, 108) |
 public struct CommitRecord: Sendable, Equatable, Codable {
     public static let size = 112
@@ -34,12 +34,29 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     public var bytesWritten: UInt64
     public var freePages: UInt64
     public var retiredPages: UInt64
+    /// Written without a sync (a deferred commit of an open group): never
+    /// accepted at open (FORMAT.md 2.1); the durable base is current then.
+    public var unsealed: Bool
+    /// Version − durable base as stored (bits 0–30 of offset 104); 0 is an
+    /// ordinary commit's value and means 1. File data: `fieldDefect`
+    /// refuses a distance that reaches below version 1.
+    public var storedDistance: UInt32
+
+    /// The bit of offset 104 that marks an unsealed record.
+    static let unsealedBit: UInt32 = 1 << 31
+    /// The largest distance the field holds: a group is sealed before it
+    /// would grow past it.
+    public static let maximumDistance: UInt64 = (1 << 31) - 1
 
     public init(
         pageSize: UInt32, version: UInt64, timestampNanoseconds: UInt64, logicalPageCount: UInt64,
         catalogRoot: PageRef, spaceRoot: PageRef, bytesWritten: UInt64, freePages: UInt64,
-        retiredPages: UInt64
+        retiredPages: UInt64, unsealed: Bool = false, distance: UInt64 = 1
     ) {
+        // 1 is stored as 0, so an ordinary commit's record is byte for byte
+        // what format version 1 always wrote.
+        self.unsealed = unsealed
+        self.storedDistance = distance == 1 ? 0 : UInt32(truncatingIfNeeded: min(distance, Self.maximumDistance))
         self.pageSize = pageSize
         self.version = version
         self.timestampNanoseconds = timestampNanoseconds
@@ -49,6 +66,22 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         self.bytesWritten = bytesWritten
         self.freePages = freePages
         self.retiredPages = retiredPages
+    }
+
+    /// Version − durable base (1 for an ordinary commit).
+    public var distance: UInt64 { storedDistance == 0 ? 1 : UInt64(storedDistance) }
+
+    /// The last durable version this record builds on: the version the other
+    /// slot holds when both are valid (FORMAT.md 2). `fieldDefect` guarantees
+    /// it is at least 1 unless this is version 1 (a new file: then 0, none).
+    public var durableBase: UInt64 { version > distance ? version - distance : 0 }
+
+    /// This record rewritten as the durability point of its group: sealed,
+    /// same distance.
+    public var sealed: CommitRecord {
+        var copy = self
+        copy.unsealed = false
+        return copy
     }
 
     /// Why a slot's bytes are not a valid record.
@@ -70,6 +103,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             case spaceRoot = "space root page"
             case spaceRootBirth = "space root birth"
             case freeAndRetiredPages = "free + retired pages"
+            case durableBase = "durable base distance (offset 104)"
         }
 
         /// True for what a torn or lost slot write leaves behind (or a new
@@ -107,7 +141,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         guard format == formatVersion else { return .failure(.unsupportedFormat(format)) }
         let pageSize = base.le(UInt32.self, at: 12)
         guard PageGeometry.isValidPageSize(Int(pageSize)) else { return .failure(.badPageSize(pageSize)) }
-        let record = CommitRecord(
+        var record = CommitRecord(
             pageSize: pageSize,
             version: base.le(UInt64.self, at: 16),
             timestampNanoseconds: base.le(UInt64.self, at: 24),
@@ -118,6 +152,9 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             freePages: base.le(UInt64.self, at: 88),
             retiredPages: base.le(UInt64.self, at: 96)
         )
+        let word = base.le(UInt32.self, at: 104)
+        record.unsealed = word & unsealedBit != 0
+        record.storedDistance = word & ~unsealedBit
         if let defect = record.fieldDefect { return .failure(defect) }
         return .success(record)
     }
@@ -143,6 +180,12 @@ public struct CommitRecord: Sendable, Equatable, Codable {
                 return .badField(birth, value: ref.birth, expected: "1…\(version), the record's version")
             }
         }
+        // The distance is file data: a durable base below version 1 (or an
+        // unsealed version 1, which has no base at all) is damage.
+        if storedDistance != 0 && UInt64(storedDistance) >= version || unsealed && version < 2 {
+            return .badField(.durableBase, value: UInt64(storedDistance),
+                             expected: "0 or 1…\(min(version, Self.maximumDistance + 1) - 1) (version − durable base), and sealed for version 1")
+        }
         let (bookkept, overflow) = freePages.addingReportingOverflow(retiredPages)
         guard !overflow, bookkept <= logicalPageCount - 2 else {
             return .badField(.freeAndRetiredPages, value: overflow ? .max : bookkept,
@@ -167,6 +210,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             base.storeLE(bytesWritten, at: 80)
             base.storeLE(freePages, at: 88)
             base.storeLE(retiredPages, at: 96)
+            base.storeLE(storedDistance | (unsealed ? CommitRecord.unsealedBit : 0), at: 104)
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<108]))
             base.storeLE(crc, at: 108)
         }

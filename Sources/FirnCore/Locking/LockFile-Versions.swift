@@ -34,11 +34,33 @@ extension LockFile {
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }
 
+    /// The newest version known to be durable (0 = not known yet). Lags
+    /// `latestVersion` while a group of deferred commits is open.
+    public var durableVersion: UInt64 {
+        mapping.load64(LockFileLayout.durableVersionOffset)
+    }
+
+    /// Records that `version` (and every version before it) is durable,
+    /// unless a later one already is, and wakes every waiter (the same
+    /// futex word as `publish`). Monotonic like `publish`.
+    public func publishDurable(version: UInt64) {
+        guard !isClosed else { return }
+        while true {
+            let current = mapping.load64(LockFileLayout.durableVersionOffset)
+            guard version > current else { return }
+            if mapping.cas64(LockFileLayout.durableVersionOffset, expected: current, desired: version) { break }
+        }
+        mapping.add32(LockFileLayout.changeCounterOffset, 1)
+        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+    }
+
     /// Publishes `version` even when it is lower than the published one:
     /// only for a data file replaced at its path (see `didReplaceDataFile`).
+    /// The replacement was synced before its rename, so it is durable too.
     func republish(version: UInt64) {
         guard !isClosed else { return }
         mapping.store64(LockFileLayout.latestVersionOffset, version)
+        mapping.store64(LockFileLayout.durableVersionOffset, version)
         mapping.add32(LockFileLayout.changeCounterOffset, 1)
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }

@@ -19,7 +19,9 @@
 /// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked, or held by a task or handed over) |
 /// | 56 | 8 | writer since, u64 ns since 1970 (atomic) |
 /// | 64 | 4 | writer release counter, u32 (atomic; the futex word writers wait on) |
-/// | 68 | 60 | reserved, zero |
+/// | 68 | 4 | reserved, zero |
+/// | 72 | 8 | durable version, u64 (atomic; the newest version known to survive power loss; 0 = not known yet) |
+/// | 80 | 48 | reserved, zero |
 /// | 128 | 2048 | session table: 128 entries of 16 bytes (see `SessionEntryLayout`) |
 /// | 2176 | 1920 | reserved, zero |
 /// | 4096 | N × 128 | reader table: N slots of 128 bytes (see `ReaderSlotLayout`) |
@@ -55,6 +57,10 @@ public enum LockFileLayout {
     public static let writerThreadOffset = 52
     public static let writerSinceOffset = 56
     public static let writerReleaseCounterOffset = 64
+    /// The durable version (grouped commits): in the header's reserved
+    /// space, zero in a file made before it existed, so the layout version
+    /// stays 2 (0 reads as "not known yet").
+    public static let durableVersionOffset = 72
     public static let sessionTableOffset = 128
     public static let sessionEntryCount = 128
     public static let readerTableOffset = 4096

@@ -57,17 +57,28 @@ public struct CommitSlots: Sendable {
     }
 
     /// These slots after the open-time check of the newest record (FORMAT.md
-    /// 2.1): it is accepted when every page it reaches born in its version
-    /// checks out against its reference, or when there is nothing to fall
-    /// back to (no valid record of the version before it: the damage is
-    /// then for `verify` to report). Otherwise it is rejected and the other
-    /// slot's version — made durable by its own sync before the rejected
-    /// commit began — is current.
+    /// 2.1). The newest record *N* falls back to its durable base *D* (N −
+    /// distance) when a slot holds it. With a fallback, an unsealed record
+    /// (a deferred commit of a group that never reached its durability
+    /// point) is rejected outright: it was written without a sync, so its
+    /// pages may be anywhere. A sealed one is accepted when every page it
+    /// reaches born in (D, N] checks out against its reference; otherwise
+    /// it is rejected and D — made durable by its own sync before the group
+    /// (or commit) began — is current. Without a fallback the newest record
+    /// is current and any damage is for `verify` to report.
     public func validated(_ io: any FileIO) -> CommitSlots {
         var result = self
         result.isValidated = true
         guard let newest, newest.version > 1,
-              valid.contains(where: { $0.version == newest.version - 1 }) else { return result }
+              let index = slotIndex(of: newest.version),
+              valid.contains(where: { $0.version == newest.durableBase }) else { return result }
+        if newest.unsealed {
+            result.rejected = Rejection(
+                version: newest.version, page: UInt64(index),
+                reason: "unsealed: a deferred commit whose group never reached its durability point "
+                    + "(version \(newest.durableBase) is the durable base)")
+            return result
+        }
         var check = NewestRecordCheck(io: io, record: newest)
         do throws(NewestRecordCheck.Failure) {
             try check.run()
@@ -78,59 +89,75 @@ public struct CommitSlots: Sendable {
         return result
     }
 
+    /// The slot (0 or 1) whose valid record has `version`.
+    public func slotIndex(of version: UInt64) -> Int? {
+        slots.firstIndex { (try? $0.get())?.version == version }
+    }
+
+    /// The slot a commit on top of `base` writes into: the one not holding
+    /// the last durable version (FORMAT.md 8). On a sealed base that is the
+    /// base itself, so the commit goes into the other slot; on an unsealed
+    /// base (a group is open) it is the base's durable base, so the commit
+    /// overwrites the base's own slot, and the durable base stays intact in
+    /// its slot until the group is sealed.
+    func slotForCommit(on base: CommitRecord) -> (slot: Int, durable: UInt64) {
+        let baseSlot = slotIndex(of: base.version) ?? 0
+        if base.unsealed, let durableSlot = slotIndex(of: base.durableBase), durableSlot != baseSlot {
+            return (1 - durableSlot, base.durableBase)
+        }
+        // Sealed, or unsealed with no durable base in a slot (accepted for
+        // lack of anything else): the base is what the next commit builds
+        // on as durable.
+        return (1 - baseSlot, base.version)
+    }
+
     /// Reads both slots and runs the open-time check.
     public static func readValidated(_ io: any FileIO) throws(FirnError) -> CommitSlots {
         try read(io).validated(io)
     }
 
-    /// Why the two slots do not describe one history (FORMAT.md, "Choosing
-    /// the current version"): version v lives in slot v mod 2, and when
-    /// both slots hold valid records, they are consecutive versions.
+    /// Why the two slots do not describe one history (FORMAT.md 2): two
+    /// valid records are a version and its durable base. Which slot holds
+    /// which is not a rule (a group writes all its records into one slot).
     public enum RelationDefect: Sendable, Equatable, CustomStringConvertible {
-        case wrongSlot(version: UInt64, slot: Int)
         case sameVersion(UInt64)
-        case notConsecutive(current: UInt64, previous: UInt64)
+        /// The older record is not the newer one's durable base.
+        case notDurableBase(newer: UInt64, older: UInt64, expected: UInt64, slot: Int)
 
-        /// The slot page the defect is reported at.
+        /// The slot page the defect is reported at: the older record's.
+        /// (Two copies of one version cannot be told apart; the one an
+        /// alternating history would not have written is named.)
         public var slot: Int {
             switch self {
-            case let .wrongSlot(_, slot): slot
-            case let .sameVersion(version): Int(version % 2)
-            case let .notConsecutive(current, _): Int((current &+ 1) % 2)
+            case let .sameVersion(version): Int((version &+ 1) % 2)
+            case let .notDurableBase(_, _, _, slot): slot
             }
         }
 
         public var description: String {
             switch self {
-            case let .wrongSlot(version, slot):
-                "version \(version) is in slot \(slot) (version v belongs in slot v mod 2)"
             case let .sameVersion(version): "both commit slots hold version \(version)"
-            case let .notConsecutive(current, previous):
-                "the previous slot holds version \(previous), expected \(current - 1) (the current version is \(current))"
+            case let .notDurableBase(newer, older, expected, _):
+                "the other slot holds version \(older), which is not the durable base of version \(newer): expected \(expected) (version − the distance at offset 104)"
             }
         }
     }
 
     /// The first relation defect between the valid slots, if any.
     public var relationDefect: RelationDefect? {
-        for (index, slot) in slots.enumerated() {
-            if case let .success(record) = slot, record.version % 2 != UInt64(index) {
-                return .wrongSlot(version: record.version, slot: index)
-            }
-        }
-        let valid = slots.compactMap { try? $0.get() }
-        guard valid.count == 2 else { return nil }
-        if valid[0].version == valid[1].version { return .sameVersion(valid[0].version) }
-        let current = max(valid[0].version, valid[1].version), previous = min(valid[0].version, valid[1].version)
-        return previous == current - 1 ? nil : .notConsecutive(current: current, previous: previous)
+        guard case let .success(first) = slots[0], slots.count > 1, case let .success(second) = slots[1] else { return nil }
+        if first.version == second.version { return .sameVersion(first.version) }
+        let (newer, older, olderSlot) = first.version > second.version ? (first, second, 1) : (second, first, 0)
+        return older.version == newer.durableBase
+            ? nil : .notDurableBase(newer: newer.version, older: older.version, expected: newer.durableBase, slot: olderSlot)
     }
 
     /// The current record, for a writer about to commit on top of it (into
     /// the other slot, which may hold a rejected record: that is expected,
     /// its commit never completed). A
     /// torn or empty slot is expected (a crash, a new or compacted file);
-    /// a checksum-valid record with impossible fields, or slots that are not
-    /// consecutive versions each in its own slot, are damage: the writer
+    /// a checksum-valid record with impossible fields, or two records that
+    /// are not a version and its durable base, are damage: the writer
     /// would overwrite the wrong slot or overflow a version, so it refuses.
     func currentForWriting(path: String) throws(FirnError) -> CommitRecord {
         for (index, slot) in slots.enumerated() {

@@ -1,15 +1,17 @@
 /// The open-time check of the newest commit record (FORMAT.md 2.1): with one
-/// sync per commit, a power loss inside that sync can leave the record on
-/// disk while some page it points at is lost, stale or torn. The record of
-/// version *N* is accepted only if every page it reaches that was born in
-/// *N* checks out against the reference pointing at it.
+/// sync per commit (or per group of commits), a power loss inside that sync
+/// can leave the record on disk while some page it points at is lost, stale
+/// or torn. The sealed record of version *N*, whose durable base is *D* = N −
+/// distance, is accepted only if every page it reaches that was born in
+/// (*D*, *N*] checks out against the reference pointing at it.
 ///
-/// Copy-on-write guarantees that every page born in *N* hangs under parents
-/// born in *N* (a changed child forces its parent to be rewritten), so the
-/// walk only follows references whose birth is *N*: it reads exactly the
-/// pages the last commit wrote and still reaches — never more, whatever the
-/// size of the file. Pages born earlier belong to version *N − 1*, which was
-/// made durable by its own sync before commit *N* began.
+/// Copy-on-write guarantees that every page born after *D* hangs under
+/// parents born after *D* (a changed child forces its parent to be
+/// rewritten, and a parent is never older than its children), so the walk
+/// only follows references born after *D*: it reads exactly the pages the
+/// commits since *D* wrote and *N* still reaches — never more, whatever the
+/// size of the file. Pages born earlier belong to *D*, which was made
+/// durable by its own sync before the first commit after it began.
 ///
 /// Pages are read with `pread` through the file's I/O layer (not the map),
 /// so the check works before a store is mapped and in read-only tools.
@@ -38,7 +40,7 @@ struct NewestRecordCheck {
         pageSize = Int(record.pageSize)
     }
 
-    /// Walks every page born in the record's version that it reaches;
+    /// Walks every page born after the durable base that it reaches;
     /// throws the first one that does not check out.
     mutating func run() throws(Failure) {
         let fileSize: UInt64
@@ -85,7 +87,7 @@ struct NewestRecordCheck {
     }
 
     /// One page against the reference that led to it; queues its children
-    /// born in this version.
+    /// born after the durable base.
     private func check(_ view: PageView, ref: PageRef, expect: Expect, into work: inout [(PageRef, Expect)]) throws(Failure) {
         let page = ref.page
         guard view.storedPageNumber == page else {
@@ -139,9 +141,10 @@ struct NewestRecordCheck {
         }
     }
 
-    /// Queues `ref` when it was born in this version: only those can have
-    /// been written by the last commit.
+    /// Queues `ref` when it was born in (durable base, version]: only those
+    /// can have been written since the last sync. (A reference born after
+    /// the version is a writer's defect for `verify`, as before.)
     private func follow(_ ref: PageRef, as expect: Expect, into work: inout [(PageRef, Expect)]) {
-        if !ref.isNone && ref.birth == record.version { work.append((ref, expect)) }
+        if !ref.isNone && ref.birth > record.durableBase && ref.birth <= record.version { work.append((ref, expect)) }
     }
 }

@@ -130,7 +130,13 @@ public final class Store: @unchecked Sendable {
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
                 // a version another first opener published.
-                lockFile.publishInitial(version: accepted.version)
+                // The accepted version is durable: it is what the disk holds
+                // after a reboot. (After a crash of a process, not of the
+                // machine, a dead writer's record may still be only in the
+                // page cache; the next durable commit's sync covers it.)
+                if lockFile.publishInitial(version: accepted.version) {
+                    lockFile.publishDurable(version: accepted.version)
+                }
             }
             let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
             return Store(
@@ -192,6 +198,83 @@ public final class Store: @unchecked Sendable {
         get throws(FirnError) {
             if let lockFile { return lockFile.latestVersion }
             return try readSlots().current?.version ?? 0
+        }
+    }
+
+    /// The newest version known to survive power loss: the latest version,
+    /// or, while a group of deferred commits is open, the version the group
+    /// builds on. 0 when not known yet (a lock file published by a read-only
+    /// first opener, until the next durable commit or `sync()`).
+    public var durableVersion: UInt64 {
+        get throws(FirnError) {
+            if let lockFile { return lockFile.durableVersion }
+            return try readSlots().current?.version ?? 0
+        }
+    }
+
+    /// The durability point of grouped commits: makes every deferred commit
+    /// since the last durable version durable with one fdatasync, and
+    /// returns the durable version (the latest version). Takes the writer
+    /// lock (waiting up to `timeout`, default the store's `lockTimeout`):
+    /// it rewrites the newest record sealed into its own slot (FORMAT.md
+    /// 8.1). With nothing pending it returns at once.
+    @discardableResult
+    public func sync(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
+        let lockFile = try writableLockFile()
+        if lockFile.durableVersion != 0, lockFile.durableVersion >= lockFile.latestVersion { return lockFile.durableVersion }
+        let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        addUse()
+        defer {
+            lockFile.unlockWriter(lease)
+            endUse()
+        }
+        let (slots, base) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
+        guard base.unsealed, let index = slots.slotIndex(of: base.version) else {
+            // Sealed already (made durable by a durable commit), or nothing
+            // to seal; a sync covers a sealed record whose own sync is unknown.
+            try io.sync()
+            lockFile.publishDurable(version: base.version)
+            return base.version
+        }
+        let offset = UInt64(index) * UInt64(geometry.pageSize)
+        do {
+            // `.twoPhase`: the group's pages are durable before a sealed
+            // record can be.
+            if options.durability == .twoPhase { try io.sync() }
+            try withBytes(base.sealed.encoded()) { (b) throws(FirnError) in try io.write(b, at: offset) }
+            try io.sync()
+        } catch {
+            // Put the unsealed record back: the group stays pending and opens
+            // at its durable base after a power loss, as before the call.
+            do {
+                try withBytes(base.encoded()) { (b) throws(FirnError) in try io.write(b, at: offset) }
+            } catch let restore {
+                markFailed(restore)
+            }
+            throw error.located(in: path, version: base.version)
+        }
+        lockFile.publishDurable(version: base.version)
+        return base.version
+    }
+
+    /// Waits until `version` is durable (`durableVersion ≥ version`), at most
+    /// `timeout`; returns the durable version then (lower than `version` on
+    /// timeout). Woken through the lock file's futex by `sync()` and durable
+    /// commits in any process on the host.
+    public func waitForDurable(version: UInt64, timeout: Duration) throws(FirnError) -> UInt64 {
+        guard let lockFile else {
+            throw FirnError.misuse("\(path): waiting for durability needs the lock file (the store is read-only without one)")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let counter = lockFile.changeCounter
+            if isClosed { throw FirnError.misuse("\(path): the store was closed while waiting for durability") }
+            let durable = lockFile.durableVersion
+            if durable >= version { return durable }
+            let remaining = deadline - clock.now
+            if remaining <= .zero { return durable }
+            _ = lockFile.waitForChange(after: counter, timeout: remaining)
         }
     }
 

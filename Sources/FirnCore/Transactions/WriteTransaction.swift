@@ -4,9 +4,11 @@ import Glibc
 
 /// The one write transaction of a database. Changes are invisible to
 /// everyone else until `commit`, which writes the new pages and the commit
-/// record (into the slot not holding the current version), syncs once
+/// record (into the slot not holding the last durable version), syncs once
 /// (durability `.full`; `.twoPhase` also syncs between pages and record),
-/// then publishes the new version. A power loss inside the one sync may keep
+/// then publishes the new version. `commit(.deferred)` skips the sync and
+/// marks the record unsealed: the commit joins the open group, made durable
+/// by the next `Store.sync()` or durable commit (FORMAT.md 8.1). A power loss inside the one sync may keep
 /// the record and lose a page: the open-time check (FORMAT.md 2.1) then
 /// rejects the record and the base version stays current. Not tied to a thread: it may be begun on one
 /// thread and committed or aborted on another (one thread at a time).
@@ -38,18 +40,25 @@ public final class WriteTransaction {
     /// record cannot be made durable.
     private let overwrittenSlot: [UInt8]
     private let base: CommitRecord
+    /// The slot this commit's record goes into (FORMAT.md 8): the one not
+    /// holding `durableBase`.
+    private let targetSlot: Int
+    /// The last durable version: the base itself, or, when the base is an
+    /// unsealed member of an open group, the version the group builds on.
+    public let durableBase: UInt64
 
     init(store: Store, lockFile: LockFile, lease: WriterLease) throws(FirnError) {
         self.store = store
         self.lockFile = lockFile
         self.lease = lease
         beginThread = pthread_self()
-        let base = try Self.chooseBase(store: store, lockFile: lockFile)
+        let (slots, base) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.base = base
         baseVersion = base.version
         version = base.version + 1
+        (targetSlot, durableBase) = slots.slotForCommit(on: base)
         let pageSize = store.geometry.pageSize
-        let slotOffset = UInt64(version % 2) * UInt64(pageSize)
+        let slotOffset = UInt64(targetSlot) * UInt64(pageSize)
         var saved = [UInt8](repeating: 0, count: CommitRecord.size)
         _ = try withMutableBytes(&saved) { (b) throws(FirnError) in try store.io.read(into: b, at: slotOffset) }
         overwrittenSlot = saved
@@ -66,8 +75,23 @@ public final class WriteTransaction {
             root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
         catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
         allocator.readFree = { [ledger] (from, limit) throws(FirnError) in try ledger.readFree(from: from, limit: limit) }
+        // Versions a commit slot may still hold on disk are pins too
+        // (FORMAT.md 7): D, the last durable version, and the version that
+        // was in the other slot when D was synced (D's own durable base) —
+        // until the next sync, the disk may still hold that one in the slot
+        // the open group is overwriting. Their pages wait like a pinned
+        // version's; the group's own intermediate versions are reused. For
+        // an ordinary commit both are base or base − 1, which the batch rule
+        // covers: no pin, no extra space-tree writes.
+        var pins = lockFile.livePinnedVersions()
+        var held = [durableBase]
+        if let durable = slots.record(version: durableBase) { held.append(durable.durableBase) }
+        for version in held where version >= 1 && version < base.version - 1 && !pins.contains(version) {
+            pins.append(version)
+        }
+        pins.sort()
         do {
-            try ledger.reclaim(baseVersion: base.version, livePins: lockFile.livePinnedVersions())
+            try ledger.reclaim(baseVersion: base.version, livePins: pins)
         } catch {
             throw error.located(in: store.path, version: base.version)
         }
@@ -83,14 +107,14 @@ public final class WriteTransaction {
     /// by a writer that died before publishing (or nobody has published yet):
     /// it is checked, and the version accepted is published before anything
     /// is built on it. A rejected record's slot is then simply overwritten.
-    private static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> CommitRecord {
+    static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord) {
         var slots = try CommitSlots.read(store.io)
         let published = lockFile.latestVersion
-        guard slots.newest?.version != published else { return try slots.currentForWriting(path: store.path) }
+        guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path)) }
         slots = slots.validated(store.io)
         let base = try slots.currentForWriting(path: store.path)
         if base.version != published { lockFile.publish(version: base.version) }
-        return base
+        return (slots, base)
     }
 
     // MARK: trees
@@ -162,11 +186,22 @@ public final class WriteTransaction {
 
     // MARK: ending
 
-    /// Makes the changes durable and visible; returns the new version (the
-    /// base version when nothing changed: no commit is made then).
+    /// Makes the changes visible and, unless `durability` is `.deferred`,
+    /// durable; returns the new version (the base version when nothing
+    /// changed: no commit is made then).
+    ///
+    /// `.deferred` writes the pages and an unsealed record without a sync
+    /// and publishes the version: this process and others on the host read
+    /// it at once, but a power loss before the group's durability point
+    /// (`Store.sync()`, or any durable commit after it) loses the whole
+    /// group, never part of it. `Store.durableVersion` and
+    /// `waitForDurable(version:timeout:)` tell when it is durable.
     @discardableResult
-    public func commit() throws(FirnError) -> UInt64 {
+    public func commit(durability: CommitDurability = .durable) throws(FirnError) -> UInt64 {
         try checkActive()
+        // The distance field holds 31 bits: a group that would outgrow it
+        // is made durable by this commit instead.
+        let deferred = durability == .deferred && version - durableBase < CommitRecord.maximumDistance
         let changedTrees = trees.filter { $0.value.changed || created.contains($0.key) }
         if changedTrees.isEmpty && dropped.isEmpty {
             abort()
@@ -188,28 +223,34 @@ public final class WriteTransaction {
             // Two-phase: every page of the new version is durable before the
             // record points at it. Single-sync (`.full`) leaves that order to
             // the open-time check, which rejects a record whose pages are not all there.
-            if store.options.durability == .twoPhase { try store.io.sync() }
+            if store.options.durability == .twoPhase && !deferred { try store.io.sync() }
             record = CommitRecord(
                 pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,
                 logicalPageCount: context.allocator.logicalPageCount, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
                 bytesWritten: context.bytesWritten + UInt64(CommitRecord.size),
-                freePages: ledger.freeCount, retiredPages: ledger.retiredCount)
+                freePages: ledger.freeCount, retiredPages: ledger.retiredCount,
+                unsealed: deferred, distance: version - durableBase)
         } catch {
             abort()
             throw error.located(in: store.path, version: version)
         }
-        // The record, into the slot that does not hold the current version,
-        // then the one sync that makes pages and record durable together.
-        let slotOffset = UInt64(version % 2) * UInt64(store.geometry.pageSize)
+        // The record, into the slot that does not hold the last durable
+        // version, then the one sync that makes pages and record durable
+        // together — with every deferred commit before it, whose pages and
+        // records were written to the same file earlier.
+        let slotOffset = UInt64(targetSlot) * UInt64(store.geometry.pageSize)
         do {
             try withBytes(record.encoded()) { (b) throws(FirnError) in try store.io.write(b, at: slotOffset) }
-            if store.options.durability != .none { try store.io.sync() }
+            if store.options.durability != .none && !deferred { try store.io.sync() }
         } catch {
             restoreSlot(at: slotOffset, after: error)
             abort()
             throw error
         }
         lockFile.publish(version: version)
+        // `.none` skips the sync: its commits are not durable, and no
+        // durable version is claimed for them.
+        if !deferred && store.options.durability != .none { lockFile.publishDurable(version: version) }
         finish()
         return version
     }
@@ -267,6 +308,16 @@ public final class WriteTransaction {
         }
         return key
     }
+}
+
+/// Whether a commit is durable when it returns.
+public enum CommitDurability: Sendable, Equatable {
+    /// As the store's `Durability` says (normally: synced before `commit` returns).
+    case durable
+    /// Written and published without a sync, unsealed: durable with the
+    /// next durability point (`Store.sync()` or a durable commit), together
+    /// with every other deferred commit since the last one (FORMAT.md 8.1).
+    case deferred
 }
 
 /// A named tree inside the write transaction.

@@ -102,8 +102,9 @@ public struct Verifier {
 
     // MARK: slot pages
 
-    /// The parts of the slot pages no record field covers: the reserved
-    /// field (offset 104) and the rest of the page after the record are zero.
+    /// The parts of the slot pages no record field covers: the rest of the
+    /// page after the record is zero. (Offset 104, once reserved, is the
+    /// durable base distance: `CommitRecord.decode` checks it.)
     private mutating func checkSlotPadding() {
         guard let slots else { return }
         let pageSize = geometry.pageSize
@@ -113,12 +114,6 @@ public struct Verifier {
             let offset = UInt64(index) * UInt64(pageSize)
             let read = try? withMutableBytes(&page) { (b) throws(FirnError) in try snapshot.store.io.read(into: b, at: offset) }
             guard let read, read >= CommitRecord.size else { continue }
-            let reserved = page[104..<108].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if reserved != 0 {
-                add(VerifyFinding(.reserved, page: UInt64(index), version: record.version, expected: "0",
-                                  found: hex32(reserved),
-                                  message: "commit record field at offset 104 (reserved) is not zero"))
-            }
             if let stray = page[CommitRecord.size..<min(read, pageSize)].firstIndex(where: { $0 != 0 }) {
                 add(VerifyFinding(.reserved, page: UInt64(index), version: record.version, expected: "zero after the record",
                                   found: "byte \(page[stray]) at offset \(stray)",
@@ -653,7 +648,8 @@ public struct Verifier {
     // MARK: the previous slot's version
 
     /// Both slots describe intact versions (FORMAT.md 7, 8): every page the
-    /// previous slot's version (current - 1) sees is, in the current
+    /// previous slot's version (the current one's durable base: current − 1,
+    /// or the version a group of deferred commits built on) sees is, in the current
     /// version, either the same page (shared, its whole subtree with it) or
     /// retired; never free or rewritten. Walks only the pages the current
     /// version replaced, so the work follows the last commit's size. The
@@ -663,7 +659,7 @@ public struct Verifier {
     private mutating func checkPreviousVersion() {
         guard let slots, let record = snapshot.info.commitRecord, slots.current == record,
               let previous = slots.previous, previous.version < record.version,
-              record.version - previous.version == 1 else { return }
+              previous.version == record.durableBase else { return }
         var seen = PageBitmap(pages: report.logicalPages)
         var found: [VerifyFinding] = []
         var work: [(PageRef, TreeRole)] = [(previous.catalogRoot, .catalog), (previous.spaceRoot, .space)]

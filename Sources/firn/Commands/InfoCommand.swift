@@ -5,7 +5,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show format, commit slots, space use (live, free, held by pins) and trees.",
-        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, slots[], fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), pins, stalePins, writerPID, pinned, note.")
+        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), pins, stalePins, writerPID, pinned, note.")
 
     @Argument(help: "The database file.") var file: String
     @OptionGroup var common: CommonOptions
@@ -16,8 +16,14 @@ struct InfoCommand: ParsableCommand {
         if common.json { return try Console.json(report) }
         try Console.line("\(report.path): Firn format \(report.formatVersion), page size \(report.pageSize)")
         try Console.line("  version   \(report.currentVersion) (committed \(report.currentTime))")
+        if report.durableVersion < report.currentVersion {
+            try Console.line("  durable   \(report.durableVersion) (\(report.currentVersion - report.durableVersion) deferred commit(s) not yet synced: a power loss now opens at \(report.durableVersion))")
+        } else {
+            try Console.line("  durable   \(report.durableVersion)")
+        }
         for slot in report.slots {
-            let role = slot.current ? " (current)" : slot.problem.map { " (newer, rejected: \($0))" } ?? " (previous)"
+            let pending = slot.unsealed ? ", unsealed: not durable yet" : ""
+            let role = slot.current ? " (current\(pending))" : slot.problem.map { " (newer, rejected: \($0))" } ?? " (previous)"
             let state = slot.valid ? "v\(slot.version ?? 0) at \(slot.time ?? "?")\(role)"
                 : (slot.problem?.hasPrefix("slot is empty") == true ? "empty" : "invalid: \(slot.problem ?? "?")")
             try Console.line("  slot \(slot.slot)    \(state)")

@@ -4,8 +4,8 @@ import FirnTools
 struct VersionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "versions",
-        abstract: "List every readable version: current, previous slot, and each pinned version with its holders.",
-        discussion: "JSON keys: currentVersion, versions[] (version, time, roles, lag, holders[] (pid, kind, label, sinceSeconds)), pinned, note.")
+        abstract: "List every readable version: current, durable, previous slot, and each pinned version with its holders.",
+        discussion: "JSON keys: currentVersion, durableVersion, versions[] (version, time, roles, lag, holders[] (pid, kind, label, sinceSeconds)), pinned, note.")
 
     @Argument(help: "The database file.") var file: String
     @OptionGroup var common: CommonOptions

@@ -11,7 +11,9 @@ import FirnCore
 /// that really flushes would behave. Each engine runs in a child process of
 /// the bench with the same `LD_PRELOAD` shim (`SyncDelayShim`; delay 0 in
 /// the first mode, where it only counts the syncs). Firn `.twoPhase` is
-/// shown for comparison.
+/// shown for comparison. Grouped commits (issue 8 §2): the same one-record
+/// transactions committed `.deferred` in groups of 100, with one
+/// `Store.sync()` per group, against ungrouped `.full` (target ≥ 10×).
 func runCommit(_ ctx: Context) throws {
     let n = ctx.options.commits
     let shim = try SyncDelayShim.build(scratch: ctx.scratch)
@@ -37,14 +39,17 @@ func runCommit(_ ctx: Context) throws {
                 return rate
             }
         }
-        let m = try alternate(row, reps: ctx.reps, ["firn", "firn-2phase", "lmdb", "sqlite"].map(contender))
+        let m = try alternate(row, reps: ctx.reps, ["firn", "firn-2phase", "firn-grouped", "lmdb", "sqlite"].map(contender))
+        ctx.report.add(.higherIsBetter(delay == 0 ? "grouped commit (100/sync)" : "grouped commit (100/sync, sync +1 ms)",
+                                       firn: m["firn-grouped"]!, peer: "firn ungrouped", peerValue: m["firn"]!,
+                                       unit: "txn/s", target: .ratioAtLeast(10.0)))
         for peer in ["lmdb", "sqlite"] {
             ctx.report.add(.higherIsBetter(row, firn: m["firn"]!, peer: peer, peerValue: m[peer]!,
                                            unit: "txn/s", target: .ratioAtLeast(1.0)))
         }
         ctx.report.add(.higherIsBetter(row, firn: m["firn"]!, peer: "firn .twoPhase", peerValue: m["firn-2phase"]!,
                                        unit: "txn/s", target: nil))
-        let perCommit = ["firn", "firn-2phase", "lmdb", "sqlite"].map { "\($0) \(formatDecimal(syncs[$0] ?? .nan, places: 2))" }
+        let perCommit = ["firn", "firn-2phase", "firn-grouped", "lmdb", "sqlite"].map { "\($0) \(formatDecimal(syncs[$0] ?? .nan, places: 2))" }
         log("   \(row): syncs per commit (fsync+fdatasync, whole process incl. open/close): \(perCommit.joined(separator: ", ")); "
             + "Firn pages written per commit: \(formatDecimal(pages, places: 2))")
         ctx.report.header.append("\(row): syncs/commit \(perCommit.joined(separator: ", ")); Firn pages/commit \(formatDecimal(pages, places: 2))")
@@ -79,6 +84,19 @@ func runCommitChild(_ args: [String]) -> Never {
             let after = counter.io?.pages ?? 0
             e.close()
             print("\(Double(n) / t) \(Double(after - before) / Double(n))")
+        case "firn-grouped":
+            let e = try FirnEngine(path: path, durability: .full, wrapIO: { $0 })
+            let t = try timed {
+                for i in 0..<n {
+                    let txn = try e.store.beginWrite()
+                    guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }
+                    try tree.put(Array(ds.key(i)), Array(ds.value(i)))
+                    try txn.commit(durability: .deferred)
+                    if i % 100 == 99 || i == n - 1 { try e.store.sync() }
+                }
+            }
+            e.close()
+            print("\(Double(n) / t)")
         case "lmdb":
             let e = try LMDBEngine(path: path, durable: true)
             let t = try timed { try e.putEach(ds, 0..<n) }

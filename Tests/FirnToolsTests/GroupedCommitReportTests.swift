@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import FirnCore
+
+/// `firn info` and `firn versions` on a database with a group of deferred
+/// commits open (FORMAT.md 8.1): the current version is the published one,
+/// and the durable version is reported apart from it — truthfully, from the
+/// lock file while the group is open, from the slots once nobody has the
+/// database open.
+@Suite struct GroupedCommitReportTests {
+    static func json(_ arguments: [String]) throws -> [String: Any] {
+        let run = try FirnRun.run(arguments + ["--json"], timeout: 30)
+        #expect(run.status == 0, "\(run.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    }
+
+    static func versions(_ db: String) throws -> (current: Int, durable: Int, roles: [Int: [String]]) {
+        let report = try json(["versions", db])
+        var roles: [Int: [String]] = [:]
+        for case let entry as [String: Any] in report["versions"] as? [Any] ?? [] {
+            if let v = entry["version"] as? Int { roles[v] = entry["roles"] as? [String] ?? [] }
+        }
+        return (report["currentVersion"] as? Int ?? -1, report["durableVersion"] as? Int ?? -1, roles)
+    }
+
+    @Test func infoAndVersionsReportTheDurableVersionApartFromTheCurrentOne() throws {
+        let dir = try Scratch()
+        let db = dir.path + "/grouped.firn"
+        let store = try Store.open(db)
+        try store.write { txn in try txn.tree("t")?.put([0], [0]) }
+        let d = Int(try store.durableVersion)
+        for i in 1...3 {
+            let txn = try store.beginWrite()
+            try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
+            try txn.commit(durability: .deferred)
+        }
+        let n = Int(try store.currentVersion)
+        #expect(n == d + 3)
+
+        // The group is open: current n, durable d.
+        var info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == d, "\(info)")
+        let slots = info["slots"] as? [[String: Any]] ?? []
+        #expect(slots.contains { $0["version"] as? Int == n && $0["current"] as? Bool == true && $0["unsealed"] as? Bool == true })
+        #expect(slots.contains { $0["version"] as? Int == d && $0["current"] as? Bool == false })
+        let text = try FirnRun.run(["info", db], timeout: 30)
+        #expect(text.stdout.contains("durable   \(d) (3 deferred commit(s) not yet synced"), "\(text.stdout)")
+        var versions = try Self.versions(db)
+        #expect(versions.current == n && versions.durable == d)
+        #expect(versions.roles[n]?.contains("current") == true && versions.roles[d]?.contains("durable") == true)
+
+        // The durability point: both report n.
+        #expect(try store.sync() == UInt64(n))
+        info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == n, "\(info)")
+        versions = try Self.versions(db)
+        #expect(versions.current == n && versions.durable == n && versions.roles[n] == ["current", "durable"])
+
+        // Another group, left open when the store closes: the lock file
+        // still says what the host saw (read-only tools never reinitialize
+        // it): current `pending`, durable n.
+        let txn = try store.beginWrite()
+        try txn.tree("t")?.put([9], [9])
+        let pending = Int(try txn.commit(durability: .deferred))
+        store.close()
+        info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == pending && info["durableVersion"] as? Int == n, "\(info)")
+        // The next opener is a first opener: it chooses from the slots as a
+        // power loss would leave them: the unsealed record is rejected.
+        let reopened = try Store.open(db)
+        #expect(try reopened.currentVersion == UInt64(n) && reopened.openCheck.rejected?.version == UInt64(pending))
+        info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == n, "\(info)")
+        let rejected = (info["slots"] as? [[String: Any]] ?? []).first { $0["version"] as? Int == pending }
+        #expect(rejected?["current"] as? Bool == false && (rejected?["problem"] as? String)?.contains("unsealed") == true, "\(info)")
+        versions = try Self.versions(db)
+        #expect(versions.current == n && versions.durable == n && versions.roles[pending] == ["rejected"])
+        reopened.close()
+    }
+}
