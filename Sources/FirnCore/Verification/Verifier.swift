@@ -341,15 +341,19 @@ public struct Verifier {
             add(VerifyFinding(kind: "order", page: page, tree: tree, version: version,
                               message: "key \(index) is at or above the next separator in the parent"))
         }
-        previous = Array(key)
+        // Reuse the buffer: one allocation per key was a visible cost.
+        if previous == nil { previous = [] }
+        previous?.removeAll(keepingCapacity: true)
+        previous?.append(contentsOf: key)
     }
 
     /// Keys and separators are at most a quarter page (FORMAT.md 5.4).
-    private mutating func checkKeyLength(_ length: Int, what: String, page: UInt64, tree: String) {
+    /// `what` is built only for a finding: this runs for every key of the file.
+    private mutating func checkKeyLength(_ length: Int, what: @autoclosure () -> String, page: UInt64, tree: String) {
         guard length > geometry.maxKeyLength else { return }
         add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.version,
                           expected: "at most \(geometry.maxKeyLength) bytes (the key limit)", found: "\(length) bytes",
-                          message: "\(what) is longer than the key limit"))
+                          message: "\(what()) is longer than the key limit"))
     }
 
     /// A leaf cell's flags and reserved fields, and where its value lives:
