@@ -142,21 +142,26 @@ import Testing
 
     @Test func closeWakesACommitWatcher() throws {
         let dir = try TemporaryDirectory()
-        let store = try Store.open(dir.file("watch.firn"))
-        let version = try store.currentVersion
-        let started = ContinuousClock.now
-        let watcher = BackgroundThread { () -> String in
-            do {
-                _ = try store.waitForCommit(after: version, timeout: .seconds(60))
-                return "returned"
-            } catch {
-                return "\(error)"
+        // Many rounds with close() at varied moments: a close that lands
+        // between the watcher's last check and its sleep must still wake it.
+        var rng = SeededGenerator(seed: 0xC105E)
+        for round in 0..<40 {
+            let store = try Store.open(dir.file("watch-\(round).firn"))
+            let version = try store.currentVersion
+            let started = ContinuousClock.now
+            let watcher = BackgroundThread { () -> String in
+                do {
+                    _ = try store.waitForCommit(after: version, timeout: .seconds(60))
+                    return "returned"
+                } catch {
+                    return "\(error)"
+                }
             }
+            usleep(UInt32.random(in: 0...3_000, using: &rng))
+            store.close()
+            let outcome = watcher.join(timeout: .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(5), "round \(round)")
+            #expect(outcome?.contains("closed") == true, "round \(round): \(String(describing: outcome))")
         }
-        usleep(100_000)
-        store.close()
-        let outcome = watcher.join(timeout: .seconds(10))
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(outcome?.contains("closed") == true, "\(String(describing: outcome))")
     }
 }

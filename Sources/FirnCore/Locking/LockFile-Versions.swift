@@ -14,7 +14,8 @@ extension LockFile {
         mapping.load64(LockFileLayout.latestVersionOffset)
     }
 
-    /// The change counter, bumped by every `publish(version:)`.
+    /// The change counter, bumped by every `publish(version:)` (and by
+    /// `wakeWaiters`, which publishes nothing).
     public var changeCounter: UInt32 {
         mapping.load32(LockFileLayout.changeCounterOffset)
     }
@@ -65,10 +66,14 @@ extension LockFile {
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }
 
-    /// Wakes every waiter of `waitForChange` without publishing anything
-    /// (they see the counter unchanged and check why they were woken).
+    /// Wakes every waiter of `waitForChange` without publishing a version:
+    /// bumps the change counter, so a waiter that read the counter before
+    /// and is only now going to sleep returns at once (a bare wake would be
+    /// lost on it). Waiters in other processes wake, see no new version and
+    /// wait again.
     public func wakeWaiters() {
         guard !isClosed else { return }
+        mapping.add32(LockFileLayout.changeCounterOffset, 1)
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }
 
