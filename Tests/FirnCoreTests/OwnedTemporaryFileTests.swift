@@ -8,12 +8,15 @@ import Glibc
 /// Temporary files name and lock their owner; only a dead owner's unlocked
 /// file of the exact pattern is ever removed.
 @Suite struct OwnedTemporaryFileTests {
+    /// A pid no process can have: pids run below the kernel's pid_max, so
+    /// pid_max itself is always free. (The pid of an exited child was used
+    /// before; with pid_max at 32768 and the race suites starting thousands
+    /// of processes in parallel, it was sometimes reused — by a live process.)
     static func deadPID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
+        let text = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+        let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+        return pid
     }
 
     @Test func onlyTheExactPatternNamesAnOwner() {

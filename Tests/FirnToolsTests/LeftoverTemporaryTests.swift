@@ -10,13 +10,13 @@ import Glibc
 /// the next run that writes the same destination — only when their creator
 /// is gone and nobody holds their lock; anything else is left alone.
 @Suite struct LeftoverTemporaryTests {
-    /// The pid of a process that has exited (started and waited for).
+    /// A pid no process can have: pids run below the kernel's pid_max, so
+    /// pid_max itself is always free. (The pid of an exited child was used
+    /// before; with pid_max at 32768 and the race suites starting thousands
+    /// of processes in parallel, it was sometimes reused — by a live process.)
     static func deadPID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        let pid = process.processIdentifier
+        let text = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+        let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) == -1 && errno == ESRCH)
         return pid
     }

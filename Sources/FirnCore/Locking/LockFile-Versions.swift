@@ -26,13 +26,19 @@ extension LockFile {
     /// under it (which would let a compaction pack an old version).
     public func publish(version: UInt64) {
         guard !isClosed else { return }
-        while true {
-            let current = mapping.load64(LockFileLayout.latestVersionOffset)
-            guard version > current else { return }
-            if mapping.cas64(LockFileLayout.latestVersionOffset, expected: current, desired: version) { break }
-        }
-        mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        if raise(LockFileLayout.latestVersionOffset, to: version) { notifyChange() }
+    }
+
+    /// Publishes `version` only when nothing is published yet (the lock
+    /// file was just initialized): the version a first opener accepted with
+    /// the open-time check. Two first openers accept the same version; a
+    /// later writer's publication is never overwritten. True when stored.
+    @discardableResult
+    public func publishInitial(version: UInt64) -> Bool {
+        guard !isClosed,
+              mapping.cas64(LockFileLayout.latestVersionOffset, expected: 0, desired: version) else { return false }
+        notifyChange()
+        return true
     }
 
     /// The newest version known to be durable (0 = not known yet). Lags
@@ -46,13 +52,7 @@ extension LockFile {
     /// futex word as `publish`). Monotonic like `publish`.
     public func publishDurable(version: UInt64) {
         guard !isClosed else { return }
-        while true {
-            let current = mapping.load64(LockFileLayout.durableVersionOffset)
-            guard version > current else { return }
-            if mapping.cas64(LockFileLayout.durableVersionOffset, expected: current, desired: version) { break }
-        }
-        mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        if raise(LockFileLayout.durableVersionOffset, to: version) { notifyChange() }
     }
 
     /// Publishes `version` even when it is lower than the published one:
@@ -62,8 +62,7 @@ extension LockFile {
         guard !isClosed else { return }
         mapping.store64(LockFileLayout.latestVersionOffset, version)
         mapping.store64(LockFileLayout.durableVersionOffset, version)
-        mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        notifyChange()
     }
 
     /// Wakes every waiter of `waitForChange` without publishing a version:
@@ -73,6 +72,21 @@ extension LockFile {
     /// wait again.
     public func wakeWaiters() {
         guard !isClosed else { return }
+        notifyChange()
+    }
+
+    /// Stores `value` at `offset` unless the word already holds as much;
+    /// true when it stored.
+    private func raise(_ offset: Int, to value: UInt64) -> Bool {
+        while true {
+            let current = mapping.load64(offset)
+            guard value > current else { return false }
+            if mapping.cas64(offset, expected: current, desired: value) { return true }
+        }
+    }
+
+    /// Bumps the change counter and wakes everyone sleeping on it.
+    private func notifyChange() {
         mapping.add32(LockFileLayout.changeCounterOffset, 1)
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
     }
@@ -92,17 +106,3 @@ extension LockFile {
     }
 }
 
-extension LockFile {
-    /// Publishes `version` only when nothing is published yet (the lock
-    /// file was just initialized): the version a first opener accepted with
-    /// the open-time check. Two first openers accept the same version; a
-    /// later writer's publication is never overwritten. True when stored.
-    @discardableResult
-    public func publishInitial(version: UInt64) -> Bool {
-        guard !isClosed,
-              firn_atomic_cas_u64(mapping.pointer64(LockFileLayout.latestVersionOffset), 0, version) != 0 else { return false }
-        _ = mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
-        return true
-    }
-}

@@ -177,7 +177,8 @@ extension LockFile {
         }
     }
 
-    private func releaseWriterByte() {
+    /// Drops the OFD lock on the writer byte and wakes the waiters.
+    func releaseWriterByte() {
         _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
         mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))

@@ -315,10 +315,7 @@ public final class LockFile: @unchecked Sendable {
         if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
         if taken.writerLease != nil {
             clearWriterRecord()
-            // Dropped with every other OFD lock below; wake the waiters.
-            _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
-            mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+            releaseWriterByte()
             writerQueue.release()
         }
         // The mapping keeps the open file description alive past close(2),

@@ -66,9 +66,17 @@ public struct CommitSlots: Sendable {
     /// it is rejected and D — made durable by its own sync before the group
     /// (or commit) began — is current. Without a fallback the newest record
     /// is current and any damage is for `verify` to report.
-    public func validated(_ io: any FileIO) -> CommitSlots {
+    ///
+    /// `earlier`, a check already made on this file: when its newest record
+    /// is the same record, its verdict stands (the pages that record
+    /// reaches are never rewritten while it is the newest) and nothing is read.
+    public func validated(_ io: any FileIO, reusing earlier: CommitSlots? = nil) -> CommitSlots {
         var result = self
         result.isValidated = true
+        if let earlier, earlier.isValidated, let newest, earlier.newest == newest {
+            result.rejected = earlier.rejected
+            return result
+        }
         guard let newest, newest.version > 1,
               let index = slotIndex(of: newest.version),
               valid.contains(where: { $0.version == newest.durableBase }) else { return result }
@@ -109,11 +117,6 @@ public struct CommitSlots: Sendable {
         // lack of anything else): the base is what the next commit builds
         // on as durable.
         return (1 - baseSlot, base.version)
-    }
-
-    /// Reads both slots and runs the open-time check.
-    public static func readValidated(_ io: any FileIO) throws(FirnError) -> CommitSlots {
-        try read(io).validated(io)
     }
 
     /// Why the two slots do not describe one history (FORMAT.md 2): two

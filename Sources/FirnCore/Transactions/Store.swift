@@ -26,6 +26,10 @@ public final class Store: @unchecked Sendable {
     /// every open without a lock file. `openCheck.pagesChecked` counts the
     /// pages the check read.
     public let openCheck: CommitSlots
+    /// The last open-time check this store made (first the open's): a later
+    /// check of the same newest record reuses its verdict instead of reading
+    /// that record's pages again (they can be a whole bulk-loaded file).
+    private let lastCheck: Mutex<CommitSlots>
 
     private struct State {
         var map: Mapping
@@ -49,6 +53,7 @@ public final class Store: @unchecked Sendable {
                  map: Mapping, openCheck: CommitSlots) {
         self.path = path
         self.openCheck = openCheck
+        lastCheck = Mutex(openCheck)
         self.options = options
         self.geometry = geometry
         self.lockFile = lockFile
@@ -157,7 +162,7 @@ public final class Store: @unchecked Sendable {
         let release = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             s.closed = true
-            return s.users == 0 && !s.released
+            return s.users == 0
         }
         lockFile?.wakeWaiters()
         if release { releaseResources() }
@@ -174,12 +179,12 @@ public final class Store: @unchecked Sendable {
     func endUse() {
         let release = state.withLock { s -> Bool in
             s.users -= 1
-            guard s.closed, s.users == 0, !s.released else { return false }
-            return true
+            return s.closed && s.users == 0
         }
         if release { releaseResources() }
     }
 
+    /// Closes the lock file and the file, once (idempotent).
     private func releaseResources() {
         let first = state.withLock { s -> Bool in
             defer { s.released = true }
@@ -241,40 +246,33 @@ public final class Store: @unchecked Sendable {
             // `.twoPhase`: the group's pages are durable before a sealed
             // record can be.
             if options.durability == .twoPhase { try io.sync() }
-            try withBytes(base.sealed.encoded()) { (b) throws(FirnError) in try io.write(b, at: offset) }
-            try io.sync()
+            // On failure the unsealed record goes back: the group stays
+            // pending and opens at its durable base, as before the call.
+            try writeRecord(base.sealed.encoded(), at: offset, replacing: base.encoded(), sync: true)
         } catch {
-            // Put the unsealed record back: the group stays pending and opens
-            // at its durable base after a power loss, as before the call.
-            do {
-                try withBytes(base.encoded()) { (b) throws(FirnError) in try io.write(b, at: offset) }
-            } catch let restore {
-                markFailed(restore)
-            }
             throw error.located(in: path, version: base.version)
         }
         lockFile.publishDurable(version: base.version)
         return base.version
     }
 
-    /// Waits until `version` is durable (`durableVersion ≥ version`), at most
-    /// `timeout`; returns the durable version then (lower than `version` on
-    /// timeout). Woken through the lock file's futex by `sync()` and durable
-    /// commits in any process on the host.
-    public func waitForDurable(version: UInt64, timeout: Duration) throws(FirnError) -> UInt64 {
-        guard let lockFile else {
-            throw FirnError.misuse("\(path): waiting for durability needs the lock file (the store is read-only without one)")
-        }
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while true {
-            let counter = lockFile.changeCounter
-            if isClosed { throw FirnError.misuse("\(path): the store was closed while waiting for durability") }
-            let durable = lockFile.durableVersion
-            if durable >= version { return durable }
-            let remaining = deadline - clock.now
-            if remaining <= .zero { return durable }
-            _ = lockFile.waitForChange(after: counter, timeout: remaining)
+    /// Writes a commit record at `offset` (a slot) and, with `sync`, makes it
+    /// durable. If the write or the sync fails, `previous` — the slot's bytes
+    /// before — is written back and synced, so the file still opens as it
+    /// did even after a reopen; if that fails too, the store is marked
+    /// failed (it refuses further use until reopened).
+    func writeRecord(_ record: [UInt8], at offset: UInt64, replacing previous: [UInt8], sync: Bool) throws(FirnError) {
+        do {
+            try withBytes(record) { (b) throws(FirnError) in try io.write(b, at: offset) }
+            if sync { try io.sync() }
+        } catch let failure {
+            do {
+                try withBytes(previous) { (b) throws(FirnError) in try io.write(b, at: offset) }
+                try io.sync()
+            } catch {
+                markFailed(failure)
+            }
+            throw failure
         }
     }
 
@@ -283,7 +281,15 @@ public final class Store: @unchecked Sendable {
     /// reader without a lock file would choose. The check reads only the
     /// pages the newest record's commit wrote.
     public func readSlots() throws(FirnError) -> CommitSlots {
-        try CommitSlots.readValidated(io)
+        checked(try CommitSlots.read(io))
+    }
+
+    /// `slots` after the open-time check, reusing the last verdict when the
+    /// newest record is the one it judged.
+    func checked(_ slots: CommitSlots) -> CommitSlots {
+        let result = slots.validated(io, reusing: lastCheck.withLock { $0 })
+        lastCheck.withLock { $0 = result }
+        return result
     }
 
     // MARK: snapshots

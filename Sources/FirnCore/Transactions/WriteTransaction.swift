@@ -6,11 +6,12 @@ import Glibc
 /// everyone else until `commit`, which writes the new pages and the commit
 /// record (into the slot not holding the last durable version), syncs once
 /// (durability `.full`; `.twoPhase` also syncs between pages and record),
-/// then publishes the new version. `commit(.deferred)` skips the sync and
-/// marks the record unsealed: the commit joins the open group, made durable
-/// by the next `Store.sync()` or durable commit (FORMAT.md 8.1). A power loss inside the one sync may keep
-/// the record and lose a page: the open-time check (FORMAT.md 2.1) then
-/// rejects the record and the base version stays current. Not tied to a thread: it may be begun on one
+/// then publishes the new version. `commit(durability: .deferred)` skips the
+/// sync and marks the record unsealed: the commit joins the open group, made
+/// durable by the next `Store.sync()` or durable commit (FORMAT.md 8.1). A
+/// power loss inside the one sync may keep the record and lose a page: the
+/// open-time check (FORMAT.md 2.1) then rejects the record and the base
+/// version stays current. Not tied to a thread: it may be begun on one
 /// thread and committed or aborted on another (one thread at a time).
 /// Dropping it without committing aborts it.
 public final class WriteTransaction {
@@ -111,7 +112,7 @@ public final class WriteTransaction {
         var slots = try CommitSlots.read(store.io)
         let published = lockFile.latestVersion
         guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path)) }
-        slots = slots.validated(store.io)
+        slots = store.checked(slots)
         let base = try slots.currentForWriting(path: store.path)
         if base.version != published { lockFile.publish(version: base.version) }
         return (slots, base)
@@ -240,10 +241,9 @@ public final class WriteTransaction {
         // records were written to the same file earlier.
         let slotOffset = UInt64(targetSlot) * UInt64(store.geometry.pageSize)
         do {
-            try withBytes(record.encoded()) { (b) throws(FirnError) in try store.io.write(b, at: slotOffset) }
-            if store.options.durability != .none && !deferred { try store.io.sync() }
+            try store.writeRecord(record.encoded(), at: slotOffset, replacing: overwrittenSlot,
+                                  sync: store.options.durability != .none && !deferred)
         } catch {
-            restoreSlot(at: slotOffset, after: error)
             abort()
             throw error
         }
@@ -265,17 +265,6 @@ public final class WriteTransaction {
         finished = true
         lockFile.unlockWriter(lease)
         store.endUse()
-    }
-
-    /// The record could not be made durable: put back what the slot held,
-    /// so the file still opens at the base version even after a reopen.
-    private func restoreSlot(at offset: UInt64, after failure: FirnError) {
-        do {
-            try withBytes(overwrittenSlot) { (b) throws(FirnError) in try store.io.write(b, at: offset) }
-            try store.io.sync()
-        } catch {
-            store.markFailed(failure)
-        }
     }
 
     // MARK: helpers
