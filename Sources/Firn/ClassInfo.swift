@@ -1,5 +1,4 @@
 import FirnCore
-import Synchronization
 
 /// What the SDK knows about one `Object` subclass: its schema, discovered
 /// once with `Mirror` over a prototype's `@Persisted` wrappers, and the
@@ -11,14 +10,14 @@ final class ClassInfo: @unchecked Sendable {
     /// An instance made only to read its wrappers' ordinals; never managed.
     let prototype: Object
     private let indexByOrdinal: [Int: Int]
-    private let indexByKeyPath = Mutex(KeyPathIndexes())
+    private let indexByKeyPath = Locked(KeyPathIndexes())
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
     private struct KeyPathIndexes: @unchecked Sendable {
         var map: [AnyKeyPath: Int] = [:]
     }
 
-    private static let known = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+    private static let known = Locked<[ObjectIdentifier: ClassInfo]>([:])
 
     /// The (cached) description of `type`; `.invalidSchema` when the class
     /// cannot be stored as declared.

@@ -1,5 +1,4 @@
 import FirnCore
-import Synchronization
 
 /// One frozen version as frozen objects and results read it: a share of
 /// the process's one `frozen` pin of that version (`Store.sharedSnapshot`).
@@ -10,7 +9,7 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
     let share: SnapshotShare
     let configuration: Configuration
     private let infos: [ObjectIdentifier: ClassInfo]
-    private let readers = Mutex<[String: TreeReader?]>([:])
+    private let readers = Locked<[String: TreeReader?]>([:])
 
     init(share: SnapshotShare, configuration: Configuration, infos: [ObjectIdentifier: ClassInfo]) {
         self.share = share

@@ -1,5 +1,4 @@
 import FirnCore
-import Synchronization
 
 /// The process's open stores (one per path, shared by every instance and
 /// frozen value of it) and live instances (one per configuration and
@@ -20,8 +19,8 @@ enum InstanceCache {
         init(_ store: Store) { self.store = store }
     }
 
-    private static let instances = Mutex<[InstanceKey: WeakCore]>([:])
-    private static let stores = Mutex<[String: WeakStore]>([:])
+    private static let instances = Locked<[InstanceKey: WeakCore]>([:])
+    private static let stores = Locked<[String: WeakStore]>([:])
 
     /// The calling thread's instance for `configuration`, opened when it has none.
     static func instance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A bounded queue of byte chunks from one producer thread to one consumer
 /// thread: the producer blocks when `capacity` chunks wait, so memory stays
@@ -8,7 +7,7 @@ import Synchronization
 final class ChunkPipe: Sendable {
     private let free: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
-    private let queue = Mutex<[[UInt8]?]>([])
+    private let queue = Locked<[[UInt8]?]>([])
 
     init(capacity: Int) {
         // Start at 0 and signal up: libdispatch traps when a semaphore is

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Dispatch
-import Synchronization
 
 /// `firn export`: a hot, consistent snapshot of a version as one standard
 /// LZ4 frame of its packed image (`lz4 -d` gives a valid Firn file). The
@@ -97,7 +96,7 @@ public enum Export {
     /// The compressing side of an export: drains the pipe into the encoder
     /// on its own thread and keeps the first error.
     final class Compressor: @unchecked Sendable {
-        private let state = Mutex<(failure: ToolError?, bytes: UInt64)>((nil, 0))
+        private let state = Locked<(failure: ToolError?, bytes: UInt64)>((nil, 0))
         var failure: ToolError? { state.withLock { $0.failure } }
         var compressedBytes: UInt64 { state.withLock { $0.bytes } }
 

@@ -16,7 +16,7 @@ public enum Interruption {
         p.initialize(repeating: nil, count: capacity)
         return p
     }()
-    private static let lock = Mutex(())
+    private static let lock = Locked(())
     private static let requested = Atomic<Bool>(false)
 
     /// Installs the handler for SIGINT and SIGTERM (no SA_RESTART: blocking

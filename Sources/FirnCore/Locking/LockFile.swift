@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CFirnShims
-import Synchronization
 
 /// `<database path>.lock`: the shared memory through which every process
 /// that has a database open coordinates — the latest published version and
@@ -37,7 +36,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the shared state lives in the mapping and is only
 /// accessed with atomics (or under the writer mutex); the little local
-/// state (our pins, session entry, writer ownership) is behind a `Mutex`.
+/// state (our pins, session entry, writer ownership) is behind a `Locked`.
 public final class LockFile: @unchecked Sendable {
     /// The lock file's path (`<database path>.lock`).
     public let path: String
@@ -55,7 +54,7 @@ public final class LockFile: @unchecked Sendable {
     let fd: Int32
     let mapping: SharedMapping
     let ownPID: Int32
-    let local: Mutex<LocalState>
+    let local: Locked<LocalState>
     /// The in-process half of the writer lock.
     let writerQueue = WriterQueue()
 
@@ -83,7 +82,7 @@ public final class LockFile: @unchecked Sendable {
         self.ownPID = ownPID
         var state = LocalState()
         state.sessionEntry = sessionEntry
-        self.local = Mutex(state)
+        self.local = Locked(state)
     }
 
     deinit {

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The in-process half of the writer lock: one permit per `LockFile`,
 /// handed to waiters in the order they asked (first come, first served),
@@ -30,7 +29,7 @@ final class WriterQueue: Sendable {
         var waiters: [Waiter] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Takes the permit if nobody holds it and nobody is waiting for it.
     func tryAcquire() -> Bool {

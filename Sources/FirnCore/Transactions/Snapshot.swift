@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A read-only view of one version. Pinned in the reader table (unless the
 /// store is read-only without a usable lock file), so writers never reuse
@@ -8,7 +7,7 @@ public final class Snapshot: @unchecked Sendable {
     public let store: Store
     public let info: VersionInfo
     let source: PageSource
-    private let pinState: Mutex<PinSlot?>
+    private let pinState: Locked<PinSlot?>
 
     public var version: UInt64 { info.version }
     /// False when no reader-table slot protects this snapshot (read-only
@@ -19,7 +18,7 @@ public final class Snapshot: @unchecked Sendable {
         self.store = store
         self.info = info
         self.source = source
-        pinState = Mutex(pin)
+        pinState = Locked(pin)
         isPinned = pin != nil
         // The pin keeps the store's lock file open past `Store.close()`.
         if pin != nil { store.addUse() }

@@ -48,7 +48,7 @@ final class SnapshotShares: Sendable {
         var shares: Int
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = Locked<[Key: Entry]>([:])
 
     /// A share of the snapshot of `fresh.version`: `fresh` itself when no
     /// share of that version exists yet, otherwise the existing snapshot

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// An open Firn database: lock-free snapshots pinned at a version, and one
 /// write transaction at a time across threads and processes.
@@ -29,7 +28,7 @@ public final class Store: @unchecked Sendable {
     /// The last open-time check this store made (first the open's): a later
     /// check of the same newest record reuses its verdict instead of reading
     /// that record's pages again (they can be a whole bulk-loaded file).
-    private let lastCheck: Mutex<CommitSlots>
+    private let lastCheck: Locked<CommitSlots>
 
     private struct State {
         var map: Mapping
@@ -43,7 +42,7 @@ public final class Store: @unchecked Sendable {
         /// A commit whose record write or sync failed and could not be undone.
         var failure: FirnError?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Snapshots shared by many holders (`sharedSnapshot`).
     let shares = SnapshotShares()
 
@@ -53,12 +52,12 @@ public final class Store: @unchecked Sendable {
                  map: Mapping, openCheck: CommitSlots) {
         self.path = path
         self.openCheck = openCheck
-        lastCheck = Mutex(openCheck)
+        lastCheck = Locked(openCheck)
         self.options = options
         self.geometry = geometry
         self.lockFile = lockFile
         self.io = io
-        state = Mutex(State(map: map))
+        state = Locked(State(map: map))
     }
 
     deinit {
