@@ -134,11 +134,14 @@ public final class Store: @unchecked Sendable {
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
                 // a version another first opener published.
-                // The accepted version is durable: it is what the disk holds
-                // after a reboot. (After a crash of a process, not of the
-                // machine, a dead writer's record may still be only in the
-                // page cache; the next durable commit's sync covers it.)
+                // Durable only once synced: after a crash of a process (not
+                // of the machine) the dead writer's pages and record may
+                // still be only in the page cache — the check accepts them,
+                // and claiming them durable unsynced would let a
+                // `waitForDurable` return for a version a power loss then
+                // takes back. Syncing a clean file costs next to nothing.
                 if lockFile.publishInitial(version: accepted.version) {
+                    try io.sync()
                     lockFile.publishDurable(version: accepted.version)
                 }
             }
@@ -232,7 +235,7 @@ public final class Store: @unchecked Sendable {
             lockFile.unlockWriter(lease)
             endUse()
         }
-        let (slots, base) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
+        let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
         guard base.unsealed, let index = slots.slotIndex(of: base.version) else {
             // Sealed already (made durable by a durable commit), or nothing
             // to seal; a sync covers a sealed record whose own sync is unknown.
