@@ -140,8 +140,11 @@ public final class Store: @unchecked Sendable {
                 // and claiming them durable unsynced would let a
                 // `waitForDurable` return for a version a power loss then
                 // takes back. Syncing a clean file costs next to nothing.
-                if lockFile.publishInitial(version: accepted.version) {
-                    try io.sync()
+                // A failing sync leaves the durable version unknown (0)
+                // instead of failing the open: the data is readable, and
+                // the next durable commit or `sync()` meets the disk's
+                // error itself, where the caller is asking for durability.
+                if lockFile.publishInitial(version: accepted.version), (try? io.sync()) != nil {
                     lockFile.publishDurable(version: accepted.version)
                 }
             }
