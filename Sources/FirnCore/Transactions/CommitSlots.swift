@@ -229,9 +229,12 @@ public struct CommitSlots: Sendable {
     /// commit restores the one it overwrites if its own record cannot be
     /// made durable. Anything unusual (a short file, a first slot that is
     /// not valid at this page size) takes the general path of `read(_:)`.
-    static func readWithBytes(_ io: any FileIO, pageSize: Int) throws(FirnError) -> (slots: CommitSlots, bytes: [[UInt8]]) {
+    /// `buffer` is scratch space the caller keeps between calls.
+    static func readWithBytes(
+        _ io: any FileIO, pageSize: Int, buffer: inout [UInt8]
+    ) throws(FirnError) -> (slots: CommitSlots, bytes: [[UInt8]]) {
         let size = CommitRecord.size
-        var buffer = [UInt8](repeating: 0, count: pageSize + size)
+        if buffer.count != pageSize + size { buffer = [UInt8](repeating: 0, count: pageSize + size) }
         let n = try withMutableBytes(&buffer) { (b) throws(FirnError) in try io.read(into: b, at: 0) }
         if n == buffer.count {
             let (first, second) = buffer.withUnsafeBytes { (all) in

@@ -45,6 +45,10 @@ public final class Store: @unchecked Sendable {
     private let state: Locked<State>
     /// Snapshots shared by many holders (`sharedSnapshot`).
     let shares = SnapshotShares()
+    /// The buffer each commit reads both commit slots into, kept: allocated
+    /// and freed per commit, it sat at the top of the heap and made glibc
+    /// trim and regrow the heap every few commits (page faults, measured).
+    let slotReadBuffer = Locked<[UInt8]>([])
 
     public var pageSize: Int { geometry.pageSize }
 

@@ -107,7 +107,9 @@ public final class WriteTransaction {
     /// is built on it. A rejected record's slot is then simply overwritten.
     /// Also returns the bytes of each slot's record area as read.
     static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord, [[UInt8]]) {
-        let (read, bytes) = try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize)
+        let (read, bytes) = try store.slotReadBuffer.withLock { (buffer) throws(FirnError) in
+            try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize, buffer: &buffer)
+        }
         var slots = read
         let published = lockFile.latestVersion
         guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path), bytes) }
