@@ -38,10 +38,13 @@ final class ClassInfo: @unchecked Sendable {
         var properties: [PropertySchema] = []
         var indexByOrdinal: [Int: Int] = [:]
         for (label, property) in Self.wrappers(of: prototype) {
+            let stored = property.persistedType
+            if let invalid = stored.invalid { throw DatabaseError.invalidSchema(type: name, detail: "property \(label) \(invalid)") }
             indexByOrdinal[property.ordinal] = properties.count
             properties.append(PropertySchema(
-                name: label, type: property.persistedType.type, isOptional: property.persistedType.isOptional,
-                isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed))
+                name: label, type: stored.type, isOptional: stored.isOptional,
+                isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
+                isList: stored.isList, objectType: stored.objectType))
         }
         self.indexByOrdinal = indexByOrdinal
         do {
