@@ -10,6 +10,12 @@ extension ClassInfo {
     /// The schema index of the property `keyPath` reads, or nil when it
     /// reads none (a computed property of other values, a nested path).
     /// Learned once per key path, then cached.
+    /// What an error calls a key path that names no stored property (key
+    /// paths do not carry their names on every platform).
+    static func unnamed<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> String {
+        "a key path to \(Value.self) that reads no stored property"
+    }
+
     func index<Root: Object, Value>(of keyPath: KeyPath<Root, Value>) -> Int? {
         if let cached = cachedIndex(keyPath) { return cached }
         guard let instance = type.init() as? Root else { return nil }

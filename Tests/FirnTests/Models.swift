@@ -101,3 +101,26 @@ enum Renamed {
         @Persisted var owner: Person?
     }
 }
+
+/// Every indexable kind, indexed, and `plainName` (the same value as
+/// `name`, not indexed) so a lookup through the index can be checked
+/// against a scan.
+final class Tagged: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted(indexed: true) var rank = 0
+    @Persisted(indexed: true) var small: Int8?
+    @Persisted(indexed: true) var flag = false
+    @Persisted(indexed: true) var when = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted(indexed: true) var tag: UUID?
+    @Persisted var plainName = ""
+    @Persisted var plainRank = 0
+
+    /// Reads no stored property: not something a query can name.
+    var constant: Int { 7 }
+}
+
+/// An index on a property that cannot have one.
+final class IndexedDouble: Object {
+    @Persisted(indexed: true) var weight = 0.0
+}
