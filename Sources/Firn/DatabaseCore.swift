@@ -13,7 +13,7 @@ final class DatabaseCore: ObjectSource {
     private(set) var generation: UInt64 = 1
     /// The first failure of a property setter in this write; the commit throws it.
     private var deferredError: DatabaseError?
-    private let infos: [ObjectIdentifier: ClassInfo]
+    let infos: [ObjectIdentifier: ClassInfo]
     private var readers: [String: TreeReader?] = [:]
     private var readersGeneration: UInt64 = 0
     /// Next generated key per type without a primary key, in this write.

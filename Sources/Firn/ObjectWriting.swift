@@ -113,6 +113,7 @@ extension DatabaseCore {
                 try listStorage(info, key: managed.key, index: index).removeAll(self)
             }
             _ = try engine { () throws(FirnError) in try tree.delete(managed.key) }
+            try removeFromLists(info, key: managed.key)
         }
         changed()
     }

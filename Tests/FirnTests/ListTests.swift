@@ -284,6 +284,38 @@ import Testing
         #expect(try trees().list == 0)
     }
 
+    /// A deleted object leaves every list that held it (as often as it was there).
+    @Test func aDeletedObjectLeavesTheListsThatHeldIt() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        let ali = Self.person("Ali"), bea = Self.person("Bea")
+        let rex = Self.dog(1, "Rex"), fido = Self.dog(2, "Fido")
+        try ali.dogs.append(contentsOf: [rex, fido, rex])
+        try bea.dogs.append(contentsOf: [fido, rex])
+        try db.write {
+            try db.add(ali)
+            try db.add(bea)
+        }
+        let frozen = try ali.dogs.freeze()
+        try db.write { try db.delete(rex) }
+        #expect(ali.dogs.map(\.name) == ["Fido"] && bea.dogs.map(\.name) == ["Fido"])
+        #expect(frozen.map(\.name) == ["Rex", "Fido", "Rex"])  // its version still holds them
+        try db.write { try db.delete(fido) }
+        #expect(ali.dogs.isEmpty && bea.dogs.isEmpty)
+    }
+
+    @Test func aLiveListOnAnotherThreadStopsTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            let ali = ListTests.person("Ali")
+            try? db.write { try db.add(ali) }
+            let nicknames = ThreadConfinementTests.Unchecked(ali.nicknames)
+            ThreadConfinementTests.useOnAnotherThread { _ = nicknames.value.count }
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database accessed from incorrect thread"))
+    }
+
     @Test func aListOfListsOrOfOptionalObjectsIsAnInvalidSchema() throws {
         let scratch = Scratch()
         #expect(throws: DatabaseError.self) {
