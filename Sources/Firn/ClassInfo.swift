@@ -10,6 +10,8 @@ final class ClassInfo: @unchecked Sendable {
     /// An instance made only to read its wrappers' ordinals; never managed.
     let prototype: Object
     private let indexByOrdinal: [Int: Int]
+    /// "add Dog", made once: `add` passes it to every property it stores.
+    let addOperation: String
     private let indexByKeyPath = Locked(KeyPathIndexes())
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
@@ -34,6 +36,7 @@ final class ClassInfo: @unchecked Sendable {
     private init(_ type: Object.Type) throws(DatabaseError) {
         self.type = type
         name = String(describing: type)
+        addOperation = "add \(name)"
         prototype = type.init()
         var properties: [PropertySchema] = []
         var indexByOrdinal: [Int: Int] = [:]

@@ -48,7 +48,7 @@ extension DatabaseCore {
         do {
             var fields: [(tag: Int, type: PropertyType, value: FieldValue?)] = []
             for (index, property) in info.schema.properties.enumerated() {
-                let context = _StoreContext(core: self, update: update, operation: "add \(info.name)",
+                let context = _StoreContext(core: self, update: update, operation: info.addOperation,
                                             owner: info, ownerKey: key, index: index, replacing: replaced != nil)
                 let field = try wrappers[index].stored(context)
                 if !property.isList { fields.append((index, property.type, field.value)) }
