@@ -25,7 +25,7 @@ final class ManagedObject {
         return (try? record()) == nil
     }
 
-    private func record() throws(DatabaseError) -> RecordBytes? {
+    func record() throws(DatabaseError) -> RecordBytes? {
         if let cachedRecord, cachedGeneration == source.generation { return cachedRecord }
         let record = try source.record(info, key: key)
         cachedRecord = record
