@@ -8,6 +8,8 @@ final class ManagedObject {
     let source: any ObjectSource
     let info: ClassInfo
     let key: [UInt8]
+    /// The source's session when this object was made (see `invalidate()`).
+    let session: UInt64
     private var cachedGeneration: UInt64 = 0
     private var cachedRecord: RecordBytes?
 
@@ -15,6 +17,7 @@ final class ManagedObject {
         self.source = source
         self.info = info
         self.key = key
+        session = source.session
         source.objectCreated()
     }
 
@@ -22,7 +25,15 @@ final class ManagedObject {
 
     var isInvalidated: Bool {
         source.checkAccess()
-        return (try? record()) == nil
+        return session != source.session || (try? record()) == nil
+    }
+
+    /// Stops the program when the instance this object was read through
+    /// released its version (`invalidate()`) since.
+    private func checkSession(_ property: PropertySchema) {
+        if session != source.session {
+            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(property.name))")
+        }
     }
 
     private func record() throws(DatabaseError) -> RecordBytes? {
@@ -38,6 +49,7 @@ final class ManagedObject {
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
         source.checkAccess()
         let property = info.schema.properties[index]
+        checkSession(property)
         do {
             guard let record = try record() else {
                 fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(property.name))")
@@ -61,6 +73,7 @@ final class ManagedObject {
     func write(_ index: Int, _ field: PersistedField) {
         source.checkAccess()
         let property = info.schema.properties[index]
+        checkSession(property)
         guard let core = source as? DatabaseCore else {
             fatalError("Firn: \(DatabaseError.frozen(type: info.name, operation: "set \(property.name)"))")
         }
