@@ -168,6 +168,15 @@ final class DatabaseCore: ObjectSource {
         try moveToLatest()
     }
 
+    /// A queue-bound instance's refresh after a commit, run on its queue
+    /// between blocks (`QueueAutorefresh`). Skipped with autorefresh off, in
+    /// a write, and after `invalidate()` (the next use pins anew); a failure
+    /// leaves the instance where it was, to be retried at the next commit.
+    func autorefreshBetweenBlocks() {
+        guard autorefresh, transaction == nil, !released else { return }
+        _ = try? moveToLatest()
+    }
+
     /// Makes the instance read `version` or later (where a reference was
     /// made): it refreshes when it reads an older one. Not in a write, which
     /// reads the latest version already.

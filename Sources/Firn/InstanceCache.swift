@@ -34,7 +34,11 @@ enum InstanceCache {
     /// The instance of `configuration` bound to `queue`, opened when it has
     /// none. The caller runs on `queue` (checked by the caller).
     static func instance(_ configuration: Configuration, queue: QueueIdentity) throws(DatabaseError) -> DatabaseCore {
-        try instance(configuration, key: .queue(ObjectIdentifier(queue.token))) { .queue(queue) }
+        let key = InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(queue.token)))
+        if let core = cached(key) { return core }
+        let core = try instance(configuration, key: key.binding) { .queue(queue) }
+        QueueAutorefresh.watch(core, queue: queue.queue)
+        return core
     }
 
     /// The instance the caller would use for `configuration` without naming
