@@ -151,10 +151,13 @@ public struct Database: @unchecked Sendable {
 
     private init(instance: Instance) { self.instance = instance }
 
-    /// The calling thread's live instance of this configuration.
+    /// The caller's live instance of this configuration (its queue's, or
+    /// its thread's), refreshed first when it reads an older version.
     public func thaw() throws(DatabaseError) -> Database {
-        guard case .frozen = instance else { return self }
-        return try Database(configuration: configuration)
+        guard case let .frozen(frozen) = instance else { return self }
+        let core = try InstanceCache.callersInstance(frozen.configuration)
+        try core.catchUp(to: frozen.version)
+        return Database(core: core)
     }
 
     // MARK: reading

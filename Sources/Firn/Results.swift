@@ -53,10 +53,13 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         return Results(source: try core.frozenVersion(operation: "freeze Results<\(Element.self)>"))
     }
 
-    /// The live results of the calling thread's instance.
+    /// The live results of the caller's instance (its queue's, or its
+    /// thread's), refreshed first when it reads an older version than these.
     public func thaw() throws(DatabaseError) -> Results<Element> {
         guard let frozen = source as? FrozenVersion else { return self }
-        return try Database(configuration: frozen.configuration).objects(Element.self)
+        let core = try InstanceCache.callersInstance(frozen.configuration)
+        try core.catchUp(to: frozen.version)
+        return Results(source: core)
     }
 
     /// The iterator behind sequential subscripting; locked because frozen

@@ -97,8 +97,13 @@ import Testing
         let scratch = Scratch()
         let configuration = scratch.configuration()
         let queue = DispatchQueue(label: "resolver")
-        // The resolving instance is opened first, so it reads an older version.
-        let other = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
+        // The resolving instance is opened first, so it reads an older
+        // version (and stays there: no refresh between the queue's blocks).
+        let other = try onQueue(queue) { () throws -> Database in
+            let other = try Database(configuration: configuration, queue: queue)
+            other.autorefresh = false
+            return other
+        }
         let db = try Database(configuration: configuration)
         let dog = try Self.addDog(db, id: 1, name: "Rex")
         let ref = try ThreadSafeReference(to: dog)
@@ -161,14 +166,18 @@ import Testing
         let configuration = scratch.configuration()
         let db = try Database(configuration: configuration)
         let queue = DispatchQueue(label: "resolver")
-        let other = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
+        let other = try onQueue(queue) { () throws -> Database in
+            let other = try Database(configuration: configuration, queue: queue)
+            other.autorefresh = false
+            return other
+        }
         let ref = try db.write { () throws -> ThreadSafeReference<Dog> in
             let dog = Dog()
             dog.id = 5
             try db.add(dog)
             return try ThreadSafeReference(to: dog)
         }
-        let found = try onQueue(queue) { try other.resolve(ref) != nil }
-        #expect(found)
+        let (found, after) = try onQueue(queue) { (try other.resolve(ref) != nil, other.version) }
+        #expect(found && after == db.version)
     }
 }

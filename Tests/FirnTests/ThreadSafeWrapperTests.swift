@@ -82,7 +82,11 @@ import Testing
         let configuration = scratch.configuration()
         let db = try Database(configuration: configuration)
         let queue = DispatchQueue(label: "reader")
-        let other = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
+        let other = try onQueue(queue) { () throws -> Database in
+            let other = try Database(configuration: configuration, queue: queue)
+            other.autorefresh = false  // only the wrapper moves it
+            return other
+        }
         let job = try db.write { () throws -> Job in
             let dog = Dog()
             dog.id = 4
