@@ -170,8 +170,9 @@ final class DatabaseCore: ObjectSource {
 
     /// A queue-bound instance's refresh after a commit, run on its queue
     /// between blocks (`QueueAutorefresh`). Skipped with autorefresh off, in
-    /// a write, and after `invalidate()` (the next use pins anew); a failure
-    /// leaves the instance where it was, to be retried at the next commit.
+    /// a write, and after `invalidate()` (the next use pins anew). A failure
+    /// has nobody to report to: the pin is then released (see
+    /// `moveToLatest`) and the next use pins the latest version again.
     func autorefreshBetweenBlocks() {
         guard autorefresh, transaction == nil, !released else { return }
         _ = try? moveToLatest()

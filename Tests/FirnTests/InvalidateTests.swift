@@ -34,6 +34,7 @@ import Testing
         try db.beginWrite()
         #expect(throws: DatabaseError.invalidatedInstance(type: "Dog")) { try db.delete(dog) }
         db.cancelWrite()
+        #expect(throws: DatabaseError.invalidatedInstance(type: "Dog")) { _ = try ThreadSafeReference(to: dog) }
         // Read again, it is there; frozen values keep their own pin.
         #expect(db.objects(Dog.self).first?.isInvalidated == false)
         #expect(!frozen.isInvalidated && frozen.id == 0)
