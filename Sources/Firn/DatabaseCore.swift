@@ -195,6 +195,14 @@ final class DatabaseCore: ObjectSource {
         }
     }
 
+    /// The read snapshot, pinned again first after `invalidate()`.
+    var readSnapshot: Snapshot {
+        get throws(DatabaseError) {
+            try repinIfReleased()
+            return snapshot
+        }
+    }
+
     /// The version a reference made now refers to: the one read, or, in a
     /// write transaction, the one its commit will make.
     var referenceVersion: UInt64 {

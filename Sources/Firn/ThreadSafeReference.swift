@@ -70,29 +70,27 @@ final class ReferencePin: Sendable {
 
     /// Pins the version `source` reads (for a live instance in a write: the
     /// version its write started from, while the reference refers to the one
-    /// it commits).
+    /// it commits), alongside the pin that already keeps it readable.
     init(source: any ObjectSource, madeAt: String) throws(DatabaseError) {
-        let store: Store
-        let pinned: UInt64
+        let pinned: Snapshot
         switch source {
         case let core as DatabaseCore:
             core.checkAccess()
-            store = core.store
-            pinned = try core.version
             version = try core.referenceVersion
+            pinned = try core.readSnapshot
         case let frozen as FrozenVersion:
-            store = frozen.share.snapshot.store
-            pinned = frozen.version
-            version = pinned
+            version = frozen.version
+            pinned = frozen.share.snapshot
         default:
             throw DatabaseError.engine(.misuse("a ThreadSafeReference needs a live or frozen database"))
         }
+        let store = pinned.store
         path = store.path
         self.madeAt = madeAt
-        // The version is pinned already (by the instance or the frozen
-        // values): this adds a pin, never a version, so no limit check.
+        // Another pin on a version pinned already: it adds no version, so
+        // maximumNumberOfActiveVersions has nothing to check.
         let snapshot = try engine { () throws(FirnError) in
-            try store.snapshot(version: pinned, kind: .threadSafeReference, label: madeAt)
+            try store.snapshot(alongside: pinned, kind: .threadSafeReference, label: madeAt)
         }
         self.snapshot = Locked(snapshot)
     }
