@@ -10,6 +10,8 @@ final class ClassInfo: @unchecked Sendable {
     /// An instance made only to read its wrappers' ordinals; never managed.
     let prototype: Object
     private let indexByOrdinal: [Int: Int]
+    /// "add Dog", made once: `add` passes it to every property it stores.
+    let addOperation: String
     private let indexByKeyPath = Locked(KeyPathIndexes())
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
@@ -34,14 +36,18 @@ final class ClassInfo: @unchecked Sendable {
     private init(_ type: Object.Type) throws(DatabaseError) {
         self.type = type
         name = String(describing: type)
+        addOperation = "add \(name)"
         prototype = type.init()
         var properties: [PropertySchema] = []
         var indexByOrdinal: [Int: Int] = [:]
         for (label, property) in Self.wrappers(of: prototype) {
+            let stored = property.persistedType
+            if let invalid = stored.invalid { throw DatabaseError.invalidSchema(type: name, detail: "property \(label) \(invalid)") }
             indexByOrdinal[property.ordinal] = properties.count
             properties.append(PropertySchema(
-                name: label, type: property.persistedType.type, isOptional: property.persistedType.isOptional,
-                isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed))
+                name: label, type: stored.type, isOptional: stored.isOptional,
+                isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
+                isList: stored.isList, objectType: stored.objectType))
         }
         self.indexByOrdinal = indexByOrdinal
         do {

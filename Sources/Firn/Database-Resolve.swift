@@ -15,7 +15,7 @@ extension Database {
     /// The live results a `ThreadSafeReference` refers to, in this
     /// instance. Consumes the reference like the object form.
     public func resolve<Element: Object>(_ reference: ThreadSafeReference<Results<Element>>) throws(DatabaseError) -> Results<Element> {
-        Results(source: try resolver(reference))
+        Results(source: try resolver(reference), plan: reference.plan)
     }
 
     /// Checks that `reference` can be resolved here, consumes it and

@@ -183,7 +183,7 @@ public struct Database: @unchecked Sendable {
             throw DatabaseError.typeMismatch(type: info.name, property: property.name,
                                              expected: "\(property.type)", found: "\(K.self)")
         }
-        return try source.lookup(type, key: key)
+        return try source.resolve(type, key: key)
     }
 
     // MARK: writing

@@ -22,11 +22,11 @@ final class DatabaseCore: ObjectSource {
     private(set) var generation: UInt64 = 1
     /// The first failure of a property setter in this write; the commit throws it.
     private var deferredError: DatabaseError?
-    private let infos: [ObjectIdentifier: ClassInfo]
+    let infos: [ObjectIdentifier: ClassInfo]
     private var readers: [String: TreeReader?] = [:]
     private var readersGeneration: UInt64 = 0
     /// Next generated key per type without a primary key, in this write.
-    private var nextIDs: [String: UInt64] = [:]
+    var nextIDs: [String: UInt64] = [:]
     private weak var frozen: FrozenVersion?
 
     init(configuration: Configuration, store: Store, binding: InstanceBinding = .thread(.current)) throws(DatabaseError) {
@@ -70,7 +70,7 @@ final class DatabaseCore: ObjectSource {
         if !binding.isCurrent { binding.failIncorrectThread() }
     }
 
-    private func changed() { generation &+= 1 }
+    func changed() { generation &+= 1 }
 
     func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo {
         guard let info = infos[ObjectIdentifier(type)] else {
@@ -81,42 +81,42 @@ final class DatabaseCore: ObjectSource {
 
     // MARK: reading
 
-    private func reader(_ info: ClassInfo) throws(DatabaseError) -> TreeReader? {
+    private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
         try repinIfReleased()
         if readersGeneration != generation {
             readers.removeAll(keepingCapacity: true)
             readersGeneration = generation
         }
-        if let cached = readers[info.schema.treeName] { return cached }
+        if let cached = readers[name] { return cached }
         let snapshot = snapshot
-        let reader = try engine { () throws(FirnError) in try snapshot.tree(info.schema.treeName) }
-        readers[info.schema.treeName] = .some(reader)
+        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
+        readers[name] = .some(reader)
         return reader
     }
 
-    func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
+    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
         if let transaction {
             return try engine { () throws(FirnError) in
-                try transaction.tree(info.schema.treeName, create: false)?.get(key).map(RecordBytes.owned)
+                try transaction.tree(tree, create: false)?.get(key).map(RecordBytes.owned)
             }
         }
-        guard let reader = try reader(info) else { return nil }
+        guard let reader = try reader(tree) else { return nil }
         return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
     }
 
-    func cursor(_ info: ClassInfo) throws(DatabaseError) -> Cursor? {
+    func cursor(in tree: String) throws(DatabaseError) -> Cursor? {
         if let transaction {
-            return try engine { () throws(FirnError) in try transaction.tree(info.schema.treeName, create: false)?.cursor() }
+            return try engine { () throws(FirnError) in try transaction.tree(tree, create: false)?.cursor() }
         }
-        return try reader(info)?.cursor()
+        return try reader(tree)?.cursor()
     }
 
-    func count(_ info: ClassInfo) throws(DatabaseError) -> Int {
+    func count(in tree: String) throws(DatabaseError) -> Int {
         if let transaction {
-            let count = try engine { () throws(FirnError) in try transaction.tree(info.schema.treeName, create: false)?.count }
+            let count = try engine { () throws(FirnError) in try transaction.tree(tree, create: false)?.count }
             return Int(clamping: count ?? 0)
         }
-        return Int(clamping: try reader(info)?.count ?? 0)
+        return Int(clamping: try reader(tree)?.count ?? 0)
     }
 
     func objectCreated() {}
@@ -303,104 +303,5 @@ final class DatabaseCore: ObjectSource {
 
     func `defer`(_ error: DatabaseError) {
         if deferredError == nil { deferredError = error }
-    }
-
-    private func tree(_ info: ClassInfo, operation: String) throws(DatabaseError) -> WriteTree {
-        guard let transaction else { throw DatabaseError.notInWriteTransaction(operation: operation) }
-        guard let tree = try engine({ () throws(FirnError) in try transaction.tree(info.schema.treeName) }) else {
-            throw DatabaseError.engine(.misuse("\(info.schema.treeName): the write transaction has ended"))
-        }
-        return tree
-    }
-
-    func add(_ object: Object, update: UpdatePolicy) throws(DatabaseError) {
-        checkAccess()
-        let info = try info(type(of: object))
-        if let managed = object.managed {
-            if managed.source === self { return }
-            if managed.source.isFrozen { throw DatabaseError.frozen(type: info.name, operation: "add it") }
-            throw DatabaseError.objectFromAnotherDatabase(type: info.name)
-        }
-        let tree = try tree(info, operation: "add(\(info.name))")
-        let fields = ClassInfo.wrappers(of: object).map(\.1.field)
-        let key: [UInt8]
-        if let (index, property) = info.primaryKey {
-            guard let value = fields[index].value, let encoded = ObjectKey.encode(value, as: property.type) else {
-                throw DatabaseError.typeMismatch(type: info.name, property: property.name,
-                                                 expected: "\(property.type)", found: "\(fields[index].value.map { "\($0)" } ?? "null")")
-            }
-            if update == .error, try engine({ () throws(FirnError) in try tree.get(encoded) }) != nil {
-                throw DatabaseError.duplicatePrimaryKey(type: info.name, property: property.name, value: "\(value)")
-            }
-            key = encoded
-        } else {
-            key = try nextKey(info, tree)
-        }
-        let record = ObjectRecord.encode(info.schema.properties.enumerated().map { index, property in
-            (index, property.type, fields[index].value)
-        })
-        _ = try engine { () throws(FirnError) in try tree.put(key, record) }
-        object.managed = ManagedObject(source: self, info: info, key: key)
-        changed()
-    }
-
-    /// One more than the largest generated key of the type (1 for the first).
-    private func nextKey(_ info: ClassInfo, _ tree: WriteTree) throws(DatabaseError) -> [UInt8] {
-        var next: UInt64
-        if let cached = nextIDs[info.name] {
-            next = cached
-        } else {
-            let last = try engine { () throws(FirnError) -> UInt64 in
-                let cursor = try tree.cursor()
-                try cursor.last()
-                return try cursor.withKey { ObjectKey.generatedID($0) }.flatMap { $0 } ?? 0
-            }
-            guard last < UInt64.max else {
-                throw DatabaseError.engine(.corrupt(path: store.path, page: nil, version: nil, detail: "\(info.schema.treeName): no generated key is left"))
-            }
-            next = last + 1
-        }
-        nextIDs[info.name] = next == UInt64.max ? next : next + 1
-        return ObjectKey.generated(next)
-    }
-
-    func delete(_ object: Object) throws(DatabaseError) {
-        checkAccess()
-        let info = try info(type(of: object))
-        guard let managed = object.managed else { throw DatabaseError.unmanagedObject(type: info.name, operation: "delete it") }
-        guard managed.source === self else {
-            if managed.source.isFrozen { throw DatabaseError.frozen(type: info.name, operation: "delete it") }
-            throw DatabaseError.objectFromAnotherDatabase(type: info.name)
-        }
-        guard managed.session == session else { throw DatabaseError.invalidatedInstance(type: info.name) }
-        let tree = try tree(info, operation: "delete(\(info.name))")
-        _ = try engine { () throws(FirnError) in try tree.delete(managed.key) }
-        changed()
-    }
-
-    /// Rewrites one field of a stored record.
-    func update(_ info: ClassInfo, key: [UInt8], index: Int, field: PersistedField) throws(DatabaseError) {
-        let tree = try tree(info, operation: "setting \(info.name)")
-        let property = info.schema.properties[index]
-        let record = try engine { () throws(FirnError) -> [UInt8] in
-            guard let old = try tree.get(key) else {
-                throw FirnError.misuse("\(info.name): the object has been deleted")
-            }
-            var fields = try old.withUnsafeBytes { buffer in
-                Result { () throws(FirnError) in try ObjectRecord.decodeAll(buffer) }
-            }.get().compactMap { field -> (tag: Int, type: PropertyType, value: FieldValue?)? in
-                guard field.tag < info.schema.properties.count else { return nil }
-                return (field.tag, info.schema.properties[field.tag].type, field.value)
-            }
-            let new = (tag: index, type: property.type, value: field.value)
-            if let at = fields.firstIndex(where: { $0.tag == index }) {
-                fields[at] = new
-            } else {
-                fields.insert(new, at: fields.firstIndex { $0.tag > index } ?? fields.endIndex)
-            }
-            return ObjectRecord.encode(fields)
-        }
-        _ = try engine { () throws(FirnError) in try tree.put(key, record) }
-        changed()
     }
 }

@@ -31,6 +31,13 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidatedObject(type: String)
     /// A managed object's primary key cannot change.
     case primaryKeyChange(type: String, property: String)
+    /// A query or sort names a property the type does not store.
+    case unknownProperty(type: String, property: String)
+    /// A list position outside `0 ..< count` (`count` for insertion).
+    case listIndexOutOfRange(type: String, property: String, index: Int, count: Int)
+    /// The value cannot be stored or compared as asked (a key too long for
+    /// an index or list tree, an operator the property's type lacks).
+    case invalidValue(type: String, property: String, detail: String)
     /// A `ThreadSafeReference` resolves once; this one (made at `madeAt`,
     /// file:line) already has.
     case referenceAlreadyResolved(type: String, madeAt: String)
@@ -66,6 +73,10 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .objectFromAnotherDatabase(type): return "\(type) belongs to another database instance"
         case let .invalidatedObject(type): return "\(type) has been deleted"
         case let .primaryKeyChange(type, property): return "\(type).\(property): the primary key of a stored object cannot change"
+        case let .unknownProperty(type, property): return "\(type) has no stored property \(property)"
+        case let .listIndexOutOfRange(type, property, index, count):
+            return "\(type).\(property): index \(index) is out of range of a list of \(count)"
+        case let .invalidValue(type, property, detail): return "\(type).\(property): \(detail)"
         case let .referenceAlreadyResolved(type, madeAt):
             return "the ThreadSafeReference to \(type) made at \(madeAt) was already resolved (a reference resolves once)"
         case let .referenceFromAnotherFile(type, referencePath, databasePath):

@@ -31,8 +31,7 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
         return info
     }
 
-    private func reader(_ info: ClassInfo) throws(DatabaseError) -> TreeReader? {
-        let name = info.schema.treeName
+    private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
         if let cached = readers.withLock({ $0[name] }) { return cached }
         let snapshot = share.snapshot
         let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
@@ -40,14 +39,14 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
         return reader
     }
 
-    func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
-        guard let reader = try reader(info) else { return nil }
+    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
+        guard let reader = try reader(tree) else { return nil }
         return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
     }
 
-    func cursor(_ info: ClassInfo) throws(DatabaseError) -> Cursor? { try reader(info)?.cursor() }
+    func cursor(in tree: String) throws(DatabaseError) -> Cursor? { try reader(tree)?.cursor() }
 
-    func count(_ info: ClassInfo) throws(DatabaseError) -> Int { Int(clamping: try reader(info)?.count ?? 0) }
+    func count(in tree: String) throws(DatabaseError) -> Int { Int(clamping: try reader(tree)?.count ?? 0) }
 
     func objectCreated() { share.addFrozenObjects(1) }
     func objectReleased() { share.addFrozenObjects(-1) }

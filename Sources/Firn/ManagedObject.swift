@@ -36,7 +36,7 @@ final class ManagedObject {
         }
     }
 
-    private func record() throws(DatabaseError) -> RecordBytes? {
+    func record() throws(DatabaseError) -> RecordBytes? {
         if let cachedRecord, cachedGeneration == source.generation { return cachedRecord }
         let record = try source.record(info, key: key)
         cachedRecord = record

@@ -12,6 +12,8 @@
 open class Object {
     /// Nil for unmanaged objects.
     var managed: ManagedObject?
+    /// Set only on an instance made to learn which property a key path names.
+    var recorder: PropertyRecorder?
 
     public required init() {}
 

@@ -12,10 +12,11 @@ protocol ObjectSource: AnyObject {
     var session: UInt64 { get }
     /// Stops the program when a live source is used off its thread.
     func checkAccess()
-    func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes?
-    /// A cursor over the type's tree, nil when it has none yet.
-    func cursor(_ info: ClassInfo) throws(DatabaseError) -> Cursor?
-    func count(_ info: ClassInfo) throws(DatabaseError) -> Int
+    /// The value under `key` in the tree `tree` (objects, list elements, index entries).
+    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes?
+    /// A cursor over the tree, nil when the version has no such tree yet.
+    func cursor(in tree: String) throws(DatabaseError) -> Cursor?
+    func count(in tree: String) throws(DatabaseError) -> Int
     func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo
     /// A managed object of this source came or went (frozen sources count them).
     func objectCreated()
@@ -25,6 +26,25 @@ protocol ObjectSource: AnyObject {
 extension ObjectSource {
     /// Frozen versions never give up what they read.
     var session: UInt64 { 0 }
+
+    func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
+        try value(in: info.schema.treeName, key: key)
+    }
+
+    /// A cursor over the type's tree, nil when it has none yet.
+    func cursor(_ info: ClassInfo) throws(DatabaseError) -> Cursor? { try cursor(in: info.schema.treeName) }
+
+    func count(_ info: ClassInfo) throws(DatabaseError) -> Int { try count(in: info.schema.treeName) }
+
+    /// The object of `type` stored under `key` in this source, nil when
+    /// there is none (a link whose target was deleted).
+    func resolve<T: Object>(_ type: T.Type, key: [UInt8]) throws(DatabaseError) -> T? {
+        let info = try info(type)
+        guard try record(info, key: key) != nil else { return nil }
+        let object = T()
+        object.managed = ManagedObject(source: self, info: info, key: key)
+        return object
+    }
 }
 
 /// Runs an engine call, wrapping its error.

@@ -92,11 +92,24 @@ extension UUID: PersistablePrimitive {
 }
 
 extension Optional: PersistableValue where Wrapped: PersistablePrimitive {
-    public static var _persistedType: PersistedType { PersistedType(Wrapped._persistedType.type, optional: true) }
+    public static var _persistedType: PersistedType {
+        let wrapped = Wrapped._persistedType
+        return PersistedType(wrapped.type, optional: true, objectType: wrapped.objectType, invalid: wrapped.invalid)
+    }
     public static var _persistedDefault: Wrapped? { nil }
     public var _persistedField: PersistedField { map(\._persistedField) ?? PersistedField(nil) }
     public static func _persisted(from field: PersistedField) -> Wrapped?? {
         guard field.value != nil else { return .some(nil) }
         return Wrapped._persisted(from: field).map { .some($0) }
+    }
+    public static func _read(_ access: _ManagedAccess) -> Wrapped? { Wrapped._readOptional(access) }
+    public static func _write(_ value: Wrapped?, _ access: _ManagedAccess) { Wrapped._writeOptional(value, access) }
+    public func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField {
+        guard let self else { return PersistedField(nil) }
+        return try self._stored(context)
+    }
+    public static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Wrapped?? {
+        guard field.value != nil else { return .some(nil) }
+        return Wrapped._resolved(field, source).map { .some($0) }
     }
 }

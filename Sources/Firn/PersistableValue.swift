@@ -1,8 +1,9 @@
 import FirnCore
 
 /// A value `@Persisted` can store: Bool, Int, Int8…Int64, Double, Float,
-/// String, Data, Date, UUID and optionals of each. The underscored
-/// requirements are the SDK's; applications do not implement them.
+/// String, Data, Date, UUID and optionals of each, links (`Dog?`) and
+/// lists (`List<Dog>`, `List<Int>`). The underscored requirements are the
+/// SDK's; applications do not implement them.
 public protocol PersistableValue {
     /// The stored type.
     static var _persistedType: PersistedType { get }
@@ -12,18 +13,86 @@ public protocol PersistableValue {
     var _persistedField: PersistedField { get }
     /// The value of a field; nil when the field holds another type.
     static func _persisted(from field: PersistedField) -> Self?
+
+    /// The property's value in a managed object (default: its record field).
+    static func _read(_ access: _ManagedAccess) -> Self
+    /// Sets the property of a managed object (default: its record field).
+    static func _write(_ value: Self, _ access: _ManagedAccess)
+    /// The stored form of this value when it enters the database (added
+    /// with its object, appended to a list): links add their unmanaged
+    /// targets, lists write their elements. Default: `_persistedField`.
+    func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
+    /// A value read from a list element or a link (default: `_persisted(from:)`).
+    static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self?
 }
 
-/// A non-optional persistable value (what `Optional` may wrap).
-public protocol PersistablePrimitive: PersistableValue {}
+extension PersistableValue {
+    public static func _read(_ access: _ManagedAccess) -> Self { access.managed.read(access.index, as: Self.self) }
+    public static func _write(_ value: Self, _ access: _ManagedAccess) { access.managed.write(access.index, value._persistedField) }
+    public func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { _persistedField }
+    public static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self? { _persisted(from: field) }
+}
+
+/// A non-optional persistable value (what `Optional` may wrap). The
+/// requirements let a wrapped type that is not a plain field (an object:
+/// a link) decide how its optional reads and writes.
+public protocol PersistablePrimitive: PersistableValue {
+    static func _readOptional(_ access: _ManagedAccess) -> Self?
+    static func _writeOptional(_ value: Self?, _ access: _ManagedAccess)
+}
+
+extension PersistablePrimitive {
+    public static func _readOptional(_ access: _ManagedAccess) -> Self? { access.managed.read(access.index, as: Self?.self) }
+    public static func _writeOptional(_ value: Self?, _ access: _ManagedAccess) {
+        access.managed.write(access.index, value._persistedField)
+    }
+}
+
+/// A managed object's property, as the wrapper hands it to its value type.
+public struct _ManagedAccess {
+    let managed: ManagedObject
+    let index: Int
+}
+
+/// Where a value is being stored: the live instance writing it, the
+/// `add` policy for unmanaged objects it links to, and (for lists) the
+/// owning object's property.
+public struct _StoreContext {
+    let core: DatabaseCore
+    let update: UpdatePolicy
+    /// What the caller is doing, for errors ("add Person", "append to Person.dogs").
+    let operation: String
+    let owner: ClassInfo?
+    let ownerKey: [UInt8]
+    let index: Int
+    /// `add` with an update policy is replacing a stored object: its list
+    /// elements are cleared before the new ones are written.
+    var replacing = false
+}
+
+/// The source a list element or link is read from.
+public struct _SourceRef {
+    let source: any ObjectSource
+}
 
 /// A property's stored type, as the schema records it.
 public struct PersistedType: Sendable {
     package let type: PropertyType
     package let isOptional: Bool
-    package init(_ type: PropertyType, optional: Bool = false) {
+    /// A `List`: `type` and `isOptional` describe the elements.
+    package let isList: Bool
+    /// The target type's name for links and lists of objects.
+    package let objectType: String?
+    /// A type no property may have (a list of lists): the schema check says why.
+    package let invalid: String?
+
+    package init(_ type: PropertyType, optional: Bool = false, list: Bool = false,
+                 objectType: String? = nil, invalid: String? = nil) {
         self.type = type
         isOptional = optional
+        isList = list
+        self.objectType = objectType
+        self.invalid = invalid
     }
 }
 

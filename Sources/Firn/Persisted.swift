@@ -49,15 +49,20 @@ public struct Persisted<Value: PersistableValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            guard let managed = object.managed else { return object[keyPath: storageKeyPath].unmanagedValue }
-            return managed.read(propertyIndex(managed.info, storageKeyPath), as: Value.self)
+            guard let managed = object.managed else {
+                // A query naming this property through a key path reads it
+                // on an instance made for that (`PropertyRecorder`).
+                if let recorder = object.recorder { recorder.ordinal = object[keyPath: storageKeyPath].ordinal }
+                return object[keyPath: storageKeyPath].unmanagedValue
+            }
+            return Value._read(_ManagedAccess(managed: managed, index: propertyIndex(managed.info, storageKeyPath)))
         }
         set {
             guard let managed = object.managed else {
                 object[keyPath: storageKeyPath].unmanagedValue = newValue
                 return
             }
-            managed.write(propertyIndex(managed.info, storageKeyPath), newValue._persistedField)
+            Value._write(newValue, _ManagedAccess(managed: managed, index: propertyIndex(managed.info, storageKeyPath)))
         }
     }
 
@@ -82,9 +87,12 @@ protocol PersistedProperty {
     var isPrimaryKey: Bool { get }
     var isIndexed: Bool { get }
     var field: PersistedField { get }
+    /// The value's stored form when its object is added.
+    func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
 }
 
 extension Persisted: PersistedProperty {
     var persistedType: PersistedType { Value._persistedType }
     var field: PersistedField { unmanagedValue._persistedField }
+    func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
 }

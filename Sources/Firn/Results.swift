@@ -6,12 +6,21 @@ import Foundation
 /// of its key (its properties are read only when used). Live results read
 /// the version their instance reads at each use; frozen results one
 /// version, from any thread (hence Sendable; live ones check their thread
-/// on every use).
+/// on every use). Results of `where` and `sorted` find their keys on first
+/// use and again after each change of version (`QueryPlan`).
 public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     let source: any ObjectSource
+    let plan: QueryPlan?
     private let position = PositionCache()
+    private let matches = MatchCache()
 
-    init(source: any ObjectSource) { self.source = source }
+    init(source: any ObjectSource, plan: QueryPlan? = nil) {
+        self.source = source
+        self.plan = plan
+    }
+
+    /// The matching keys in order, nil for all objects in key order.
+    private var planKeys: [[UInt8]]? { plan.map { matches.keys(source, info, $0) } }
 
     private var info: ClassInfo {
         do { return try source.info(Element.self) } catch { fatalError("Firn: \(error)") }
@@ -21,6 +30,7 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
 
     public var count: Int {
         source.checkAccess()
+        if let planKeys { return planKeys.count }
         do { return try source.count(info) } catch { fatalError("Firn: \(error)") }
     }
 
@@ -30,6 +40,14 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     /// cursor step per index; other access walks from the first object.
     public subscript(index: Int) -> Element {
         source.checkAccess()
+        if let planKeys {
+            guard planKeys.indices.contains(index) else {
+                fatalError("Firn: index \(index) out of range of \(planKeys.count) \(Element.self) objects")
+            }
+            let object = Element()
+            object.managed = ManagedObject(source: source, info: info, key: planKeys[index])
+            return object
+        }
         guard index >= 0, let object = position.object(at: index, of: self) else {
             fatalError("Firn: index \(index) out of range of \(count) \(Element.self) objects")
         }
@@ -43,14 +61,14 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
 
     public func makeIterator() -> ResultsIterator<Element> {
         source.checkAccess()
-        return ResultsIterator(source: source, info: info)
+        return ResultsIterator(source: source, info: info, keys: planKeys)
     }
 
     /// These results at the version their instance reads now, readable
     /// from any thread; they share the version's one `frozen` pin.
     public func freeze() throws(DatabaseError) -> Results<Element> {
         guard let core = source as? DatabaseCore else { return self }
-        return Results(source: try core.frozenVersion(operation: "freeze Results<\(Element.self)>"))
+        return Results(source: try core.frozenVersion(operation: "freeze Results<\(Element.self)>"), plan: plan)
     }
 
     /// The live results of the caller's instance (its queue's, or its
@@ -59,7 +77,7 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         guard let frozen = source as? FrozenVersion else { return self }
         let core = try InstanceCache.callersInstance(frozen.configuration)
         try core.catchUp(to: frozen.version)
-        return Results(source: core)
+        return Results(source: core, plan: plan)
     }
 
     /// The iterator behind sequential subscripting; locked because frozen
@@ -98,15 +116,21 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     private var generation: UInt64 = 0
     private var lastKey: [UInt8]?
     private var done = false
+    /// A query's matching keys, walked instead of the tree.
+    private let keys: [[UInt8]]?
+    private var keyIndex = 0
 
-    init(source: any ObjectSource, info: ClassInfo) {
+    init(source: any ObjectSource, info: ClassInfo, keys: [[UInt8]]? = nil) {
         self.source = source
         self.info = info
+        self.keys = keys
+        generation = source.generation
     }
 
     public mutating func next() -> Element? {
         guard !done else { return nil }
         source.checkAccess()
+        if let keys { return nextMatch(keys) }
         do {
             if let cursor, generation == source.generation {
                 try engine { () throws(FirnError) in try cursor.next() }
@@ -137,5 +161,26 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         } catch {
             fatalError("Firn: iterating \(info.name): \(error)")
         }
+    }
+
+    /// The next of a query's keys; after a change in the source (deleting
+    /// while iterating) keys whose object is gone are skipped.
+    private mutating func nextMatch(_ keys: [[UInt8]]) -> Element? {
+        while keyIndex < keys.count {
+            let key = keys[keyIndex]
+            keyIndex += 1
+            if generation != source.generation {
+                do {
+                    guard try source.record(info, key: key) != nil else { continue }
+                } catch {
+                    fatalError("Firn: iterating \(info.name): \(error)")
+                }
+            }
+            let object = Element()
+            object.managed = ManagedObject(source: source, info: info, key: key)
+            return object
+        }
+        done = true
+        return nil
     }
 }

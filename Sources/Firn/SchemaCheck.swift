@@ -5,6 +5,7 @@ import FirnCore
 /// `.schemaMismatch` naming the property (migrations come in a later slice).
 enum SchemaCheck {
     static func prepare(store: Store, schemas: [ObjectSchema]) throws(DatabaseError) {
+        try checkTargets(schemas)
         let stored = try engine { () throws(FirnError) -> [String: ObjectSchema] in
             let snapshot = try store.snapshot(kind: .read, label: "Firn schema check")
             defer { snapshot.close() }
@@ -42,6 +43,19 @@ enum SchemaCheck {
         } catch {
             transaction.abort()
             throw error
+        }
+    }
+
+    /// Every link and list of objects points to a type the configuration stores.
+    private static func checkTargets(_ schemas: [ObjectSchema]) throws(DatabaseError) {
+        let names = Set(schemas.map(\.name))
+        for schema in schemas {
+            for property in schema.properties {
+                if let target = property.objectType, !names.contains(target) {
+                    throw DatabaseError.invalidSchema(
+                        type: schema.name, detail: "property \(property.name) links to \(target), which is not in the configuration's objectTypes")
+                }
+            }
         }
     }
 

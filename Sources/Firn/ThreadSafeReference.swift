@@ -19,8 +19,10 @@ import FirnCore
 public struct ThreadSafeReference<Confined>: Sendable {
     let pin: ReferencePin
     let info: ClassInfo
-    /// The object's key; nil for results (every object of the type).
+    /// The object's key; nil for results.
     let key: [UInt8]?
+    /// The query of results (nil: every object of the type, in key order).
+    let plan: QueryPlan?
 
     /// The version the reference was made at, or, made in a write
     /// transaction, the version that write commits.
@@ -42,18 +44,20 @@ extension ThreadSafeReference where Confined: Object {
         pin = try ReferencePin(source: managed.source, madeAt: ReferencePin.label(file, line))
         info = managed.info
         key = managed.key
+        plan = nil
     }
 }
 
 extension ThreadSafeReference {
-    /// A reference to `results`: resolves to the same results in the
-    /// resolving instance (every object of `Element`, read live there).
+    /// A reference to `results`: resolves to the same results (the same
+    /// query and order) in the resolving instance, read live there.
     public init<Element: Object>(to results: Results<Element>, file: StaticString = #fileID, line: UInt = #line)
         throws(DatabaseError) where Confined == Results<Element> {
         results.source.checkAccess()
         pin = try ReferencePin(source: results.source, madeAt: ReferencePin.label(file, line))
         info = try results.source.info(Element.self)
         key = nil
+        plan = results.plan
     }
 }
 

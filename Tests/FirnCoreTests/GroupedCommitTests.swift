@@ -333,6 +333,46 @@ import Testing
         #expect(try snapshot.tree("t")?.count == 5)
     }
 
+    /// A first opener (nobody else has the database open) accepts the
+    /// newest record that checks out, which after a crash of the writer's
+    /// process may exist only in the page cache: it syncs the file before
+    /// it claims that version durable, and not after.
+    @Test func theFirstOpenerSyncsBeforeItClaimsTheVersionDurable() throws {
+        let dir = try TemporaryDirectory(prefix: "firn-first-open-sync", inMemory: true)
+        let path = dir.file("first.firn")
+        let writer = try Store.open(path)
+        let v = try writer.write { txn -> UInt64 in
+            try txn.tree("t")?.put([1], [1])
+            return txn.version
+        }
+        writer.close()
+        unlink(path + ".lock")
+        final class Probe: @unchecked Sendable { var io: RecordingIO? }
+        let probe = Probe()
+        var options = StoreOptions()
+        options.wrapIO = { base in
+            let io = RecordingIO(base)
+            probe.io = io
+            return io
+        }
+        let opener = try Store.open(path, options: options)
+        defer { opener.close() }
+        let syncs = probe.io?.operations.filter { if case .sync = $0 { true } else { false } }.count
+        #expect(syncs == 1)
+        #expect(try opener.durableVersion == v && opener.currentVersion == v)
+        // A later opener trusts the published version: no second sync.
+        var later = StoreOptions()
+        let laterProbe = Probe()
+        later.wrapIO = { base in
+            let io = RecordingIO(base)
+            laterProbe.io = io
+            return io
+        }
+        let second = try Store.open(path, options: later)
+        defer { second.close() }
+        #expect(laterProbe.io?.operations.isEmpty == true)
+    }
+
     /// `durableVersion` lags the latest version while a group is open, in
     /// this store and in another open of the same file; `waitForDurable`
     /// times out before the durability point and wakes at it.

@@ -100,7 +100,15 @@ import Testing
             #expect(Self.isCorrupt { try bytes.withUnsafeBytes { buffer in _ = try ObjectRecord.decodeAll(buffer) } }, "\(bytes)")
         }
         let schemas: [[UInt8]] = [
-            [1, 0xFF, 0x7F], [1, 1, 0, 2, 0], [1, 1, 1, 65, 99, 0], [1, 1, 1, 65, 2, 8], [1, 1, 5, 65, 2, 0],
+            [1, 0xFF, 0x7F], [1, 1, 0, 2, 0], [1, 1, 1, 65, 99, 0], [1, 1, 1, 65, 2, 16], [1, 1, 5, 65, 2, 0],
+            [1, 1, 1, 65, 13, 1],              // a link without its target name
+            [1, 1, 1, 65, 13, 1, 0],           // a link to a type with an empty name
+            [1, 1, 1, 65, 13, 0, 1, 66],       // a link that is not optional
+            [1, 1, 1, 65, 13, 9, 1, 66],       // a list of optional objects
+            [1, 1, 1, 65, 7, 4],               // an indexed Double
+            [1, 1, 1, 65, 2, 12],              // an indexed list
+            [1, 1, 1, 65, 2, 10],              // a list as the primary key
+            [1, 1, 3, 65, 46, 66, 2, 0],       // a name with a dot ("A.B")
         ]
         for bytes in schemas {
             #expect(Self.isCorrupt { try bytes.withUnsafeBytes { buffer in _ = try ObjectSchema.decode(name: "T", buffer) } }, "\(bytes)")

@@ -48,7 +48,7 @@ import Testing
 
     @Test func aTypeNotInTheConfiguration() throws {
         let scratch = Scratch()
-        let db = try Database(configuration: scratch.configuration([Dog.self]))
+        let db = try Database(configuration: scratch.configuration([LogEntry.self]))
         try db.beginWrite()
         #expect(throws: DatabaseError.typeNotInConfiguration(type: "Person")) { try db.add(Person()) }
         db.cancelWrite()
@@ -61,8 +61,8 @@ import Testing
 
     @Test func aChangedPropertyTypeNamesTheProperty() throws {
         let scratch = Scratch()
-        do { _ = try Database(configuration: scratch.configuration([Dog.self])) }
-        let other = Configuration(path: scratch.file, objectTypes: [Renamed.Dog.self])
+        do { _ = try Database(configuration: scratch.configuration([Dog.self, Person.self])) }
+        let other = Configuration(path: scratch.file, objectTypes: [Renamed.Dog.self, Person.self])
         #expect(throws: DatabaseError.schemaMismatch(type: "Dog", property: "age", change: "property changed from age: Int to age: String")) {
             _ = try Database(configuration: other)
         }

@@ -1,19 +1,23 @@
 import Firn
 import Foundation
 
-/// The seeds' Person and Dog, adapted (links and lists come in a later slice:
-/// a dog names its owner by the owner's id).
+/// The seeds' Person and Dog, adapted: a dog links to its owner, a person
+/// lists their dogs (`ownerID` is the first slice's stand-in for a link).
 final class Dog: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
     @Persisted var age = 0
     @Persisted var ownerID: UUID?
+    @Persisted var owner: Person?
 }
 
 final class Person: Object {
     @Persisted(primaryKey: true) var id = UUID()
     @Persisted var name = ""
     @Persisted(indexed: true) var city: String?
+    @Persisted var dogs = List<Dog>()
+    @Persisted var nicknames = List<String>()
+    @Persisted var bestFriend: Person?
 }
 
 /// Every property type, optional and not.
@@ -57,6 +61,36 @@ final class TwoKeys: Object {
     @Persisted(primaryKey: true) var b = 0
 }
 
+/// Lists of every scalar type, optional and not; a type without a primary key.
+final class Bag: Object {
+    @Persisted var label = ""
+    @Persisted var bools = List<Bool>()
+    @Persisted var ints = List<Int>()
+    @Persisted var int8s = List<Int8>()
+    @Persisted var int16s = List<Int16>()
+    @Persisted var int32s = List<Int32>()
+    @Persisted var int64s = List<Int64>()
+    @Persisted var doubles = List<Double>()
+    @Persisted var floats = List<Float>()
+    @Persisted var strings = List<String>()
+    @Persisted var datas = List<Data>()
+    @Persisted var dates = List<Date>()
+    @Persisted var uuids = List<UUID>()
+    @Persisted var optionalInts = List<Int?>()
+    @Persisted var optionalStrings = List<String?>()
+    @Persisted var logs = List<LogEntry>()
+}
+
+/// A link that is not optional: cannot be stored (it could not read nil).
+final class RequiredLink: Object {
+    @Persisted var owner = Person()
+}
+
+/// A list of optional objects: cannot be stored.
+final class OptionalObjects: Object {
+    @Persisted var dogs = List<Dog?>()
+}
+
 /// Same name as a stored type but a different property type (see the schema test).
 enum Renamed {
     final class Dog: Object {
@@ -64,5 +98,29 @@ enum Renamed {
         @Persisted var name = ""
         @Persisted var age = ""
         @Persisted var ownerID: UUID?
+        @Persisted var owner: Person?
     }
+}
+
+/// Every indexable kind, indexed, and `plainName` (the same value as
+/// `name`, not indexed) so a lookup through the index can be checked
+/// against a scan.
+final class Tagged: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted(indexed: true) var rank = 0
+    @Persisted(indexed: true) var small: Int8?
+    @Persisted(indexed: true) var flag = false
+    @Persisted(indexed: true) var when = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted(indexed: true) var tag: UUID?
+    @Persisted var plainName = ""
+    @Persisted var plainRank = 0
+
+    /// Reads no stored property: not something a query can name.
+    var constant: Int { 7 }
+}
+
+/// An index on a property that cannot have one.
+final class IndexedDouble: Object {
+    @Persisted(indexed: true) var weight = 0.0
 }

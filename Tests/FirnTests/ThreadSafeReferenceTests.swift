@@ -130,6 +130,22 @@ import Testing
         #expect(names == ["Rex", "Fido"] && !frozen)
     }
 
+    @Test func aReferenceToAQueryResolvesToTheSameQuery() throws {
+        let scratch = Scratch()
+        let configuration = scratch.configuration()
+        let db = try Database(configuration: configuration)
+        for (id, name, age) in [(1, "Rex", 5), (2, "Ace", 1), (3, "Bo", 7)] {
+            let dog = Dog()
+            dog.id = id
+            dog.name = name
+            dog.age = age
+            try db.write { try db.add(dog) }
+        }
+        let ref = try ThreadSafeReference(to: try db.objects(Dog.self).where { $0.age > 3 }.sorted(by: \.name))
+        let names = try onNewThread { try Database(configuration: configuration).resolve(ref).map(\.name) }
+        #expect(names == ["Bo", "Rex"])
+    }
+
     @Test func aReferenceToAFrozenObjectResolvesToTheLiveOne() throws {
         let scratch = Scratch()
         let configuration = scratch.configuration()

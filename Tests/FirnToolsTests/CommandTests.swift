@@ -10,7 +10,7 @@ import FirnTools
         let run = try FirnRun.run(["info", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let info = try run.json(InfoJSON.self)
-        #expect(info.formatVersion == 1 && info.pageSize == 4096)
+        #expect(info.formatVersion == 2 && info.pageSize == 4096)
         #expect(info.currentVersion == 13)
         #expect(info.fileBytes >= info.liveBytes && info.liveBytes > 0)
         #expect(info.trees.map(\.name) == ["blobs", "orders", "users"])

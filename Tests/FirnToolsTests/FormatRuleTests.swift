@@ -290,7 +290,7 @@ import FirnTools
     }
 
     static func historyIndex(_ cells: [FileSurgery.LeafCellImage], _ version: UInt64) throws -> Int {
-        try #require(cells.firstIndex { $0.key == FileSurgery.spaceKey("H", version) })
+        try #require(cells.firstIndex { $0.key == FileSurgery.spaceKey("C", version) })
     }
 
     @Test(arguments: [

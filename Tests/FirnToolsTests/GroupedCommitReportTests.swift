@@ -45,6 +45,19 @@ import FirnCore
         #expect(slots.contains { $0["version"] as? Int == d && $0["current"] as? Bool == false })
         let text = try FirnRun.run(["info", db], timeout: 30)
         #expect(text.stdout.contains("durable   \(d) (3 deferred commit(s) not yet synced"), "\(text.stdout)")
+        // `verify` checks the version readers see, the open group's newest
+        // member: current and unsealed, clean, not "rejected".
+        let verify = try FirnRun.run(["verify", db, "--json"], timeout: 30)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let verifyReport = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        let verified = verifyReport["verify"] as? [String: Any] ?? [:]
+        #expect(verifyReport["clean"] as? Bool == true && verified["version"] as? Int == n, "\(verifyReport)")
+        let verifiedSlots = verified["slots"] as? [[String: Any]] ?? []
+        #expect(verifiedSlots.contains { $0["version"] as? Int == n && $0["current"] as? Bool == true
+                    && $0["unsealed"] as? Bool == true && $0["problem"] == nil }, "\(verifiedSlots)")
+        let verifyText = try FirnRun.run(["verify", db], timeout: 30)
+        #expect(verifyText.stdout.contains("v\(n) (current) (unsealed: not durable yet)"), "\(verifyText.stdout)")
+        #expect(!verifyText.stdout.contains("rejected"), "\(verifyText.stdout)")
         var versions = try Self.versions(db)
         #expect(versions.current == n && versions.durable == d)
         #expect(versions.roles[n]?.contains("current") == true && versions.roles[d]?.contains("durable") == true)

@@ -8,7 +8,7 @@
 /// | offset | size | field |
 /// |-------:|-----:|-------|
 /// | 0 | 8 | magic `FIRNDB\r\n` (46 49 52 4E 44 42 0D 0A) |
-/// | 8 | 4 | format version (1) |
+/// | 8 | 4 | format version (2) |
 /// | 12 | 4 | page size in bytes |
 /// | 16 | 8 | version number (1 for a new file) |
 /// | 24 | 8 | commit time, nanoseconds since 1970-01-01 UTC |
@@ -23,7 +23,9 @@
 public struct CommitRecord: Sendable, Equatable, Codable {
     public static let size = 112
     public static let magic: [UInt8] = [0x46, 0x49, 0x52, 0x4E, 0x44, 0x42, 0x0D, 0x0A]
-    public static let formatVersion: UInt32 = 1
+    /// 2: history entries moved from tag `H` to `C` (FORMAT.md 7), so a
+    /// small commit's space entries share one leaf. Format 1 files are refused.
+    public static let formatVersion: UInt32 = 2
 
     public var pageSize: UInt32
     public var version: UInt64
@@ -54,7 +56,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         retiredPages: UInt64, unsealed: Bool = false, distance: UInt64 = 1
     ) {
         // 1 is stored as 0, so an ordinary commit's record is byte for byte
-        // what format version 1 always wrote.
+        // what ordinary commits always wrote.
         self.unsealed = unsealed
         self.storedDistance = distance == 1 ? 0 : UInt32(truncatingIfNeeded: min(distance, Self.maximumDistance))
         self.pageSize = pageSize

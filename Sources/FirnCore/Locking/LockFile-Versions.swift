@@ -24,9 +24,13 @@ extension LockFile {
     /// wakes every waiter. Monotonic: an opener that read the commit slots
     /// before a writer's commit can never move the published version back
     /// under it (which would let a compaction pack an old version).
-    public func publish(version: UInt64) {
+    /// `durable` also records it as durable (`publishDurable`), with one
+    /// wake for both.
+    public func publish(version: UInt64, durable: Bool = false) {
         guard !isClosed else { return }
-        if raise(LockFileLayout.latestVersionOffset, to: version) { notifyChange() }
+        let latest = raise(LockFileLayout.latestVersionOffset, to: version)
+        let durableRaised = durable && raise(LockFileLayout.durableVersionOffset, to: version)
+        if latest || durableRaised { notifyChange() }
     }
 
     /// Publishes `version` only when nothing is published yet (the lock

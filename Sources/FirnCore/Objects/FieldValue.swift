@@ -11,6 +11,8 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
     case date(Double)
     /// The 16 bytes of a UUID in RFC 4122 order.
     case uuid([UInt8])
+    /// A link: the target object's key (§12.3), in the target type's tree.
+    case link([UInt8])
 
     package var description: String {
         switch self {
@@ -22,6 +24,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let .data(v): return "<\(v.count) bytes>"
         case let .date(v): return "date(\(v))"
         case let .uuid(v): return ObjectKey.uuidString(v)
+        case let .link(v): return "link(\(v.count)-byte key)"
         }
     }
 
@@ -45,7 +48,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let (.double, .double(v)), let (.date, .date(v)): out.appendLE(v.bitPattern)
         case let (.float, .float(v)): out.appendLE(v.bitPattern)
         case let (.string, .string(v)): out += Array(v.utf8)
-        case let (.data, .data(v)): out += v
+        case let (.data, .data(v)), let (.object, .link(v)): out += v
         case let (.uuid, .uuid(v)):
             guard v.count == 16 else { return nil }
             out += v
@@ -67,6 +70,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
             }
             return .string(text)
         case .data: return .data(Array(bytes))
+        case .object: return .link(Array(bytes))
         default: break
         }
         // Fixed-width from here on: the length check above made it non-empty.
@@ -84,7 +88,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case .date: return .date(Double(bitPattern: base.le(UInt64.self, at: 0)))
         case .float: return .float(Float(bitPattern: base.le(UInt32.self, at: 0)))
         case .uuid: return .uuid(Array(bytes))
-        case .string, .data: throw ByteScanner.defect("unreachable: \(type) is variable-length")
+        case .string, .data, .object: throw ByteScanner.defect("unreachable: \(type) is variable-length")
         }
     }
 }

@@ -1,19 +1,24 @@
 /// One object type's schema: the value stored under the type's name in the
 /// schema tree `sys.schema` (docs/FORMAT.md §12.1). Its objects live in the
-/// tree `obj.<name>`; a field's tag in an object record is the property's
-/// index in `properties`.
+/// tree `obj.<name>`, each list property's elements in `list.<name>.<property>`
+/// and each indexed property's index in `idx.<name>.<property>`; a field's
+/// tag in an object record is the property's index in `properties`.
 ///
 /// | size | field |
 /// |-----:|-------|
 /// | 1 | format, 1 |
 /// | varint | property count `n` |
-/// | n × | varint name length, name (UTF-8, non-empty, unique), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed) |
+/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list), and for type 13 (object): varint target name length, target name |
 ///
 /// At most one property is the primary key; it is not optional and its type
-/// has a key encoding (`PropertyType.canBePrimaryKey`).
+/// has a key encoding (`PropertyType.canBePrimaryKey`). A link (type 13, not
+/// a list) is optional; a list of objects is not. Only non-list properties
+/// of an indexable type are indexed.
 package struct ObjectSchema: Sendable, Equatable {
     package static let schemaTreeName = "sys.schema"
     package static let objectTreePrefix = "obj."
+    package static let listTreePrefix = "list."
+    package static let indexTreePrefix = "idx."
     static let format: UInt8 = 1
 
     package let name: String
@@ -21,6 +26,16 @@ package struct ObjectSchema: Sendable, Equatable {
 
     /// The tree holding this type's objects.
     package var treeName: String { Self.objectTreePrefix + name }
+
+    /// The tree holding the elements of list property `property` (§12.4).
+    package func listTreeName(_ property: PropertySchema) -> String {
+        Self.listTreePrefix + name + "." + property.name
+    }
+
+    /// The index tree of indexed property `property` (§12.5).
+    package func indexTreeName(_ property: PropertySchema) -> String {
+        Self.indexTreePrefix + name + "." + property.name
+    }
 
     package var primaryKeyIndex: Int? { properties.firstIndex(where: \.isPrimaryKey) }
 
@@ -33,25 +48,48 @@ package struct ObjectSchema: Sendable, Equatable {
     }
 
     private func check() throws(FirnError) {
-        guard !name.isEmpty else { throw ByteScanner.defect("an object type has an empty name") }
+        // A dot in a name would make tree names like `list.A.b.c` ambiguous.
+        guard !name.isEmpty, !name.contains(".") else {
+            throw ByteScanner.defect("an object type has an empty name or a name with a dot (\"\(name)\")")
+        }
         var seen = Set<String>()
         for property in properties {
-            guard !property.name.isEmpty else {
-                throw ByteScanner.defect("type \(name): a property has an empty name")
+            guard !property.name.isEmpty, !property.name.contains(".") else {
+                throw ByteScanner.defect("type \(name): a property has an empty name or a name with a dot (\"\(property.name)\")")
             }
             guard seen.insert(property.name).inserted else {
                 throw ByteScanner.defect("type \(name): property \(property.name) appears twice")
             }
-            if property.isPrimaryKey {
-                guard property.type.canBePrimaryKey, !property.isOptional else {
-                    throw ByteScanner.defect(
-                        "type \(name): primary key \(property.name) is \(property) (keys are Int, Int8…Int64, String or UUID, not optional)")
-                }
+            if let problem = Self.problem(with: property) {
+                throw ByteScanner.defect("type \(name): property \(property.name) \(problem)")
             }
         }
         guard properties.filter(\.isPrimaryKey).count <= 1 else {
             throw ByteScanner.defect("type \(name) has more than one primary key")
         }
+    }
+
+    /// What makes one property unstorable, in words, or nil.
+    private static func problem(with property: PropertySchema) -> String? {
+        if property.isPrimaryKey, !property.type.canBePrimaryKey || property.isOptional || property.isList {
+            return "is \(property) (primary keys are Int, Int8…Int64, String or UUID, not optional)"
+        }
+        if (property.type == .object) != (property.objectType != nil) {
+            return "has a target type but is not a link, or is a link without one"
+        }
+        if let target = property.objectType, target.isEmpty || target.contains(".") {
+            return "links to a type with an empty name or a name with a dot"
+        }
+        if property.type == .object, !property.isList, !property.isOptional {
+            return "is a link and must be optional (it reads nil once its target is deleted)"
+        }
+        if property.type == .object, property.isList, property.isOptional {
+            return "is a list of optional objects (lists of objects hold objects, not nil)"
+        }
+        if property.isIndexed, !property.type.isIndexable || property.isList {
+            return "cannot be indexed (indexes hold Bool, Int, Int8…Int64, String, Date and UUID properties, not lists)"
+        }
+        return nil
     }
 
     package func encode() -> [UInt8] {
@@ -63,6 +101,11 @@ package struct ObjectSchema: Sendable, Equatable {
             out += name
             out.append(property.type.rawValue)
             out.append(property.flags)
+            if let target = property.objectType {
+                let targetBytes = Array(target.utf8)
+                out.appendVarint(UInt64(targetBytes.count))
+                out += targetBytes
+            }
         }
         return out
     }
@@ -89,14 +132,22 @@ package struct ObjectSchema: Sendable, Equatable {
                     throw ByteScanner.defect("property \(propertyName) has unknown type \(code)")
                 }
                 let flags = try scanner.byte("property \(propertyName) flags")
-                let known = PropertySchema.optionalFlag | PropertySchema.primaryKeyFlag | PropertySchema.indexedFlag
-                guard flags & ~known == 0 else {
+                guard flags & ~PropertySchema.knownFlags == 0 else {
                     throw ByteScanner.defect("property \(propertyName) has unknown flags \(flags)")
+                }
+                var target: String?
+                if type == .object {
+                    let targetLength = try scanner.count("property \(propertyName) target name length", atMost: scanner.remaining)
+                    guard let text = String(validating: try scanner.slice(targetLength, "property \(propertyName) target name"), as: UTF8.self) else {
+                        throw ByteScanner.defect("property \(propertyName) target name is not UTF-8")
+                    }
+                    target = text
                 }
                 properties.append(PropertySchema(
                     name: propertyName, type: type, isOptional: flags & PropertySchema.optionalFlag != 0,
                     isPrimaryKey: flags & PropertySchema.primaryKeyFlag != 0,
-                    isIndexed: flags & PropertySchema.indexedFlag != 0))
+                    isIndexed: flags & PropertySchema.indexedFlag != 0,
+                    isList: flags & PropertySchema.listFlag != 0, objectType: target))
             }
             guard scanner.isAtEnd else { throw ByteScanner.defect("\(scanner.remaining) bytes after the last property") }
             return try ObjectSchema(name: name, properties: properties)

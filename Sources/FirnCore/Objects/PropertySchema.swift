@@ -1,33 +1,52 @@
 /// One property of an object type as the schema tree stores it: its name,
-/// stored type and flags (docs/FORMAT.md §12.1).
+/// stored type, flags and, for links and lists of objects, the target type
+/// (docs/FORMAT.md §12.1).
+///
+/// A list property's `type` and `isOptional` describe its elements: a
+/// `List<String?>` is type String, optional, list; a `List<Dog>` is type
+/// Object, list, target `Dog`.
 package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     package let name: String
     package let type: PropertyType
     package let isOptional: Bool
     package let isPrimaryKey: Bool
     package let isIndexed: Bool
+    /// The values are stored in the property's own list tree, not in the record.
+    package let isList: Bool
+    /// The type a link (or a list of objects) points to; nil for other types.
+    package let objectType: String?
 
     package init(name: String, type: PropertyType, isOptional: Bool = false,
-                 isPrimaryKey: Bool = false, isIndexed: Bool = false) {
+                 isPrimaryKey: Bool = false, isIndexed: Bool = false,
+                 isList: Bool = false, objectType: String? = nil) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
+        self.isList = isList
+        self.objectType = objectType
     }
 
     /// Flag bits of the schema record.
     static let optionalFlag: UInt8 = 1
     static let primaryKeyFlag: UInt8 = 2
     static let indexedFlag: UInt8 = 4
+    static let listFlag: UInt8 = 8
+    static let knownFlags = optionalFlag | primaryKeyFlag | indexedFlag | listFlag
 
     var flags: UInt8 {
         (isOptional ? Self.optionalFlag : 0) | (isPrimaryKey ? Self.primaryKeyFlag : 0)
-            | (isIndexed ? Self.indexedFlag : 0)
+            | (isIndexed ? Self.indexedFlag : 0) | (isList ? Self.listFlag : 0)
+    }
+
+    /// The element type as Swift spells it: `Int`, `String?`, `Dog`.
+    package var elementDescription: String {
+        (type == .object ? objectType ?? "Object" : type.description) + (isOptional ? "?" : "")
     }
 
     package var description: String {
-        var text = "\(name): \(type)\(isOptional ? "?" : "")"
+        var text = "\(name): " + (isList ? "List<\(elementDescription)>" : elementDescription)
         if isPrimaryKey { text += " (primary key)" }
         if isIndexed { text += " (indexed)" }
         return text

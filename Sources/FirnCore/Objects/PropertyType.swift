@@ -18,6 +18,9 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
     /// (Foundation's reference date, so a `Date` round-trips exactly).
     case date = 11
     case uuid = 12
+    /// A link to an object: the field holds the target's object key
+    /// (docs/FORMAT.md §12.3); the schema names the target type.
+    case object = 13
 
     /// The only length a field of this type may have, nil for variable-length types.
     package var fixedLength: Int? {
@@ -27,7 +30,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
         case .int32, .float: return 4
         case .int, .int64, .double, .date: return 8
         case .uuid: return 16
-        case .string, .data: return nil
+        case .string, .data, .object: return nil
         }
     }
 
@@ -37,6 +40,15 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
         switch self {
         case .int, .int8, .int16, .int32, .int64, .string, .uuid: return true
         default: return false
+        }
+    }
+
+    /// True for the types an index tree can hold (docs/FORMAT.md §12.5):
+    /// those with an order-preserving index encoding (`IndexKey`).
+    package var isIndexable: Bool {
+        switch self {
+        case .bool, .int, .int8, .int16, .int32, .int64, .string, .date, .uuid: return true
+        case .double, .float, .data, .object: return false
         }
     }
 
@@ -54,6 +66,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
         case .data: return "Data"
         case .date: return "Date"
         case .uuid: return "UUID"
+        case .object: return "Object"
         }
     }
 }

@@ -6,12 +6,17 @@
 /// | `F` page | empty | the page is free: no readable version sees it |
 /// | `P` death birth page | empty | the page was replaced in version `death`; versions `birth…death-1` see it |
 /// | `K` version | empty | a version that was pinned when the space was last reclaimed |
-/// | `H` version | `HistoryRecord` | the commit history |
+/// | `C` version | `HistoryRecord` | the commit history |
+///
+/// The tags order the tree C < F < K < P: a small commit deletes and adds
+/// a few `F` and `P` entries and adds `C(v)`, the newest history entry; with
+/// the free list and the retired batches short, all of them sit in the
+/// tree's last leaf, so the commit rewrites that leaf and the root only.
 enum SpaceKey {
     static let free: UInt8 = 0x46  // F
     static let retired: UInt8 = 0x50  // P
     static let pinned: UInt8 = 0x4B  // K
-    static let history: UInt8 = 0x48  // H
+    static let history: UInt8 = 0x43  // C
 
     static func freePage(_ page: UInt64) -> [UInt8] {
         var key: [UInt8] = [free]

@@ -48,11 +48,11 @@ final class SpaceLedger {
 
     /// A page named by a space entry must be one the writer may write:
     /// never a commit slot, never past the pages in use.
-    private func checkPage(_ page: UInt64, entry: String) throws(FirnError) {
+    private func checkPage(_ page: UInt64, entry: @autoclosure () -> String) throws(FirnError) {
         let limit = context.allocator.logicalPageCount
         guard page >= 2, page < limit else {
             throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
-                                    detail: "space tree \(entry) names page \(page), outside 2..<\(limit)")
+                                    detail: "space tree \(entry()) names page \(page), outside 2..<\(limit)")
         }
     }
 

@@ -224,6 +224,39 @@ public struct CommitSlots: Sendable {
         return slot
     }
 
+    /// Both slots with one read when the page size is known (the writer's
+    /// case, every commit), with the bytes each slot's record area held: a
+    /// commit restores the one it overwrites if its own record cannot be
+    /// made durable. Anything unusual (a short file, a first slot that is
+    /// not valid at this page size) takes the general path of `read(_:)`.
+    /// `buffer` is scratch space the caller keeps between calls.
+    static func readWithBytes(
+        _ io: any FileIO, pageSize: Int, buffer: inout [UInt8]
+    ) throws(FirnError) -> (slots: CommitSlots, bytes: [[UInt8]]) {
+        let size = CommitRecord.size
+        if buffer.count != pageSize + size { buffer = [UInt8](repeating: 0, count: pageSize + size) }
+        let n = try withMutableBytes(&buffer) { (b) throws(FirnError) in try io.read(into: b, at: 0) }
+        if n == buffer.count {
+            let (first, second) = buffer.withUnsafeBytes { (all) in
+                (CommitRecord.decode(UnsafeRawBufferPointer(rebasing: all[0..<size])),
+                 CommitRecord.decode(UnsafeRawBufferPointer(rebasing: all[pageSize..<(pageSize + size)])))
+            }
+            if case let .success(record) = first, Int(record.pageSize) == pageSize {
+                let slots = CommitSlots(slots: [first, consistent(second, pageSize: pageSize)], pageSize: pageSize)
+                return (slots, [Array(buffer[0..<size]), Array(buffer[pageSize...])])
+            }
+        }
+        let slots = try read(io)
+        var bytes: [[UInt8]] = []
+        for index in 0..<2 {
+            var saved = [UInt8](repeating: 0, count: size)
+            let offset = UInt64(index) * UInt64(slots.pageSize)
+            _ = try withMutableBytes(&saved) { (b) throws(FirnError) in try io.read(into: b, at: offset) }
+            bytes.append(saved)
+        }
+        return (slots, bytes)
+    }
+
     static func readRecord(_ io: any FileIO, at offset: UInt64) throws(FirnError) -> Result<CommitRecord, CommitRecord.Defect> {
         var bytes = [UInt8](repeating: 0, count: CommitRecord.size)
         let n = try withMutableBytes(&bytes) { (b) throws(FirnError) in try io.read(into: b, at: offset) }

@@ -45,6 +45,10 @@ public final class Store: @unchecked Sendable {
     private let state: Locked<State>
     /// Snapshots shared by many holders (`sharedSnapshot`).
     let shares = SnapshotShares()
+    /// The buffer each commit reads both commit slots into, kept: allocated
+    /// and freed per commit, it sat at the top of the heap and made glibc
+    /// trim and regrow the heap every few commits (page faults, measured).
+    let slotReadBuffer = Locked<[UInt8]>([])
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -134,11 +138,17 @@ public final class Store: @unchecked Sendable {
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
                 // a version another first opener published.
-                // The accepted version is durable: it is what the disk holds
-                // after a reboot. (After a crash of a process, not of the
-                // machine, a dead writer's record may still be only in the
-                // page cache; the next durable commit's sync covers it.)
-                if lockFile.publishInitial(version: accepted.version) {
+                // Durable only once synced: after a crash of a process (not
+                // of the machine) the dead writer's pages and record may
+                // still be only in the page cache — the check accepts them,
+                // and claiming them durable unsynced would let a
+                // `waitForDurable` return for a version a power loss then
+                // takes back. Syncing a clean file costs next to nothing.
+                // A failing sync leaves the durable version unknown (0)
+                // instead of failing the open: the data is readable, and
+                // the next durable commit or `sync()` meets the disk's
+                // error itself, where the caller is asking for durability.
+                if lockFile.publishInitial(version: accepted.version), (try? io.sync()) != nil {
                     lockFile.publishDurable(version: accepted.version)
                 }
             }
@@ -232,7 +242,7 @@ public final class Store: @unchecked Sendable {
             lockFile.unlockWriter(lease)
             endUse()
         }
-        let (slots, base) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
+        let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
         guard base.unsealed, let index = slots.slotIndex(of: base.version) else {
             // Sealed already (made durable by a durable commit), or nothing
             // to seal; a sync covers a sealed record whose own sync is unknown.

@@ -32,6 +32,13 @@ final class WriteContext {
     private var chains: [UInt64: [UInt64]] = [:]
     var pagesWritten: UInt64 = 0
     var bytesWritten: UInt64 = 0
+    /// Sealed nodes not yet written, by page. Nodes are written once, at the
+    /// end of the commit (`flush`): the space tree is written in rounds until
+    /// its own allocations settle, and writing each round rewrote the same
+    /// pages two or three times per commit. The nodes are in memory anyway
+    /// (the trees keep them until the transaction ends), so waiting costs
+    /// no memory; writing in page order also helps the disk.
+    private var pending: [UInt64: Node] = [:]
     private let scratch: UnsafeMutableRawBufferPointer
 
     init(
@@ -57,16 +64,33 @@ final class WriteContext {
     /// A page leaves the tree: reused at once when this transaction wrote it,
     /// otherwise retired until no pinned version can see it.
     func release(page: UInt64, birth: UInt64) {
-        if birth >= version { recycled.append(page) } else { retired.append((page, birth)) }
+        if birth >= version { recycle(page) } else { retired.append((page, birth)) }
     }
 
-    func recycle(_ page: UInt64) { recycled.append(page) }
+    /// A page this transaction wrote holds nothing any more: a node sealed
+    /// for it is not written (unless the page is reused).
+    func recycle(_ page: UInt64) {
+        pending[page] = nil
+        recycled.append(page)
+    }
 
-    /// Seals a node's page (kept in page layout) and writes it as it is.
+    /// Seals a node's page (kept in page layout); `flush` writes it.
     func writeNode(_ node: Node, page: UInt64) throws(FirnError) -> UInt32 {
-        let (bytes, crc) = node.page.seal(pageNumber: page, birth: version, level: node.level)
-        try writePage(bytes, to: page)
+        try checkWritable(page)
+        let (_, crc) = node.page.seal(pageNumber: page, birth: version, level: node.level)
+        pending[page] = node
         return crc
+    }
+
+    /// Writes every sealed node, in page order, each once. A node is sealed
+    /// again when it changes after `writeNode`, so its buffer is the image
+    /// whose checksum its parent holds.
+    func flush() throws(FirnError) {
+        for (page, node) in pending.sorted(by: { $0.key < $1.key }) {
+            let bytes = UnsafeRawBufferPointer(start: node.page.base, count: geometry.pageSize)
+            try writePage(bytes, to: page)
+        }
+        pending.removeAll()
     }
 
     /// Writes a value as an overflow chain, tail first so every reference
@@ -106,13 +130,17 @@ final class WriteContext {
         }
     }
 
-    private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
-        // The last line of defence: whatever a damaged space tree said, a
-        // commit writes only pages it allocated, never a commit slot.
+    /// The last line of defence: whatever a damaged space tree said, a
+    /// commit writes only pages it allocated, never a commit slot.
+    private func checkWritable(_ page: UInt64) throws(FirnError) {
         guard page >= 2, page < allocator.logicalPageCount else {
             throw FirnError.corrupt(path: "", page: page, version: version,
                                     detail: "refusing to write page \(page): outside 2..<\(allocator.logicalPageCount)")
         }
+    }
+
+    private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
+        try checkWritable(page)
         try io.write(bytes, at: page * UInt64(geometry.pageSize))
         pagesWritten += 1
         bytesWritten += UInt64(geometry.pageSize)

@@ -53,16 +53,13 @@ public final class WriteTransaction {
         self.lockFile = lockFile
         self.lease = lease
         beginThread = pthread_self()
-        let (slots, base) = try Self.chooseBase(store: store, lockFile: lockFile)
+        let (slots, base, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.base = base
         baseVersion = base.version
         version = base.version + 1
         (targetSlot, durableBase) = slots.slotForCommit(on: base)
         let pageSize = store.geometry.pageSize
-        let slotOffset = UInt64(targetSlot) * UInt64(pageSize)
-        var saved = [UInt8](repeating: 0, count: CommitRecord.size)
-        _ = try withMutableBytes(&saved) { (b) throws(FirnError) in try store.io.read(into: b, at: slotOffset) }
-        overwrittenSlot = saved
+        overwrittenSlot = slotBytes[targetSlot]
         let fileSize = try store.io.size()
         let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version, fileSize: fileSize)
         let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
@@ -108,14 +105,18 @@ public final class WriteTransaction {
     /// by a writer that died before publishing (or nobody has published yet):
     /// it is checked, and the version accepted is published before anything
     /// is built on it. A rejected record's slot is then simply overwritten.
-    static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord) {
-        var slots = try CommitSlots.read(store.io)
+    /// Also returns the bytes of each slot's record area as read.
+    static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord, [[UInt8]]) {
+        let (read, bytes) = try store.slotReadBuffer.withLock { (buffer) throws(FirnError) in
+            try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize, buffer: &buffer)
+        }
+        var slots = read
         let published = lockFile.latestVersion
-        guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path)) }
+        guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path), bytes) }
         slots = store.checked(slots)
         let base = try slots.currentForWriting(path: store.path)
         if base.version != published { lockFile.publish(version: base.version) }
-        return (slots, base)
+        return (slots, base, bytes)
     }
 
     // MARK: trees
@@ -221,6 +222,7 @@ public final class WriteTransaction {
             let catalogRoot = try catalog.write()
             let timestamp = wallClockNanoseconds()
             let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
+            try context.flush()
             // Two-phase: every page of the new version is durable before the
             // record points at it. Single-sync (`.full`) leaves that order to
             // the open-time check, which rejects a record whose pages are not all there.
@@ -247,10 +249,9 @@ public final class WriteTransaction {
             abort()
             throw error
         }
-        lockFile.publish(version: version)
         // `.none` skips the sync: its commits are not durable, and no
         // durable version is claimed for them.
-        if !deferred && store.options.durability != .none { lockFile.publishDurable(version: version) }
+        lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
         finish()
         return version
     }

@@ -22,12 +22,12 @@ final class NodePage {
     init(pageSize: Int, isLeaf: Bool) {
         self.pageSize = pageSize
         self.isLeaf = isLeaf
-        base = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        base = PageBufferPool.take(pageSize: pageSize)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: PageHeader.size)
         cellTop = pageSize
     }
 
-    deinit { base.deallocate() }
+    deinit { PageBufferPool.give(base, pageSize: pageSize) }
 
     /// Copies a page's cells, checking each one lies inside the page.
     convenience init(copying view: PageView) throws(FirnError) {

@@ -75,16 +75,21 @@ public struct Verifier {
 
     private mutating func checkSlots() {
         guard let slots else { return }
-        let current = slots.current?.version
+        // The version verified is current: on a live database with an open
+        // group of deferred commits that is the published, unsealed record,
+        // which the open-time check (run on these slots) would reject after
+        // a power loss — pending, not rejected.
+        let current = snapshot.version
         for (index, slot) in slots.slots.enumerated() {
             switch slot {
             case let .success(record):
                 // A rejected newest record is what a power loss during its
                 // commit's sync leaves (FORMAT.md 2.1): a state, not a defect.
-                let rejection = slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
+                let rejection = record.version == current
+                    ? nil : slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
                 report.slots.append(VerifiedSlot(
                     slot: index, valid: true, version: record.version, timestampNanoseconds: record.timestampNanoseconds,
-                    current: record.version == current, problem: rejection))
+                    current: record.version == current, problem: rejection, unsealed: record.unsealed))
 
             case let .failure(defect):
                 report.slots.append(VerifiedSlot(slot: index, valid: false, version: nil, timestampNanoseconds: nil,

@@ -81,6 +81,9 @@ public struct VerifiedSlot: Codable, Sendable, Equatable {
     /// Why the slot is not valid; for a valid record the open-time check
     /// rejected (a commit cut short by a power loss), why it was rejected.
     public var problem: String?
+    /// An unsealed record: a deferred commit whose group has not reached
+    /// its durability point yet (FORMAT.md 8.1).
+    public var unsealed: Bool = false
 }
 
 /// The result of verifying one version.

@@ -33,7 +33,8 @@ struct VerifyCommand: ParsableCommand {
             let v = report.verify
             for slot in v.slots {
                 let state = !slot.valid ? "invalid (\(slot.problem ?? "?"))"
-                    : "v\(slot.version ?? 0)" + (slot.current ? " (current)" : "") + (slot.problem.map { " (note: \($0))" } ?? "")
+                    : "v\(slot.version ?? 0)" + (slot.current ? " (current)" : "") + (slot.unsealed ? " (unsealed: not durable yet)" : "")
+                        + (slot.problem.map { " (note: \($0))" } ?? "")
                 try Console.line("slot \(slot.slot): \(state)")
             }
             for tree in v.trees {

@@ -1,0 +1,61 @@
+import FirnCore
+
+/// Link properties of a managed object: the field holds the target's key;
+/// reading resolves it in the object's own source (so a frozen object's
+/// links are frozen too), writing adds an unmanaged target first.
+extension ManagedObject {
+    /// The stored value of property `index` (nil when null or absent). A
+    /// getter cannot throw: a deleted object or an unreadable record stops
+    /// the program with the reason, as `read` does.
+    func fieldValue(_ index: Int) -> FieldValue? {
+        source.checkAccess()
+        let property = info.schema.properties[index]
+        do {
+            guard let record = try record() else {
+                fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(property.name))")
+            }
+            return try engine { () throws(FirnError) in
+                try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) }
+            }
+        } catch {
+            fatalError("Firn: \(info.name).\(property.name): \(error)")
+        }
+    }
+
+    /// The object link property `index` points to, nil when it is null or
+    /// its target no longer exists in this source's version.
+    func linked<T: Object>(_ index: Int, as type: T.Type) -> T? {
+        guard case let .link(key)? = fieldValue(index) else { return nil }
+        do {
+            return try source.resolve(type, key: key)
+        } catch {
+            fatalError("Firn: \(info.name).\(info.schema.properties[index].name): \(error)")
+        }
+    }
+
+    /// Points link property `index` at `target` (nil clears it). Like every
+    /// setter: outside a write or on a frozen object it stops the program;
+    /// a target that cannot be linked (frozen, another instance's, a
+    /// duplicate primary key when added) fails the commit.
+    func writeLink(_ index: Int, _ target: Object?) {
+        source.checkAccess()
+        let property = info.schema.properties[index]
+        guard let core = source as? DatabaseCore else {
+            fatalError("Firn: \(DatabaseError.frozen(type: info.name, operation: "set \(property.name)"))")
+        }
+        guard core.transaction != nil else {
+            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(info.name).\(property.name)"))")
+        }
+        do {
+            var field: FieldValue?
+            if let target {
+                let context = _StoreContext(core: core, update: .error, operation: "link it from \(info.name).\(property.name)",
+                                            owner: nil, ownerKey: [], index: index)
+                field = .link(try core.linkKey(to: target, context))
+            }
+            try core.update(info, key: key, index: index, field: PersistedField(field))
+        } catch {
+            core.defer(error)
+        }
+    }
+}
