@@ -28,11 +28,13 @@ final class ManagedObject {
         return session != source.session || (try? record()) == nil
     }
 
-    /// Stops the program when the instance this object was read through
-    /// released its version (`invalidate()`) since.
-    private func checkSession(_ property: PropertySchema) {
+    /// Stops the program when the object is used off its instance's
+    /// binding, or when the instance it was read through released its
+    /// version (`invalidate()`) since: it would silently read another one.
+    func checkUsable(_ index: Int) {
+        source.checkAccess()
         if session != source.session {
-            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(property.name))")
+            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.schema.properties[index].name))")
         }
     }
 
@@ -49,7 +51,6 @@ final class ManagedObject {
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
         source.checkAccess()
         let property = info.schema.properties[index]
-        checkSession(property)
         do {
             guard let record = try record() else {
                 fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(property.name))")
@@ -73,7 +74,6 @@ final class ManagedObject {
     func write(_ index: Int, _ field: PersistedField) {
         source.checkAccess()
         let property = info.schema.properties[index]
-        checkSession(property)
         guard let core = source as? DatabaseCore else {
             fatalError("Firn: \(DatabaseError.frozen(type: info.name, operation: "set \(property.name)"))")
         }

@@ -62,4 +62,17 @@ import Testing
         let text = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(text.contains("Dog was read through a Database instance that invalidate() released since"), "\(text)")
     }
+
+    @Test func usingAListOfAnInvalidatedInstancesObjectStopsTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            let person = Person()
+            try? db.write { try db.add(person) }
+            db.invalidate()
+            _ = person.dogs.count
+        }
+        let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(text.contains("Person was read through a Database instance that invalidate() released since; read it again (using dogs)"), "\(text)")
+    }
 }
