@@ -9,8 +9,8 @@ import FirnCore
 /// ```swift
 /// let ref = try ThreadSafeReference(to: dog)
 /// queue.async {
-///     let db = try! Database(configuration: config, queue: queue)
-///     guard let dog = try? db.resolve(ref) else { return }  // nil: deleted meanwhile
+///     guard let db = try? Database(configuration: config, queue: queue),
+///           let dog = try? db.resolve(ref) else { return }  // nil: deleted meanwhile
 /// }
 /// ```
 ///
