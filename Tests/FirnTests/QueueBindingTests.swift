@@ -102,6 +102,18 @@ import Testing
         #expect(text.contains("bound to queue \"firn-bg\""), "\(text)")
     }
 
+    @Test func resultsOfAQueueBoundInstanceUsedOffItsQueueStopTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            let queue = DispatchQueue(label: "firn-bg")
+            guard let dogs = try? onQueue(queue, { try Database(configuration: scratch.configuration(), queue: queue).objects(Dog.self) })
+            else { return }
+            _ = dogs.isEmpty  // the test's thread, not the queue
+        }
+        let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(text.contains("Database accessed from incorrect thread: bound to queue \"firn-bg\""), "\(text)")
+    }
+
     @Test func makingAQueueBoundInstanceOffTheQueueStopsTheProgram() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scratch = Scratch()
