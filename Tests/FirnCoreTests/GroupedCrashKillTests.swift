@@ -245,6 +245,50 @@ import Testing
         #expect(rounds >= 8)
         #expect(sealedByOther > 0)
     }
+
+    /// A writer dies right after writing the record of a deferred commit,
+    /// before publishing it: it overwrote the record of the group's previous
+    /// member, the published version. Another process has the database open
+    /// the whole time (no first opener runs). That process must still read
+    /// the latest version, and its next commit must build on everything the
+    /// dead writer published — never reuse a version number others saw, never
+    /// drop the group members it read — and a `sync()` makes all of it
+    /// durable. Runtime: about 1 s.
+    @Test(arguments: [1, 2, 3, 5, 8])
+    func aWriterKilledBetweenItsUnsealedRecordAndItsPublicationLosesNothingOthersSaw(recordsBeforeDeath: Int) throws {
+        let dir = try TemporaryDirectory(prefix: "firn-group-kill-record")
+        let path = dir.file("record.firn")
+        _ = try GroupModel.createStore(at: path)
+        let observer = try Store.open(path)
+        defer { observer.close() }
+        // A first group member, so the dead writer continues an open group.
+        try GroupModel.commit(observer, durability: .deferred)
+        let durableBase = try observer.durableVersion
+        let child = try TestKitProcess(["group-loop", path, "7", "0", "\(recordsBeforeDeath)"])
+        var transcript = Transcript()
+        Self.collect(child, into: &transcript, until: ContinuousClock.now + .seconds(20))
+        #expect(child.waitForExit(timeout: .seconds(10)) == SIGKILL, "the writer did not die after its record: \(child.errorOutput())")
+        let published = try observer.currentVersion
+        let acknowledged = transcript.commits
+        #expect(acknowledged.count == recordsBeforeDeath - 1, "\(transcript.lines)")
+        #expect(published == acknowledged.last ?? durableBase + 1)
+        // Readers of the surviving session see at least what was published.
+        let snapshot = try observer.snapshot()
+        #expect(snapshot.version >= published, "a snapshot after the writer's death is at v\(snapshot.version), below the published v\(published)")
+        let snapshotProblems = try GroupModel.problems(snapshot)
+        #expect(snapshotProblems.isEmpty, "v\(snapshot.version): \(snapshotProblems.prefix(5))")
+        snapshot.close()
+        // The next commit builds on it.
+        let next = try GroupModel.commit(observer, durability: .deferred)
+        #expect(next > published, "the commit after the writer's death is v\(next), but v\(published) was published before it")
+        #expect(try observer.currentVersion == next)
+        #expect(try observer.sync() == next)
+        let nextProblems = try GroupModel.problems(observer, version: next)
+        #expect(nextProblems.isEmpty, "v\(next): \(nextProblems.prefix(5))")
+        observer.close()
+        let found = try Self.reopenAndCheck(path, allowed: next...next, "reopened after the sync")
+        #expect(found == next)
+    }
 }
 
 /// The contents of the grouped-commit workload (`GroupFormat` in
