@@ -253,7 +253,7 @@ import Testing
     /// the latest version, and its next commit must build on everything the
     /// dead writer published — never reuse a version number others saw, never
     /// drop the group members it read — and a `sync()` makes all of it
-    /// durable. Runtime: about 1 s.
+    /// durable. Runtime: about 2–3 s for the five cases.
     @Test(arguments: [1, 2, 3, 5, 8])
     func aWriterKilledBetweenItsUnsealedRecordAndItsPublicationLosesNothingOthersSaw(recordsBeforeDeath: Int) throws {
         let dir = try TemporaryDirectory(prefix: "firn-group-kill-record")

@@ -23,7 +23,7 @@ import Testing
 /// 60 random fates (half applied in reverse order). Every image must open at
 /// the durable version before the window or at the whole group, verified
 /// and with its contents; a crash after the final sync must open at the
-/// group. Runtime: about 3–5 s.
+/// group. Runtime: about 4–6 s (535 images).
 @Suite struct GroupedPowerLossTests {
     /// One log for the I/O of every store on the file, in the order it happened.
     final class SharedLog: @unchecked Sendable {
