@@ -141,6 +141,11 @@ import Testing
             durable = current
             options.durability = .full
             options.wrapIO = { FaultyIO($0, fault: fault) }
+            // A first opener syncs before it claims its version durable
+            // (IOFaultTests covers a fault there): open once without faults,
+            // so the faulty store's calls are the grouped workload's own.
+            let first = try Store.open(path)
+            defer { first.close() }
             store = try Store.open(path, options: options)
             faulty = try #require(store.io as? FaultyIO)
             reportedDurable = try store.durableVersion
