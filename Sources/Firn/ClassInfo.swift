@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import FirnCore
 
 /// What the SDK knows about one `Object` subclass: its schema, discovered
@@ -12,6 +13,13 @@ final class ClassInfo: @unchecked Sendable {
     private let indexByOrdinal: [Int: Int]
     /// "add Dog", made once: `add` passes it to every property it stores.
     let addOperation: String
+    /// Where each property's wrapper lies in an instance (byte offset,
+    /// schema order) and its type, so `add` reads an unmanaged object's
+    /// values directly: `Mirror` decodes every field's type name on each
+    /// call, most of the cost of an `add`. Nil when the runtime's field list
+    /// does not match what `Mirror` found on the prototype; `add` then uses
+    /// `Mirror`.
+    private let layout: [(offset: Int, type: any PersistedProperty.Type)]?
     private let indexByKeyPath = Locked(KeyPathIndexes())
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
@@ -50,6 +58,7 @@ final class ClassInfo: @unchecked Sendable {
                 isList: stored.isList, objectType: stored.objectType))
         }
         self.indexByOrdinal = indexByOrdinal
+        layout = Self.layout(of: prototype, ordinals: Self.wrappers(of: prototype).map(\.1.ordinal))
         do {
             schema = try ObjectSchema(name: name, properties: properties)
         } catch {
@@ -78,6 +87,33 @@ final class ClassInfo: @unchecked Sendable {
         return out
     }
 
+    /// The wrappers' offsets and types from the standard library's field
+    /// list of the class (superclass fields first, as in `Mirror`), kept
+    /// only when every offset holds the prototype's wrapper of the same
+    /// ordinal (ordinals are unique per wrapper).
+    private static func layout(of prototype: Object, ordinals: [Int]) -> [(offset: Int, type: any PersistedProperty.Type)]? {
+        var layout: [(offset: Int, type: any PersistedProperty.Type)] = []
+        // `.classType` (1 << 0) and `.ignoreUnknown` (1 << 1) by value: the
+        // interface declares them as mutable statics, which Swift 6 refuses.
+        let options = _EachFieldOptions(rawValue: 1 << 0 | 1 << 1)
+        let listed = _forEachField(of: Swift.type(of: prototype), options: options) { _, offset, type, _ in
+            if let wrapper = type as? any PersistedProperty.Type { layout.append((offset, wrapper)) }
+            return true
+        }
+        guard listed, layout.count == ordinals.count else { return nil }
+        let matches = withExtendedLifetime(prototype) {
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
+            return zip(layout, ordinals).allSatisfy { $0.type._ordinal(at: base + $0.offset) == $1 }
+        }
+        return matches ? layout : nil
+    }
+
+    /// The unmanaged values of `object` (of this class), for `add`.
+    func unmanagedValues(of object: Object) -> UnmanagedValues {
+        if let layout { return .layout(object, layout) }
+        return .mirrored(Self.wrappers(of: object).map(\.1))
+    }
+
     var primaryKey: (index: Int, property: PropertySchema)? {
         schema.primaryKeyIndex.map { ($0, schema.properties[$0]) }
     }
@@ -85,4 +121,31 @@ final class ClassInfo: @unchecked Sendable {
     func index(ofOrdinal ordinal: Int) -> Int? { indexByOrdinal[ordinal] }
     func cachedIndex(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath.withLock { $0.map[keyPath] } }
     func cache(_ keyPath: AnyKeyPath, _ index: Int) { indexByKeyPath.withLock { $0.map[keyPath] = index } }
+}
+
+/// An unmanaged object's `@Persisted` values by schema index: read in place
+/// through the class's layout, or from the wrappers `Mirror` copied.
+enum UnmanagedValues {
+    case layout(Object, [(offset: Int, type: any PersistedProperty.Type)])
+    case mirrored([any PersistedProperty])
+
+    func field(_ index: Int) -> PersistedField {
+        switch self {
+        case let .layout(object, layout):
+            return withExtendedLifetime(object) {
+                layout[index].type._field(at: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + layout[index].offset)
+            }
+        case let .mirrored(wrappers): return wrappers[index].field
+        }
+    }
+
+    func stored(_ index: Int, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {
+        switch self {
+        case let .layout(object, layout):
+            defer { withExtendedLifetime(object) {} }
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            return try layout[index].type._stored(at: base + layout[index].offset, context)
+        case let .mirrored(wrappers): return try wrappers[index].stored(context)
+        }
+    }
 }

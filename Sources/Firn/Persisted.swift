@@ -89,10 +89,20 @@ protocol PersistedProperty {
     var field: PersistedField { get }
     /// The value's stored form when its object is added.
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
+    /// The same three for a wrapper of this type at `address` (inside an
+    /// object, where `ClassInfo`'s layout says it lies).
+    static func _ordinal(at address: UnsafeRawPointer) -> Int
+    static func _field(at address: UnsafeRawPointer) -> PersistedField
+    static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField
 }
 
 extension Persisted: PersistedProperty {
     var persistedType: PersistedType { Value._persistedType }
     var field: PersistedField { unmanagedValue._persistedField }
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
+    static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
+    static func _field(at address: UnsafeRawPointer) -> PersistedField { address.assumingMemoryBound(to: Self.self).pointee.field }
+    static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {
+        try address.assumingMemoryBound(to: Self.self).pointee.stored(context)
+    }
 }
