@@ -8,7 +8,9 @@ import Glibc
 /// contenders in the same run; the targets are the issue's.
 ///
 /// - create: `count` new objects in one write transaction, committed durably.
-/// - get: every object once by primary key, random order, reading `value`.
+/// - get: every object once by primary key, random order, reading `value`;
+///   GRDB twice: `fetchOne(db, key:)` as its documentation shows (it
+///   prepares its SELECT on every call) and with one cached statement.
 /// - iterate: every object in key order, reading `value`.
 /// - frozen: frozen results iterated on 2 threads at once (each reads every
 ///   object) against 1 thread: objects/s of both threads together.
@@ -56,9 +58,21 @@ func runSDK(_ ctx: Context) throws {
             return Double(n) / t
         }
     }
-    let got = try alternate("sdk get", reps: ctx.reps, [getting(FirnSDKPeer.self), getting(GRDBPeer.self)])
+    let cachedStatement = Contender(name: "grdb cached statement") { _ in
+        let peer = try GRDBPeer(path: try fixture(GRDBPeer.name))
+        defer { peer.close() }
+        var result = (found: 0, sum: 0)
+        let t = try timed { result = try peer.getWithCachedStatement(order) }
+        guard result.found == n, result.sum == expectedSum else {
+            throw EngineError(description: "grdb cached get found \(result.found) of \(n), sum \(result.sum)")
+        }
+        return Double(n) / t
+    }
+    let got = try alternate("sdk get", reps: ctx.reps, [getting(FirnSDKPeer.self), getting(GRDBPeer.self), cachedStatement])
     ctx.report.add(.higherIsBetter("sdk get by key (random)", firn: got["firn"]!, peer: "grdb", peerValue: got["grdb"]!,
                                    unit: "objects/s", target: .ratioAtLeast(2.0)))
+    ctx.report.add(.higherIsBetter("sdk get by key (random)", firn: got["firn"]!, peer: "grdb cached statement",
+                                   peerValue: got["grdb cached statement"]!, unit: "objects/s", target: .ratioAtLeast(2.0)))
 
     func iterating<P: ObjectPeer>(_ type: P.Type) -> Contender {
         Contender(name: P.name) { _ in
