@@ -1,5 +1,6 @@
 @_spi(Reflection) import Swift
 import FirnCore
+import Synchronization
 
 /// What the SDK knows about one `Object` subclass: its schema, discovered
 /// once with `Mirror` over a prototype's `@Persisted` wrappers, and the
@@ -21,6 +22,14 @@ final class ClassInfo: @unchecked Sendable {
     /// `Mirror`.
     private let layout: [(offset: Int, type: any PersistedProperty.Type)]?
     private let indexByKeyPath = Locked(KeyPathIndexes())
+    /// Per property, the address of the first storage key path seen for it
+    /// (0 until then): every property read finds its index here without a
+    /// lock or hashing, which on two threads reading frozen objects made the
+    /// lock the bottleneck. Those key paths are kept alive (`keptKeyPaths`)
+    /// so their addresses are never reused by another key path.
+    private let keyPathAddresses: UnsafeMutablePointer<Atomic<UInt>>
+    private let keyPathAddressCount: Int
+    private let keptKeyPaths = Locked<[AnyKeyPath]>([])
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
     private struct KeyPathIndexes: @unchecked Sendable {
@@ -58,6 +67,9 @@ final class ClassInfo: @unchecked Sendable {
                 isList: stored.isList, objectType: stored.objectType))
         }
         self.indexByOrdinal = indexByOrdinal
+        keyPathAddressCount = properties.count
+        keyPathAddresses = .allocate(capacity: max(properties.count, 1))
+        for i in 0..<properties.count { (keyPathAddresses + i).initialize(to: Atomic<UInt>(0)) }
         layout = Self.layout(of: prototype, ordinals: Self.wrappers(of: prototype).map(\.1.ordinal))
         do {
             schema = try ObjectSchema(name: name, properties: properties)
@@ -121,6 +133,26 @@ final class ClassInfo: @unchecked Sendable {
     func index(ofOrdinal ordinal: Int) -> Int? { indexByOrdinal[ordinal] }
     func cachedIndex(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath.withLock { $0.map[keyPath] } }
     func cache(_ keyPath: AnyKeyPath, _ index: Int) { indexByKeyPath.withLock { $0.map[keyPath] = index } }
+
+    /// Makes `keyPath`, the storage key path of property `index`, the one
+    /// `knownIndex` finds when the property has none yet.
+    func remember(storageKeyPath keyPath: AnyKeyPath, _ index: Int) {
+        guard index >= 0, index < keyPathAddressCount, keyPathAddresses[index].load(ordering: .relaxed) == 0 else { return }
+        let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+        if keyPathAddresses[index].compareExchange(expected: 0, desired: address, ordering: .relaxed).exchanged {
+            keptKeyPaths.withLock { $0.append(keyPath) }
+        }
+    }
+
+    /// The index of the property whose first-seen storage key path is
+    /// `keyPath` (the same object: key path literals are made once), nil
+    /// otherwise; lock-free.
+    @inline(__always)
+    func knownIndex(_ keyPath: AnyKeyPath) -> Int? {
+        let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+        for i in 0..<keyPathAddressCount where keyPathAddresses[i].load(ordering: .relaxed) == address { return i }
+        return nil
+    }
 }
 
 /// An unmanaged object's `@Persisted` values by schema index: read in place
