@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// Firn's benchmarks: Firn against LMDB, SQLite and lz4 in one run. A package
+// Firn's benchmarks: Firn against LMDB, SQLite, lz4 and (the SDK rows) GRDB in one run. A package
 // of its own so the main package builds without the peers' libraries.
 import PackageDescription
 import Foundation
@@ -14,6 +14,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        // The SDK rows' peer: the Swift database library users would pick instead.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // liblmdb-dev ships no pkg-config file: link by name.
@@ -23,6 +25,8 @@ let package = Package(
             name: "firn-bench",
             dependencies: [
                 .product(name: "FirnCore", package: firnPackage),
+                .product(name: "Firn", package: firnPackage),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "CLMDB",
                 "CSQLiteBench",
             ],

@@ -126,9 +126,9 @@ final class DatabaseCore: ObjectSource {
     func object<T: Object>(_ type: T.Type, key: [UInt8]) throws(DatabaseError) -> T? {
         checkAccess()
         let info = try info(type)
-        guard try record(info, key: key) != nil else { return nil }
+        guard let record = try record(info, key: key) else { return nil }
         let object = T()
-        object.managed = ManagedObject(source: self, info: info, key: key)
+        object.managed = ManagedObject(source: self, info: info, key: key, record: record)
         return object
     }
 

@@ -13,11 +13,17 @@ final class ManagedObject {
     private var cachedGeneration: UInt64 = 0
     private var cachedRecord: RecordBytes?
 
-    init(source: any ObjectSource, info: ClassInfo, key: [UInt8]) {
+    /// `record`: the record when the caller has just read it (a lookup, a
+    /// cursor step), so the first property read does not look it up again.
+    init(source: any ObjectSource, info: ClassInfo, key: [UInt8], record: RecordBytes? = nil) {
         self.source = source
         self.info = info
         self.key = key
         session = source.session
+        if let record {
+            cachedRecord = record
+            cachedGeneration = source.generation
+        }
         source.objectCreated()
     }
 

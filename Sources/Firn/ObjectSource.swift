@@ -40,9 +40,9 @@ extension ObjectSource {
     /// there is none (a link whose target was deleted).
     func resolve<T: Object>(_ type: T.Type, key: [UInt8]) throws(DatabaseError) -> T? {
         let info = try info(type)
-        guard try record(info, key: key) != nil else { return nil }
+        guard let record = try record(info, key: key) else { return nil }
         let object = T()
-        object.managed = ManagedObject(source: self, info: info, key: key)
+        object.managed = ManagedObject(source: self, info: info, key: key, record: record)
         return object
     }
 }

@@ -24,11 +24,11 @@ extension DatabaseCore {
             throw DatabaseError.objectFromAnotherDatabase(type: info.name)
         }
         let tree = try writeTree(info.schema.treeName, operation: "add(\(info.name))")
-        let wrappers = ClassInfo.wrappers(of: object).map(\.1)
+        let values = info.unmanagedValues(of: object)
         let key: [UInt8]
         var replaced: [UInt8]?
         if let (index, property) = info.primaryKey {
-            let value = wrappers[index].field.value
+            let value = values.field(index).value
             guard let value, let encoded = ObjectKey.encode(value, as: property.type) else {
                 throw DatabaseError.typeMismatch(type: info.name, property: property.name,
                                                  expected: "\(property.type)", found: "\(value.map { "\($0)" } ?? "null")")
@@ -50,7 +50,7 @@ extension DatabaseCore {
             for (index, property) in info.schema.properties.enumerated() {
                 let context = _StoreContext(core: self, update: update, operation: info.addOperation,
                                             owner: info, ownerKey: key, index: index, replacing: replaced != nil)
-                let field = try wrappers[index].stored(context)
+                let field = try values.stored(index, context)
                 if !property.isList { fields.append((index, property.type, field.value)) }
             }
             let record = ObjectRecord.encode(fields)

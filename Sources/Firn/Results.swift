@@ -155,8 +155,10 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
                 return nil
             }
             lastKey = key
+            // The cursor is on the record: the object starts with it.
+            let record = try engine { () throws(FirnError) in try cursor.currentValue }.map(RecordBytes.mapped)
             let object = Element()
-            object.managed = ManagedObject(source: source, info: info, key: key)
+            object.managed = ManagedObject(source: source, info: info, key: key, record: record)
             return object
         } catch {
             fatalError("Firn: iterating \(info.name): \(error)")

@@ -2,10 +2,13 @@
 import Glibc
 #endif
 
-// firn-bench: Firn against LMDB, SQLite and lz4, side by side in one run.
+// firn-bench: Firn against LMDB, SQLite, lz4 and GRDB, side by side in one run.
 setvbuf(stdout, nil, _IOLBF, 0)
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == commitChildFlag {
     runCommitChild(Array(CommandLine.arguments.dropFirst(2)))
+}
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == sdkMemoryChildFlag {
+    runSDKMemoryChild(Array(CommandLine.arguments.dropFirst(2)))
 }
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scratch = Machine.scratch(options.dir)
@@ -29,7 +32,7 @@ for line in header { log(line) }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
     ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
-    ("export", runExport), ("memory", runMemory), ("diff", runDiff),
+    ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK),
 ]
 let started = ContinuousClock.now
 var failed = false

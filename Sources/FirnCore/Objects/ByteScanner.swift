@@ -1,7 +1,9 @@
 /// A bounds-checked forward reader over untrusted bytes (object records and
 /// schema records): every read checks the bytes left first and fails with
 /// `.corrupt` naming what it was reading, so decoders never index past the
-/// end and never trust a length or count they have not checked.
+/// end and never trust a length or count they have not checked. What is
+/// being read is an autoclosure: its description ("field 3 length") is made
+/// only for an error, not on every read of every property.
 package struct ByteScanner {
     package let bytes: UnsafeRawBufferPointer
     package private(set) var offset = 0
@@ -11,43 +13,43 @@ package struct ByteScanner {
     package var remaining: Int { bytes.count - offset }
     package var isAtEnd: Bool { offset >= bytes.count }
 
-    package mutating func byte(_ what: String) throws(FirnError) -> UInt8 {
-        guard offset < bytes.count else { throw Self.defect("\(what): the record ends early") }
+    package mutating func byte(_ what: @autoclosure () -> String) throws(FirnError) -> UInt8 {
+        guard offset < bytes.count else { throw Self.defect("\(what()): the record ends early") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     /// An unsigned LEB128 integer of at most 10 bytes that fits in 64 bits.
-    package mutating func varint(_ what: String) throws(FirnError) -> UInt64 {
+    package mutating func varint(_ what: @autoclosure () -> String) throws(FirnError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let b = try byte(what)
+            let b = try byte(what())
             let bits = UInt64(b & 0x7F)
             // The 10th byte may carry only the top bit of a 64-bit value.
-            if shift == 63, bits > 1 { throw Self.defect("\(what): varint overflows 64 bits") }
+            if shift == 63, bits > 1 { throw Self.defect("\(what()): varint overflows 64 bits") }
             result |= bits << shift
             if b & 0x80 == 0 { return result }
             shift += 7
-            if shift > 63 { throw Self.defect("\(what): varint longer than 10 bytes") }
+            if shift > 63 { throw Self.defect("\(what()): varint longer than 10 bytes") }
         }
     }
 
     /// A varint that must be at most `limit` (a count or a length checked
     /// against the bytes that could hold it).
-    package mutating func count(_ what: String, atMost limit: Int) throws(FirnError) -> Int {
-        let value = try varint(what)
+    package mutating func count(_ what: @autoclosure () -> String, atMost limit: Int) throws(FirnError) -> Int {
+        let value = try varint(what())
         guard value <= UInt64(max(limit, 0)) else {
-            throw Self.defect("\(what) \(value) exceeds the \(limit) the record can hold")
+            throw Self.defect("\(what()) \(value) exceeds the \(limit) the record can hold")
         }
         return Int(value)
     }
 
     /// The next `count` bytes, without copying; `count` has been checked
     /// by the caller or is checked here.
-    package mutating func slice(_ count: Int, _ what: String) throws(FirnError) -> UnsafeRawBufferPointer {
+    package mutating func slice(_ count: Int, _ what: @autoclosure () -> String) throws(FirnError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= remaining else {
-            throw Self.defect("\(what): \(count) bytes needed, \(remaining) left")
+            throw Self.defect("\(what()): \(count) bytes needed, \(remaining) left")
         }
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])

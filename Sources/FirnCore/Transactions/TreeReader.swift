@@ -87,11 +87,14 @@ public final class Cursor {
     @exclusivity(unchecked) private var core: TreeCursor
     private let owner: AnyObject
     private let path: String
+    /// The cursor reads a snapshot, whose pages never change while it lives.
+    private let readsSnapshot: Bool
 
     init(_ core: TreeCursor, owner: AnyObject, path: String) {
         self.core = core
         self.owner = owner
         self.path = path
+        readsSnapshot = owner is Snapshot
     }
 
     public var isValid: Bool { core.isValid }
@@ -134,6 +137,23 @@ public final class Cursor {
     /// The current key without copying, valid during `body`.
     public func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         do { return try core.withKey(body) } catch { throw error.located(in: path) }
+    }
+
+    /// The current value as a `Value`, nil when not on an entry: zero-copy
+    /// when the cursor reads a snapshot and the value is inline (valid while
+    /// the snapshot lives, like `TreeReader.get`'s), a copy otherwise (a
+    /// write transaction's nodes change as it writes).
+    public var currentValue: Value? {
+        get throws(FirnError) {
+            do {
+                if readsSnapshot, case let .inline(bytes)? = try core.storedValue() {
+                    return Value(bytes: bytes, owner: owner)
+                }
+                return try core.value().map { Value(copying: $0, owner: owner) }
+            } catch {
+                throw error.located(in: path)
+            }
+        }
     }
 
     /// The current inline value without copying, valid during `body`; nil

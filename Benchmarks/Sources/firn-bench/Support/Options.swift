@@ -16,7 +16,7 @@ struct Options {
     var firnOnly = false
     var output = "bench-results.jsonl"
 
-    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff"]
+    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff", "sdk"]
 
     static let usage = """
         usage: firn-bench [--quick] [--only NAME[,NAME]] [--repetitions N] [--dir PATH]
@@ -80,6 +80,8 @@ struct Options {
     var growthRecords: Int { quick ? 100_000 : 100_000 }
     var growthCommits: Int { quick ? 1_000 : 10_000 }
     var growthOverwrites: Int { 100 }
+    /// Objects of the SDK rows (create, get, iterate, frozen, peak RSS).
+    var sdkObjects: Int { quick ? 100_000 : 1_000_000 }
     /// The file the memory workload runs on.
     var memoryFileBytes: UInt64 { quick ? 256 << 20 : (2 << 30) + (64 << 20) }
 }

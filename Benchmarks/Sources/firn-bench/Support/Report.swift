@@ -10,12 +10,15 @@ enum Target {
     case firnAtMost(Double)
     /// Firn's own value below this (peak RSS, bytes).
     case firnBelow(Double)
+    /// Firn's own value at most this (peak RSS, bytes).
+    case firnAtMostBytes(Double)
 
     var text: String {
         switch self {
         case let .ratioAtLeast(x): return "≥ \(formatRatio(x))"
         case let .firnAtMost(x): return "Firn ≤ \(formatRatio(x))"
         case let .firnBelow(x): return "Firn < \(formatBytes(x))"
+        case let .firnAtMostBytes(x): return "Firn ≤ \(formatBytes(x))"
         }
     }
 }
@@ -40,6 +43,7 @@ struct Figure {
         case let .ratioAtLeast(x): return ratio >= x
         case let .firnAtMost(x): return firn <= x
         case let .firnBelow(x): return firn < x
+        case let .firnAtMostBytes(x): return firn <= x
         }
     }
 

@@ -1,0 +1,94 @@
+import Dispatch
+import Firn
+
+/// The Firn SDK as an application uses it: an `Object` subclass with
+/// `@Persisted` properties, a thread-bound `Database` (the bench's thread),
+/// `write { add }`, `object(ofType:forPrimaryKey:)`, live `Results`, and
+/// frozen `Results` read from other threads. Durability is the SDK's
+/// default (`.full`: one fdatasync per commit).
+final class FirnSDKPeer: ObjectPeer {
+    static let name = "firn"
+
+    final class Item: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var value = 0
+    }
+
+    private var db: Database?
+
+    init(path: String) throws {
+        db = try Database(configuration: Configuration(path: path, objectTypes: [Item.self]))
+    }
+
+    private var open: Database {
+        get throws {
+            guard let db else { throw EngineError(description: "firn: closed") }
+            return db
+        }
+    }
+
+    func create(_ items: SDKItems) throws {
+        let db = try open
+        try db.write {
+            for i in 0..<items.count {
+                let item = Item()
+                item.id = i
+                item.name = items.names[i]
+                item.value = items.values[i]
+                try db.add(item)
+            }
+        }
+    }
+
+    func get(_ order: [Int]) throws -> (found: Int, sum: Int) {
+        let db = try open
+        var found = 0, sum = 0
+        for id in order {
+            if let item = try db.object(ofType: Item.self, forPrimaryKey: id) {
+                found += 1
+                sum &+= item.value
+            }
+        }
+        return (found, sum)
+    }
+
+    func iterate() throws -> (count: Int, sum: Int) {
+        Self.iterate(try open.objects(Item.self))
+    }
+
+    private static func iterate(_ results: Results<Item>) -> (count: Int, sum: Int) {
+        var count = 0, sum = 0
+        for item in results {
+            count += 1
+            sum &+= item.value
+        }
+        return (count, sum)
+    }
+
+    /// Iterates the frozen results of every object on `threads` threads at
+    /// once, each reading every object's `value`; returns the seconds from
+    /// the start of the first to the end of the last, and each thread's sum.
+    func frozenIterate(threads: Int) throws -> (seconds: Double, sums: [Int]) {
+        let frozen = try open.objects(Item.self).freeze()
+        let sums = SumSlots(threads)
+        let seconds = timed {
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                sums.set(t, Self.iterate(frozen).sum)
+            }
+        }
+        return (seconds, sums.values)
+    }
+
+    /// One slot per thread: each thread writes only its own (a buffer, not
+    /// an array, whose copy-on-write check would make that a race).
+    private final class SumSlots: @unchecked Sendable {
+        private let slots: UnsafeMutableBufferPointer<Int>
+        init(_ n: Int) { slots = .allocate(capacity: n); slots.initialize(repeating: 0) }
+        deinit { slots.deallocate() }
+        func set(_ i: Int, _ v: Int) { slots[i] = v }
+        var values: [Int] { Array(slots) }
+    }
+
+    func close() { db = nil }
+}
