@@ -35,7 +35,6 @@ import FirnTools
         Row(command: ["growth", file], option: "--width", range: "from 10 to 400", pastRange: "401"),
         Row(command: ["hold", file], option: "--seconds", range: "from 0 to 31536000", pastRange: "31536001"),
         Row(command: ["hold", file], option: "--version", range: "from 1 to \(maxVersion)", pastRange: pastVersion),
-        Row(command: ["hold", file], option: "--decode-records", range: "from 0 to 10000000", pastRange: "10000001"),
         Row(command: ["load", file], option: "--batch", range: "from 1 to 10000000", pastRange: "10000001"),
         Row(command: ["pins", file], option: "--max-lag", range: "from 0 to \(maxVersion)", pastRange: pastVersion),
         Row(command: ["pins", file], option: "--max-age", range: "from 0s to 3650d", pastRange: "3651d"),
