@@ -40,6 +40,7 @@ let package = Package(
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
         .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
         .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore"]),
-        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn", "firn-testkit"]),
+        // Firn: the object tests write files with the SDK, then read them with the built `firn`.
+        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "Firn", "firn", "firn-testkit"]),
     ]
 )

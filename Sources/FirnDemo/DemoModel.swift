@@ -25,14 +25,15 @@ public enum DemoModel {
     }
 }
 
-/// Runs an SDK call, turning its error into the toolkit's: an engine error
-/// keeps its own exit status; anything else is the demo's bug (70).
-func sdk<R>(_ body: () throws -> R) throws -> R {
+/// Runs an SDK call on `path`, turning its error into the toolkit's: an
+/// engine error keeps its own exit status; any other (a file whose schema
+/// is not the demo's) says the file is not one the demo reads (66).
+func sdk<R>(_ path: String, _ body: () throws -> R) throws -> R {
     do {
         return try body()
     } catch let DatabaseError.engine(error) {
         throw error
     } catch let error as DatabaseError {
-        throw FirnError.misuse("demo: \(error)")
+        throw ToolError.badInput(path: path, detail: "not a demo database: \(error)")
     }
 }

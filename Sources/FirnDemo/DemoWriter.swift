@@ -18,7 +18,7 @@ public struct DemoWriter {
 
     /// Opens (creating) `path` on the calling thread.
     public init(path: String) throws {
-        database = try sdk { try Database(configuration: DemoModel.configuration(path)) }
+        database = try sdk(path) { try Database(configuration: DemoModel.configuration(path)) }
         nextDogID = (database.objects(Dog.self).map(\.id).max() ?? 0) + 1
     }
 
@@ -26,11 +26,12 @@ public struct DemoWriter {
     /// owners, 10 birthdays, and every 5th commit the oldest dog leaves.
     public mutating func commit() throws {
         let db = database
+        let path = db.configuration.path
         let first = db.objects(Person.self).isEmpty
         var newID = nextDogID
         var rng = self.rng
         let commit = commits
-        try sdk {
+        try sdk(path) {
             try db.write {
                 if first {
                     for (index, name) in Self.people.enumerated() {

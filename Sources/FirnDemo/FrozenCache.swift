@@ -21,7 +21,7 @@ public final class FrozenCache {
     /// Opens `path`, freezes the dogs and keeps them; the live instance is
     /// closed before returning, so the frozen pin is the process's only one.
     public init(path: String) throws {
-        let (version, cached) = try sdk { () throws -> (UInt64, [Dog]) in
+        let (version, cached) = try sdk(path) { () throws -> (UInt64, [Dog]) in
             let db = try Database(configuration: DemoModel.configuration(path))
             let frozen = try db.objects(Dog.self).sorted(byKeyPath: "name").freeze()
             return (db.version, Array(frozen))

@@ -59,7 +59,7 @@ struct DemoAppCommand: ParsableCommand {
 
         func run() throws {
             Interruption.install(exitOnSignal: false)
-            try DatabaseInput.checkRegularFile(file)
+            try Self.checkDemoTypes(file)
             let cache = try FrozenCache(path: file)
             defer { cache.release() }
             let r = cache.report
@@ -72,6 +72,17 @@ struct DemoAppCommand: ParsableCommand {
             while !Interruption.isRequested {
                 if let deadline, monotonicNanoseconds() >= deadline { break }
                 usleep(50_000)
+            }
+        }
+
+        /// Refuses, without writing, a file whose schema lacks the demo's
+        /// types (opening it with the SDK would add them).
+        static func checkDemoTypes(_ path: String) throws {
+            let access = try ReadAccess.open(path, label: "firn demo-app")
+            defer { access.close() }
+            let stored = Set(try StoredSchema.read(access.snapshot).map(\.name))
+            guard stored.isSuperset(of: ["Dog", "Person"]) else {
+                throw ToolError.badInput(path: path, detail: "not a demo database: it stores no Dog and Person objects (make one with firn demo or firn demo-app write)")
             }
         }
     }

@@ -49,7 +49,10 @@ struct InfoCommand: ParsableCommand {
             try Console.line("  types     \(report.objectTypes.count)")
             let typeWidth = max(4, report.objectTypes.map(\.name.count).max() ?? 4)
             for type in report.objectTypes {
-                let properties = type.properties.map { "\($0.name): \($0.declaration)" }.joined(separator: ", ")
+                let properties = type.properties.map { property in
+                    "\(property.name): \(property.declaration)" + (property.primaryKey ? " (primary key)" : "")
+                        + (property.indexed ? " (indexed)" : "")
+                }.joined(separator: ", ")
                 try Console.line("    \(type.name.padding(typeWidth))  \(Units.grouped(type.objects).leftPadding(10)) objects  \(properties)")
             }
         }

@@ -1,5 +1,8 @@
 import FirnTools
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How `dump --objects` prints an object: one line of text in Swift-like
 /// literals (`Dog(id: 1, name: "Rex", owner: Person[7F1C…])`) or one JSON
@@ -64,20 +67,20 @@ enum ObjectText {
     /// it has (up to microseconds); one outside years 1…9999 as its seconds.
     static func iso8601(_ seconds: Double) -> String {
         // 0001-01-01 and 10000-01-01 relative to 2001-01-01.
-        guard seconds.isFinite, seconds >= -63_114_076_800, seconds < 252_423_993_600 else {
+        guard seconds.isFinite, seconds >= -63_113_904_000, seconds < 252_423_993_600 else {
             return "date(\(seconds))"
         }
         let micros = (seconds * 1_000_000).rounded()
         let whole = (micros / 1_000_000).rounded(.down)
         let fraction = Int(micros - whole * 1_000_000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                            from: Date(timeIntervalSinceReferenceDate: whole))
-        func two(_ n: Int?) -> String { let s = String(n ?? 0); return s.count < 2 ? "0" + s : s }
-        var year = String(parts.year ?? 0)
+        // Seconds from 1970 for gmtime_r; the range check keeps it in time_t.
+        var unix = time_t(whole) + 978_307_200
+        var parts = tm()
+        gmtime_r(&unix, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var year = String(parts.tm_year + 1900)
         while year.count < 4 { year = "0" + year }
-        var text = "\(year)-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+        var text = "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
         if fraction > 0 {
             var digits = String(fraction)
             while digits.count < 6 { digits = "0" + digits }
