@@ -5,12 +5,20 @@ public struct Configuration: Sendable {
     public var path: String
     /// The object classes stored; every type used must be listed.
     public var objectTypes: [Object.Type]
+    /// The most distinct versions the file may have pinned (by any process)
+    /// after a write, a freeze or a new pin; the operation that would go
+    /// past it throws `DatabaseError.tooManyActiveVersions`, listing the
+    /// pins. Nil: no limit. See docs/SDK.md.
+    public var maximumNumberOfActiveVersions: UInt?
 
-    public init(path: String, objectTypes: [Object.Type]) {
+    public init(path: String, objectTypes: [Object.Type], maximumNumberOfActiveVersions: UInt? = nil) {
         self.path = path
         self.objectTypes = objectTypes
+        self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
     }
 
     /// What makes two configurations the same instance on one thread.
-    var identity: [String] { [path] + objectTypes.map { String(reflecting: $0) } }
+    var identity: [String] {
+        [path, maximumNumberOfActiveVersions.map { "max versions \($0)" } ?? ""] + objectTypes.map { String(reflecting: $0) }
+    }
 }

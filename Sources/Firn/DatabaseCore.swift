@@ -1,14 +1,23 @@
 import FirnCore
 
-/// The state behind one live `Database` instance: bound to one thread, it
-/// holds one `read` pin (moved by `refresh`) and, between `beginWrite` and
-/// commit or cancel, the write transaction. Not thread-safe: every entry
-/// point checks the thread first.
+/// The state behind one live `Database` instance: bound to one thread or
+/// serial queue, it holds one `read` pin (moved by `refresh`, released by
+/// `invalidate`) and, between `beginWrite` and commit or cancel, the write
+/// transaction. Not thread-safe: every entry point checks the binding first.
 final class DatabaseCore: ObjectSource {
     let configuration: Configuration
     let store: Store
-    let thread: ThreadIdentity
+    let binding: InstanceBinding
+    /// Whether the instance moves to the latest version by itself, at the
+    /// points docs/SDK.md lists (writes move it whatever this says).
+    var autorefresh = true
+    /// Counts the `invalidate()` calls that released the pin: objects made
+    /// before the last one are invalidated.
+    private(set) var session: UInt64 = 0
+    /// The read pin, or the released snapshot of the last version read
+    /// (`released`) until the next use pins the latest version again.
     private(set) var snapshot: Snapshot
+    private var released = false
     private(set) var transaction: WriteTransaction?
     private(set) var generation: UInt64 = 1
     /// The first failure of a property setter in this write; the commit throws it.
@@ -20,17 +29,34 @@ final class DatabaseCore: ObjectSource {
     var nextIDs: [String: UInt64] = [:]
     private weak var frozen: FrozenVersion?
 
-    init(configuration: Configuration, store: Store) throws(DatabaseError) {
+    init(configuration: Configuration, store: Store, binding: InstanceBinding = .thread(.current)) throws(DatabaseError) {
         self.configuration = configuration
         self.store = store
-        thread = ThreadIdentity.current
+        self.binding = binding
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
         self.infos = infos
         try SchemaCheck.prepare(store: store, schemas: infos.values.map(\.schema))
-        let thread = thread
-        snapshot = try engine { () throws(FirnError) in try store.snapshot(kind: .read, label: "Database on \(thread.description)") }
-        snapshot.setHolder(threadID: thread.tid, label: "Database on \(thread.description)")
+        snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "opening a Database")
+    }
+
+    /// A `read` pin on the latest version, labelled with the binding;
+    /// released again when it would go past the configuration's
+    /// `maximumNumberOfActiveVersions`.
+    private static func pinLatest(
+        _ store: Store, configuration: Configuration, binding: InstanceBinding, operation: String
+    ) throws(DatabaseError) -> Snapshot {
+        let label = "Database on \(binding.description)"
+        let snapshot = try engine { () throws(FirnError) in try store.snapshot(kind: .read, label: label) }
+        snapshot.setHolder(threadID: binding.holderThreadID, label: label)
+        do {
+            try ActiveVersionLimit.check(store, limit: configuration.maximumNumberOfActiveVersions, pinning: snapshot.version,
+                                         own: snapshot.pinSlotIndex, operation: operation)
+        } catch {
+            snapshot.close()
+            throw error
+        }
+        return snapshot
     }
 
     deinit {
@@ -41,7 +67,7 @@ final class DatabaseCore: ObjectSource {
     var isFrozen: Bool { false }
 
     func checkAccess() {
-        if !thread.isCurrent { thread.failIncorrectThread() }
+        if !binding.isCurrent { binding.failIncorrectThread() }
     }
 
     func changed() { generation &+= 1 }
@@ -56,6 +82,7 @@ final class DatabaseCore: ObjectSource {
     // MARK: reading
 
     private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
+        try repinIfReleased()
         if readersGeneration != generation {
             readers.removeAll(keepingCapacity: true)
             readersGeneration = generation
@@ -105,16 +132,103 @@ final class DatabaseCore: ObjectSource {
         return object
     }
 
-    /// Moves the read pin to the latest version (same reader slot).
+    /// Moves the read pin to the latest version (same reader slot); after
+    /// `invalidate()`, pins it again. True when the version changed.
     @discardableResult
     func refresh() throws(DatabaseError) -> Bool {
         checkAccess()
         guard transaction == nil else { return false }
+        return try moveToLatest()
+    }
+
+    @discardableResult
+    private func moveToLatest() throws(DatabaseError) -> Bool {
         let before = snapshot.version
-        let store = store, snapshot = snapshot
-        self.snapshot = try engine { () throws(FirnError) in try store.refresh(snapshot) }
+        if released {
+            try repinIfReleased()
+        } else {
+            let store = store, old = snapshot
+            do {
+                snapshot = try engine { () throws(FirnError) in try store.refresh(old) }
+            } catch {
+                // The engine closed the old snapshot: pin again at next use.
+                released = true
+                changed()
+                throw error
+            }
+            if snapshot !== old { changed() }
+        }
+        return snapshot.version != before
+    }
+
+    /// The instance was asked for again (`Database(configuration:)`): with
+    /// autorefresh on and no write open, it moves to the latest version.
+    func obtained() throws(DatabaseError) {
+        guard autorefresh, transaction == nil else { return }
+        try moveToLatest()
+    }
+
+    /// A queue-bound instance's refresh after a commit, run on its queue
+    /// between blocks (`QueueAutorefresh`). Skipped with autorefresh off, in
+    /// a write, and after `invalidate()` (the next use pins anew). A failure
+    /// has nobody to report to: the pin is then released (see
+    /// `moveToLatest`) and the next use pins the latest version again.
+    func autorefreshBetweenBlocks() {
+        guard autorefresh, transaction == nil, !released else { return }
+        _ = try? moveToLatest()
+    }
+
+    /// Makes the instance read `version` or later (where a reference was
+    /// made): it refreshes when it reads an older one. Not in a write, which
+    /// reads the latest version already.
+    func catchUp(to version: UInt64) throws(DatabaseError) {
+        checkAccess()
+        guard transaction == nil, try self.version < version else { return }
+        try moveToLatest()
+    }
+
+    /// The version read, pinned again first after `invalidate()`.
+    var version: UInt64 {
+        get throws(DatabaseError) {
+            try repinIfReleased()
+            return snapshot.version
+        }
+    }
+
+    /// The read snapshot, pinned again first after `invalidate()`.
+    var readSnapshot: Snapshot {
+        get throws(DatabaseError) {
+            try repinIfReleased()
+            return snapshot
+        }
+    }
+
+    /// The version a reference made now refers to: the one read, or, in a
+    /// write transaction, the one its commit will make.
+    var referenceVersion: UInt64 {
+        get throws(DatabaseError) {
+            if let transaction { return transaction.version }
+            return try version
+        }
+    }
+
+    /// Releases the read pin (cancelling a write in progress): objects read
+    /// so far are invalidated; the next use pins the latest version.
+    func invalidate() {
+        checkAccess()
+        if transaction != nil { cancelWrite() }
+        guard !released else { return }
+        snapshot.close()
+        released = true
+        session &+= 1
         changed()
-        return self.snapshot.version != before
+    }
+
+    private func repinIfReleased() throws(DatabaseError) {
+        guard released else { return }
+        snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "pinning again after invalidate()")
+        released = false
+        changed()
     }
 
     /// The frozen version this instance reads now, shared with every other
@@ -122,8 +236,10 @@ final class DatabaseCore: ObjectSource {
     func frozenVersion(operation: String) throws(DatabaseError) -> FrozenVersion {
         checkAccess()
         guard transaction == nil else { throw DatabaseError.frozen(type: "Database", operation: "\(operation) inside a write transaction") }
-        if let frozen, frozen.version == snapshot.version { return frozen }
-        let store = store, version = snapshot.version
+        let version = try version
+        if let frozen, frozen.version == version { return frozen }
+        // No limit check: the version is this instance's, pinned already.
+        let store = store
         let share = try engine { () throws(FirnError) in
             try store.sharedSnapshot(version: version, kind: .frozen, label: "frozen objects")
         }
@@ -140,7 +256,20 @@ final class DatabaseCore: ObjectSource {
         checkAccess()
         guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
         let store = store
-        transaction = try engine { () throws(FirnError) in try store.beginWrite() }
+        let transaction = try engine { () throws(FirnError) in try store.beginWrite() }
+        do {
+            // A write builds on the latest version: the instance reads it
+            // from here on, whatever autorefresh says, so objects read
+            // before the write see the state it changes.
+            try moveToLatest()
+            // Its commit moves this instance's read pin to the new version.
+            try ActiveVersionLimit.check(store, limit: configuration.maximumNumberOfActiveVersions,
+                                         pinning: transaction.version, own: snapshot.pinSlotIndex, operation: "beginWrite")
+        } catch {
+            transaction.abort()
+            throw error
+        }
+        self.transaction = transaction
         deferredError = nil
         nextIDs = [:]
         changed()

@@ -38,6 +38,18 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The value cannot be stored or compared as asked (a key too long for
     /// an index or list tree, an operator the property's type lacks).
     case invalidValue(type: String, property: String, detail: String)
+    /// A `ThreadSafeReference` resolves once; this one (made at `madeAt`,
+    /// file:line) already has.
+    case referenceAlreadyResolved(type: String, madeAt: String)
+    /// The reference was made from another database file than the resolving instance's.
+    case referenceFromAnotherFile(type: String, referencePath: String, databasePath: String)
+    /// The object was read through an instance that `invalidate()` released since.
+    case invalidatedInstance(type: String)
+    /// `operation` would leave more distinct versions pinned than
+    /// `Configuration.maximumNumberOfActiveVersions`: `versions` are the
+    /// versions it would leave pinned, `pins` every live pin of the file,
+    /// as listed at `checkedAtNanoseconds` (wall clock, for their ages).
+    case tooManyActiveVersions(operation: String, limit: UInt, versions: [UInt64], pins: [PinRecord], checkedAtNanoseconds: UInt64)
 
     public var description: String {
         switch self {
@@ -65,6 +77,14 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .listIndexOutOfRange(type, property, index, count):
             return "\(type).\(property): index \(index) is out of range of a list of \(count)"
         case let .invalidValue(type, property, detail): return "\(type).\(property): \(detail)"
+        case let .referenceAlreadyResolved(type, madeAt):
+            return "the ThreadSafeReference to \(type) made at \(madeAt) was already resolved (a reference resolves once)"
+        case let .referenceFromAnotherFile(type, referencePath, databasePath):
+            return "the ThreadSafeReference to \(type) belongs to \(referencePath), not to \(databasePath)"
+        case let .invalidatedInstance(type):
+            return "\(type) was read through a Database instance that invalidate() released since; read it again"
+        case let .tooManyActiveVersions(operation, limit, versions, pins, now):
+            return ActiveVersionLimit.describe(operation: operation, limit: limit, versions: versions, pins: pins, now: now)
         }
     }
 }

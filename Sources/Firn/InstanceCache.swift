@@ -1,12 +1,14 @@
+import Dispatch
 import FirnCore
 
 /// The process's open stores (one per path, shared by every instance and
 /// frozen value of it) and live instances (one per configuration and
-/// thread), held weakly: they close with their last user.
+/// binding: a thread or a serial queue), held weakly: they close with their
+/// last user.
 enum InstanceCache {
     private struct InstanceKey: Hashable {
         let configuration: [String]
-        let thread: Int64
+        let binding: InstanceBinding.Key
     }
 
     private final class WeakCore: @unchecked Sendable {
@@ -24,10 +26,47 @@ enum InstanceCache {
 
     /// The calling thread's instance for `configuration`, opened when it has none.
     static func instance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {
-        let key = InstanceKey(configuration: configuration.identity, thread: currentKernelThreadID())
-        if let core = instances.withLock({ $0[key]?.core }) { return core }
-        // Only this thread creates instances under this key: no race to guard.
-        let core = try DatabaseCore(configuration: configuration, store: try store(configuration.path))
+        // The thread's identity (its name is read from /proc) only when
+        // an instance is made, not on every lookup.
+        try instance(configuration, key: .thread(currentKernelThreadID())) { .thread(.current) }
+    }
+
+    /// The instance of `configuration` bound to `queue`, opened when it has
+    /// none. The caller runs on `queue` (checked by the caller).
+    static func instance(_ configuration: Configuration, queue: QueueIdentity) throws(DatabaseError) -> DatabaseCore {
+        let key = InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(queue.token)))
+        if let core = cached(key) { return core }
+        let core = try instance(configuration, key: key.binding) { .queue(queue) }
+        QueueAutorefresh.watch(core, queue: queue.queue)
+        return core
+    }
+
+    /// The instance the caller would use for `configuration` without naming
+    /// a binding: its queue's, when it runs on a bound queue that has one,
+    /// otherwise its thread's. `@ThreadSafe` reads through this.
+    static func callersInstance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {
+        if let token = QueueIdentity.currentToken,
+           let core = cached(InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(token)))) {
+            return core
+        }
+        return try instance(configuration)
+    }
+
+    private static func cached(_ key: InstanceKey) -> DatabaseCore? {
+        // A thread id can be reused by a later thread: only an instance
+        // whose binding is the caller's counts.
+        guard let core = instances.withLock({ $0[key]?.core }), core.binding.isCurrent else { return nil }
+        return core
+    }
+
+    private static func instance(
+        _ configuration: Configuration, key binding: InstanceBinding.Key, _ makeBinding: () -> InstanceBinding
+    ) throws(DatabaseError) -> DatabaseCore {
+        let key = InstanceKey(configuration: configuration.identity, binding: binding)
+        if let core = cached(key) { return core }
+        // Only code running on the binding (one thread, or the serial
+        // queue) creates instances under this key: no race to guard.
+        let core = try DatabaseCore(configuration: configuration, store: try store(configuration.path), binding: makeBinding())
         instances.withLock { instances in
             instances = instances.filter { $0.value.core != nil }
             instances[key] = WeakCore(core)

@@ -8,6 +8,8 @@ final class ManagedObject {
     let source: any ObjectSource
     let info: ClassInfo
     let key: [UInt8]
+    /// The source's session when this object was made (see `invalidate()`).
+    let session: UInt64
     private var cachedGeneration: UInt64 = 0
     private var cachedRecord: RecordBytes?
 
@@ -15,6 +17,7 @@ final class ManagedObject {
         self.source = source
         self.info = info
         self.key = key
+        session = source.session
         source.objectCreated()
     }
 
@@ -22,7 +25,17 @@ final class ManagedObject {
 
     var isInvalidated: Bool {
         source.checkAccess()
-        return (try? record()) == nil
+        return session != source.session || (try? record()) == nil
+    }
+
+    /// Stops the program when the object is used off its instance's
+    /// binding, or when the instance it was read through released its
+    /// version (`invalidate()`) since: it would silently read another one.
+    func checkUsable(_ index: Int) {
+        source.checkAccess()
+        if session != source.session {
+            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.schema.properties[index].name))")
+        }
     }
 
     func record() throws(DatabaseError) -> RecordBytes? {

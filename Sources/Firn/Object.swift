@@ -36,14 +36,17 @@ open class Object {
         return copy
     }
 
-    /// The live counterpart of a frozen object in the calling thread's
-    /// instance of its database, or nil when it was deleted since.
+    /// The live counterpart of a frozen object in the caller's instance of
+    /// its database (its queue's, or its thread's), or nil when it was
+    /// deleted since. An instance reading an older version than the frozen
+    /// one is refreshed first.
     public func thaw() throws(DatabaseError) -> Self? {
         guard let managed else {
             throw DatabaseError.unmanagedObject(type: String(describing: type(of: self)), operation: "thaw")
         }
         guard let frozen = managed.source as? FrozenVersion else { return self }
-        let database = try Database(configuration: frozen.configuration)
-        return try database.core.object(Self.self, key: managed.key)
+        let core = try InstanceCache.callersInstance(frozen.configuration)
+        try core.catchUp(to: frozen.version)
+        return try core.object(Self.self, key: managed.key)
     }
 }

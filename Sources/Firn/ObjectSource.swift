@@ -7,6 +7,9 @@ protocol ObjectSource: AnyObject {
     /// Changes whenever records may have changed (refresh, write, commit):
     /// cached records and cursors of an older generation are not used.
     var generation: UInt64 { get }
+    /// Changes when the source gives up what its objects read (a live
+    /// instance's `invalidate()`): objects of an older session are invalidated.
+    var session: UInt64 { get }
     /// Stops the program when a live source is used off its thread.
     func checkAccess()
     /// The value under `key` in the tree `tree` (objects, list elements, index entries).
@@ -21,6 +24,9 @@ protocol ObjectSource: AnyObject {
 }
 
 extension ObjectSource {
+    /// Frozen versions never give up what they read.
+    var session: UInt64 { 0 }
+
     func record(_ info: ClassInfo, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
         try value(in: info.schema.treeName, key: key)
     }

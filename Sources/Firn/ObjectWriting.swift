@@ -106,6 +106,7 @@ extension DatabaseCore {
             if managed.source.isFrozen { throw DatabaseError.frozen(type: info.name, operation: "delete it") }
             throw DatabaseError.objectFromAnotherDatabase(type: info.name)
         }
+        guard managed.session == session else { throw DatabaseError.invalidatedInstance(type: info.name) }
         let tree = try writeTree(info.schema.treeName, operation: "delete(\(info.name))")
         if let record = try engine({ () throws(FirnError) in try tree.get(managed.key) }) {
             try removeIndexEntries(info, key: managed.key, record: record)

@@ -52,6 +52,15 @@ extension PersistablePrimitive {
 public struct _ManagedAccess {
     let managed: ManagedObject
     let index: Int
+
+    /// Every property access of a managed object (scalars, links, lists)
+    /// starts here: the object must be used on its binding and not belong
+    /// to a read its instance's `invalidate()` released.
+    init(managed: ManagedObject, index: Int) {
+        managed.checkUsable(index)
+        self.managed = managed
+        self.index = index
+    }
 }
 
 /// Where a value is being stored: the live instance writing it, the

@@ -71,11 +71,13 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         return Results(source: try core.frozenVersion(operation: "freeze Results<\(Element.self)>"), plan: plan)
     }
 
-    /// The live results of the calling thread's instance.
+    /// The live results of the caller's instance (its queue's, or its
+    /// thread's), refreshed first when it reads an older version than these.
     public func thaw() throws(DatabaseError) -> Results<Element> {
         guard let frozen = source as? FrozenVersion else { return self }
-        let live = try Database(configuration: frozen.configuration).objects(Element.self)
-        return Results(source: live.source, plan: plan)
+        let core = try InstanceCache.callersInstance(frozen.configuration)
+        try core.catchUp(to: frozen.version)
+        return Results(source: core, plan: plan)
     }
 
     /// The iterator behind sequential subscripting; locked because frozen

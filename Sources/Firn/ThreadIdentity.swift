@@ -22,10 +22,4 @@ struct ThreadIdentity: @unchecked Sendable {
 
     /// "thread 1234 (main)".
     var description: String { "thread \(tid)" + (name.isEmpty ? "" : " (\(name))") }
-
-    /// Stops the program: a live instance used off its thread is a bug that
-    /// would otherwise read a version the instance has moved past.
-    func failIncorrectThread() -> Never {
-        fatalError("Database accessed from incorrect thread: bound to \(description), used from \(ThreadIdentity.current.description)")
-    }
 }

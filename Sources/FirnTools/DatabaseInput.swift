@@ -15,10 +15,11 @@ public struct ReadAccess {
     public let note: String?
     public var pinned: Bool { snapshot.isPinned }
 
-    /// Opens `path` read-only and takes a snapshot of `version` (default: current).
+    /// Opens `path` read-only and takes a snapshot of `version` (default:
+    /// current); `forVerify` as in `DatabaseInput.openReadOnly`.
     public static func open(_ path: String, version: UInt64? = nil, kind: PinKind = .tool,
-                            label: String) throws(FirnError) -> ReadAccess {
-        let store = try DatabaseInput.openReadOnly(path)
+                            label: String, forVerify: Bool = false) throws(FirnError) -> ReadAccess {
+        let store = try DatabaseInput.openReadOnly(path, forVerify: forVerify)
         let snapshot: Snapshot
         if let version {
             snapshot = try store.snapshot(version: version, kind: kind, label: label)
@@ -52,11 +53,14 @@ public enum DatabaseInput {
         }
     }
 
-    public static func openReadOnly(_ path: String) throws(FirnError) -> Store {
+    /// `forVerify` keeps the pages the open-time check proved, so `verify`
+    /// does not compute their checksums a second time.
+    public static func openReadOnly(_ path: String, forVerify: Bool = false) throws(FirnError) -> Store {
         try checkRegularFile(path)
         var options = StoreOptions()
         options.readOnly = true
         options.create = false
+        options.keepOpenCheckPages = forVerify
         return try Store.open(path, options: options)
     }
 

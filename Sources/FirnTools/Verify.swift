@@ -32,7 +32,7 @@ public enum Verify {
 
     public static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
         let started = monotonicNanoseconds()
-        let access = try ReadAccess.open(options.path, version: options.version, label: "firn verify")
+        let access = try ReadAccess.open(options.path, version: options.version, label: "firn verify", forVerify: true)
         defer { access.close() }
         var verifierOptions = Verifier.Options()
         verifierOptions.quick = options.quick
@@ -59,7 +59,7 @@ public enum Verify {
 
     /// Verifies a file nobody else has open (a fresh compaction or import).
     static func verifyFile(_ path: String, shownAs: String) throws -> VerifyReport {
-        let store = try DatabaseInput.openReadOnly(path)
+        let store = try DatabaseInput.openReadOnly(path, forVerify: true)
         defer { store.close() }
         let snapshot = try store.snapshot(kind: .tool, label: "firn verify")
         defer { snapshot.close() }

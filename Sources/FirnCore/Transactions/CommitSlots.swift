@@ -13,6 +13,9 @@ public struct CommitSlots: Sendable {
     public private(set) var pagesChecked = 0
     /// True once `validated(_:)` ran.
     public private(set) var isValidated = false
+    /// The references whose pages the check proved, by page (only when
+    /// asked for: `StoreOptions.keepOpenCheckPages`).
+    private(set) var checkedPages: [UInt64: PageRef]? = nil
 
     /// A newest record that the open-time check rejected, and why.
     public struct Rejection: Sendable, Equatable, Codable, CustomStringConvertible {
@@ -71,10 +74,19 @@ public struct CommitSlots: Sendable {
     /// is the same record, its verdict stands (the pages that record
     /// reaches are never rewritten while it is the newest) and nothing is read.
     public func validated(_ io: any FileIO, reusing earlier: CommitSlots? = nil) -> CommitSlots {
+        validated(io, reusing: earlier, keepingCheckedPages: false)
+    }
+
+    /// `map`, when given, maps the file at least to its current size: the
+    /// check reads pages through it instead of copying them.
+    func validated(
+        _ io: any FileIO, map: Mapping? = nil, reusing earlier: CommitSlots? = nil, keepingCheckedPages: Bool
+    ) -> CommitSlots {
         var result = self
         result.isValidated = true
         if let earlier, earlier.isValidated, let newest, earlier.newest == newest {
             result.rejected = earlier.rejected
+            result.checkedPages = earlier.checkedPages
             return result
         }
         guard let newest, newest.version > 1,
@@ -87,9 +99,10 @@ public struct CommitSlots: Sendable {
                     + "(version \(newest.durableBase) is the durable base)")
             return result
         }
-        var check = NewestRecordCheck(io: io, record: newest)
+        var check = NewestRecordCheck(io: io, map: map, record: newest, keepingCheckedPages: keepingCheckedPages)
         do throws(NewestRecordCheck.Failure) {
             try check.run()
+            result.checkedPages = check.checkedPages
         } catch {
             result.rejected = Rejection(version: newest.version, page: error.page, reason: error.reason)
         }

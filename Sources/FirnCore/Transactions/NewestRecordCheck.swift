@@ -13,8 +13,11 @@
 /// size of the file. Pages born earlier belong to *D*, which was made
 /// durable by its own sync before the first commit after it began.
 ///
-/// Pages are read with `pread` through the file's I/O layer (not the map),
-/// so the check works before a store is mapped and in read-only tools.
+/// Pages are read through the file's map when the caller has one (the
+/// store's open: `verify` of a freshly loaded file then reads every page
+/// once, from the page cache, instead of copying each with `pread` first),
+/// else with `pread` through the file's I/O layer. The file's size is
+/// checked against the record first, so no mapped page lies past its end.
 struct NewestRecordCheck {
     /// Why a page did not check out (the record is rejected).
     struct Failure: Error {
@@ -29,12 +32,17 @@ struct NewestRecordCheck {
     }
 
     let io: any FileIO
+    let map: Mapping?
     let record: CommitRecord
     let pageSize: Int
     /// Pages read so far.
     private(set) var pagesRead = 0
+    /// The references whose pages checked out, by page, when kept.
+    private(set) var checkedPages: [UInt64: PageRef]? = nil
 
-    init(io: any FileIO, record: CommitRecord) {
+    init(io: any FileIO, map: Mapping? = nil, record: CommitRecord, keepingCheckedPages: Bool = false) {
+        if keepingCheckedPages { checkedPages = [:] }
+        self.map = map
         self.io = io
         self.record = record
         pageSize = Int(record.pageSize)
@@ -66,6 +74,16 @@ struct NewestRecordCheck {
             }
             pagesRead += 1
             let offset = ref.page * UInt64(pageSize)  // < logicalPageCount × pageSize, checked above
+            if let map, offset + UInt64(pageSize) <= UInt64(map.length) {
+                // Pages touched through a map count in the resident set:
+                // drop them as the walk goes, as verify does, so opening a
+                // bulk-loaded file does not hold all of it in memory.
+                if UInt64(pagesRead) * UInt64(pageSize) % Mapping.residencyBudget == 0 { map.dropResidentPages() }
+                try check(PageView(base: map.base + Int(offset), pageSize: pageSize, number: ref.page),
+                          ref: ref, expect: expect, into: &work)
+                checkedPages?[ref.page] = ref
+                continue
+            }
             let read: Int
             do {
                 read = try withMutableBytes(&buffer) { (b) throws(FirnError) in try io.read(into: b, at: offset) }
@@ -83,6 +101,7 @@ struct NewestRecordCheck {
                 }
             }
             try outcome.get()
+            checkedPages?[ref.page] = ref
         }
     }
 

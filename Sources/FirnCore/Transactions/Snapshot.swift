@@ -28,6 +28,11 @@ public final class Snapshot: @unchecked Sendable {
 
     var pin: PinSlot? { pinState.withLock { $0 } }
 
+    /// The reader-table slot holding this snapshot's pin (`PinRecord.slot`),
+    /// nil once closed or when unpinned: lets a holder tell its own pin
+    /// apart in `LockFile.pins()`.
+    public var pinSlotIndex: Int? { pin?.index }
+
     /// Releases the pin; reading afterwards is undefined for pages a writer
     /// reused. Readable until then, even after the store was closed.
     public func close() {

@@ -128,12 +128,13 @@ public final class Store: @unchecked Sendable {
             // without a lock file run the check; later openers trust the
             // version published in the lock file, and never publish a record
             // nobody checked.
+            let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
             if lockFile == nil || lockFile?.latestVersion == 0 {
                 // Read again now that our session holds the lock file: a
                 // writer that committed after our first read and has since
                 // exited left a newer record, and publishing the older one
                 // would let a compaction pack it and drop that commit.
-                slots = try CommitSlots.read(io).validated(io)
+                slots = try CommitSlots.read(io).validated(io, map: map, keepingCheckedPages: options.keepOpenCheckPages)
             }
             if let lockFile, let accepted = slots.current, slots.isValidated {
                 // Only over 0: a writer may already have committed on top of
@@ -152,7 +153,6 @@ public final class Store: @unchecked Sendable {
                     lockFile.publishDurable(version: accepted.version)
                 }
             }
-            let map = try Mapping(descriptor: io.descriptor, length: Mapping.reservation(forFileSize: try io.size()), path: path)
             return Store(
                 path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),
                 lockFile: lockFile, io: io, map: map, openCheck: slots)

@@ -15,6 +15,11 @@ public struct StoreOptions: Sendable {
     /// How long `write()` waits for the writer lock; nil waits forever.
     public var lockTimeout: Duration? = nil
     /// Wraps the file's I/O layer (tests record, drop and fail writes with it).
+    /// Keep, for the store's life, which pages the open-time check proved
+    /// (page, birth and checksum): `verify` then skips their checksums
+    /// instead of computing each twice (after a bulk load that is every
+    /// page). Costs a dictionary entry per page checked.
+    package var keepOpenCheckPages = false
     public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
 
     public init() {}

@@ -1,0 +1,40 @@
+import Dispatch
+import FirnCore
+
+/// A serial `DispatchQueue` as the binding of a live instance. libdispatch
+/// has no "current queue", so each bound queue carries a token in its
+/// specifics under one process-wide key: code runs on the queue exactly when
+/// `DispatchQueue.getSpecific(key:)` (which looks at the queue running the
+/// block, then at its targets) returns that token.
+struct QueueIdentity: @unchecked Sendable {
+    /// Retained so the token, and the cache key made from it, cannot be
+    /// reused by another queue while an instance bound to this one lives.
+    let queue: DispatchQueue
+    let token: QueueToken
+
+    /// The key of every bound queue's token.
+    private static let key = DispatchSpecificKey<QueueToken>()
+    /// Serializes the first binding of a queue: two threads must not both
+    /// give it a token (the loser's instances would never see theirs).
+    private static let tokenLock = Locked<Void>(())
+
+    /// The queue's token, given to it on its first binding.
+    init(_ queue: DispatchQueue) {
+        self.queue = queue
+        token = Self.tokenLock.withLock { _ in
+            if let token = queue.getSpecific(key: Self.key) { return token }
+            let token = QueueToken(label: queue.label)
+            queue.setSpecific(key: Self.key, value: token)
+            return token
+        }
+    }
+
+    /// True when the calling code runs on this queue (one specifics lookup).
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === token }
+
+    /// The token of the bound queue running the caller, if any.
+    static var currentToken: QueueToken? { DispatchQueue.getSpecific(key: key) }
+
+    /// `queue "bg"`.
+    var description: String { token.description }
+}

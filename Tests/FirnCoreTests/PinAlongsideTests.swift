@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import FirnCore
+
+/// `Store.snapshot(alongside:kind:label:)`: a second pin on a pinned
+/// snapshot's version, however old, released on its own.
+@Suite struct PinAlongsideTests {
+    @Test func pinsTheSameVersionInItsOwnSlotAndOutlivesTheOther() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("alongside.firn"))
+        defer { store.close() }
+        let lockFile = try #require(store.lockFile)
+        try PinSharingTests.put(store, "a")
+        let reader = try store.snapshot(label: "reader")
+        // Older than both commit slots: only the reader's pin keeps it.
+        for key in ["b", "c", "d"] { try PinSharingTests.put(store, key) }
+        let extra = try store.snapshot(alongside: reader, kind: .threadSafeReference, label: "Here.swift:12")
+        #expect(extra.version == reader.version)
+        let pins = lockFile.pins().sorted { $0.slot < $1.slot }
+        #expect(pins.map(\.version) == [reader.version, reader.version])
+        #expect(pins.last?.kind == .threadSafeReference && pins.last?.label == "Here.swift:12")
+        reader.close()
+        #expect(lockFile.pins().map(\.kind) == [.threadSafeReference])
+        #expect(try extra.tree("t")?.get(Array("a".utf8)) != nil && extra.tree("t")?.get(Array("b".utf8)) == nil)
+        extra.close()
+        #expect(lockFile.pins().isEmpty)
+    }
+
+    @Test func refusesAClosedSnapshot() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("closed.firn"))
+        defer { store.close() }
+        let reader = try store.snapshot()
+        reader.close()
+        #expect(throws: FirnError.self) { _ = try store.snapshot(alongside: reader, kind: .threadSafeReference, label: "") }
+        #expect(store.lockFile?.pins().isEmpty == true)
+    }
+}
