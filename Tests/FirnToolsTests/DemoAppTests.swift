@@ -30,7 +30,7 @@ import Testing
         #expect(json.explanation.contains("\(written.dogs) frozen objects"))
         let text = try FirnRun.run(["growth", db])
         #expect(text.status == 0 && text.stdout.contains("held by pins (bytes each would free alone):"))
-        #expect(text.stdout.contains("pid \(cache.pid) frozen on v\(written.version) (30 behind") && text.stdout.contains("\(written.dogs) frozen objects \"frozen objects\""), "\(text.stdout)")
+        #expect(text.stdout.contains("pid \(cache.pid) frozen on v\(written.version) (30 behind") && text.stdout.contains("\(written.dogs) frozen objects, label \"frozen objects\""), "\(text.stdout)")
         // The pin goes with the process's last frozen object.
         cache.signal(SIGTERM)
         #expect(cache.wait() == 0)

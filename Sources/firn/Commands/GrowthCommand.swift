@@ -34,7 +34,7 @@ struct GrowthCommand: ParsableCommand {
             try Console.line("held by pins (bytes each would free alone):")
             for p in report.pins {
                 let frozen = p.frozenObjects > 0 ? ", \(Units.grouped(p.frozenObjects)) frozen objects" : ""
-                let label = p.label.isEmpty ? "" : " \"\(p.label)\""
+                let label = p.label.isEmpty ? "" : ", label \"\(p.label)\""
                 try Console.line("  \(Units.bytes(p.retainedBytes).leftPadding(9))  pid \(p.pid) \(p.kind) on v\(p.version) (\(p.lag) behind, \(Units.duration(seconds: p.sinceSeconds)))\(frozen)\(label)")
             }
         }
