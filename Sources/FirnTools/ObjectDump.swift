@@ -75,6 +75,16 @@ public enum ObjectDump {
                 throw FirnError.invalidArgument("\(options.path): no object type \"\(wanted)\" in version \(snapshot.version); \(known)")
             }
         }
+        // The shapes of the trees walked are checked first (branches only),
+        // so a hostile file cannot make a walk repeat or loop.
+        var visited = Set<UInt64>()
+        for schema in selected {
+            let names = [schema.treeName] + schema.properties.filter(\.isList).map { schema.listTreeName($0) }
+            for name in names {
+                guard let tree = try snapshot.tree(name) else { continue }
+                try snapshot.walkPages(root: tree.entry.root, tree: name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+            }
+        }
         let reader = try Reader(snapshot: snapshot, schemas: schemas)
         var count: UInt64 = 0
         for schema in selected {

@@ -43,6 +43,8 @@ package enum StoredSchema {
     /// the file has no schema tree (not written by the SDK).
     package static func read(_ snapshot: Snapshot) throws(FirnError) -> [ObjectSchema] {
         guard let tree = try snapshot.tree(ObjectSchema.schemaTreeName) else { return [] }
+        var visited = Set<UInt64>()
+        try snapshot.walkPages(root: tree.entry.root, tree: tree.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
         let cursor = tree.cursor()
         try cursor.first()
         var schemas: [ObjectSchema] = []

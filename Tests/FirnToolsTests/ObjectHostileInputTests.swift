@@ -135,4 +135,31 @@ import FirnTools
             try FileManager.default.removeItem(atPath: db)
         }
     }
+
+    /// Two cells of `obj.Dog`'s root sharing a child: the walk would repeat
+    /// objects; the shape check names the page instead (and never hangs).
+    @Test func anObjectTreeWhosePagesRepeatIsADefectNotARepeat() throws {
+        let dir = try Scratch()
+        let db = dir.file("app.firn")
+        #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "30"]).status == 0)
+        try FileManager.default.removeItem(atPath: db + ".lock")
+        var file = try FileSurgery(db)
+        file.zero(page: UInt64(1 - file.currentSlot))
+        try file.save()
+        let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
+        let root = try #require(info.trees.first { $0.name == "obj.Dog" && $0.depth == 2 }).rootPage
+        let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
+        let catalog = try #require(pages.first { $0.tree == "(catalog)" }).page
+        file = try FileSurgery(db)
+        let first = file.cell(root, 0), second = file.cell(root, 1)
+        for i in 0..<20 { file.bytes[second + 2 + i] = file.bytes[first + 2 + i] }
+        file.resealChain(root, parents: [catalog])
+        try file.save()
+        for arguments in [["--objects"], ["--objects", "--type", "Dog", "--json"]] {
+            let run = try FirnRun.run(["dump", db] + arguments, timeout: 30)
+            #expect(run.status == 65 && run.isCleanFailure && run.stderr.contains("reached twice"), "\(run.status) \(run.stderr)")
+        }
+        // A type whose trees are sound still dumps.
+        #expect(try FirnRun.run(["dump", db, "--objects", "--type", "Person"]).status == 0)
+    }
 }
