@@ -17,6 +17,9 @@ public enum Demo {
         public var executable: String
         public var commitsBeforePin = 120
         public var commitsAfterPin = 240
+        /// Whether the tour's commands print to stdout (off for `--json`,
+        /// whose stdout is the report alone).
+        public var showSteps = true
         public init(directory: String?, executable: String) {
             self.directory = directory
             self.executable = executable
@@ -99,6 +102,7 @@ public enum Demo {
         process.executableURL = URL(fileURLWithPath: options.executable)
         process.arguments = step + ["--no-progress"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        if !options.showSteps { process.standardOutput = FileHandle.nullDevice }
         do {
             try process.run()
             process.waitUntilExit()

@@ -209,4 +209,17 @@ import FirnTools
         // The child is gone: no live pins remain.
         #expect(try FirnRun.run(["pins", dir.file("demo.firn"), "--json"]).json(PinsJSON.self).pins.allSatisfy(\.stale))
     }
+
+    @Test func demoWithJSONPrintsTheReportAlone() throws {
+        let dir = try Scratch()
+        let run = try FirnRun.run(["demo", dir.path, "--json"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        struct DemoJSON: Decodable {
+            let database: String; let commits: Int; let pinnedVersion: UInt64; let cachePID: Int32
+            let frozenObjects: UInt64; let failedSteps: [String]
+        }
+        let report = try run.json(DemoJSON.self)
+        #expect(report.database == dir.file("demo.firn") && report.commits == 361 && report.failedSteps.isEmpty)
+        #expect(report.pinnedVersion == 122 && report.frozenObjects > 600 && report.cachePID > 0)
+    }
 }

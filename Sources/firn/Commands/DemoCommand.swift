@@ -14,7 +14,9 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let report = try Demo.run(Demo.Options(directory: directory, executable: executable)) { line in
+        var options = Demo.Options(directory: directory, executable: executable)
+        options.showSteps = !common.json
+        let report = try Demo.run(options) { line in
             if !common.json { _ = try? Console.line(line) }
         }
         if common.json { try Console.json(report) }
