@@ -10,6 +10,13 @@ public struct Configuration: Sendable {
     /// past it throws `DatabaseError.tooManyActiveVersions`, listing the
     /// pins. Nil: no limit. See docs/SDK.md.
     public var maximumNumberOfActiveVersions: UInt?
+    /// Asked when this process first opens the file (no instance of it is
+    /// open here yet) with the file's size and the bytes its current
+    /// version uses; returning true compacts the file in place — only when
+    /// no other process has it open (otherwise it opens as it is). The same
+    /// packed image writer as `firn compact`, verified before it replaces
+    /// the file. See docs/SDK.md.
+    public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: UInt64, _ usedBytes: UInt64) -> Bool)?
 
     public init(path: String, objectTypes: [Object.Type], maximumNumberOfActiveVersions: UInt? = nil) {
         self.path = path

@@ -79,6 +79,24 @@ public struct Database: @unchecked Sendable {
         return false
     }
 
+    /// Writes the version this instance reads to a new file at `path`,
+    /// packed (no free pages), synced and verified, with the same image
+    /// writer as `firn compact`. An existing file is never replaced
+    /// (`.engine(.cannotCreate)`); inside a write transaction this throws
+    /// `.alreadyInWriteTransaction` (the copy would miss its changes).
+    public func writeCopy(toFile path: String) throws(DatabaseError) {
+        let snapshot: Snapshot
+        switch instance {
+        case let .live(core):
+            core.checkAccess()
+            guard !core.isInWriteTransaction else { throw DatabaseError.alreadyInWriteTransaction }
+            snapshot = try core.readSnapshot
+        case let .frozen(frozen):
+            snapshot = frozen.share.snapshot
+        }
+        _ = try engine { () throws(FirnError) in try snapshot.store.writeCopy(of: snapshot, to: path) }
+    }
+
     /// The version this instance reads. After `invalidate()` this pins the
     /// latest version again (and stops the program if that fails).
     public var version: UInt64 {

@@ -66,7 +66,7 @@ enum InstanceCache {
         if let core = cached(key) { return core }
         // Only code running on the binding (one thread, or the serial
         // queue) creates instances under this key: no race to guard.
-        let core = try DatabaseCore(configuration: configuration, store: try store(configuration.path), binding: makeBinding())
+        let core = try DatabaseCore(configuration: configuration, store: try store(configuration), binding: makeBinding())
         instances.withLock { instances in
             instances = instances.filter { $0.value.core != nil }
             instances[key] = WeakCore(core)
@@ -74,10 +74,16 @@ enum InstanceCache {
         return core
     }
 
-    private static func store(_ path: String) throws(DatabaseError) -> Store {
-        try stores.withLock { (stores) throws(DatabaseError) -> Store in
+    private static func store(_ configuration: Configuration) throws(DatabaseError) -> Store {
+        let path = configuration.path
+        return try stores.withLock { (stores) throws(DatabaseError) -> Store in
             if let store = stores[path]?.store, !store.isClosed { return store }
-            let store = try engine { () throws(FirnError) in try Store.open(path) }
+            var store = try engine { () throws(FirnError) in try Store.open(path) }
+            if let shouldCompact = configuration.shouldCompactOnLaunch,
+               try engine({ () throws(FirnError) in try CompactOnLaunch.run(store, asking: shouldCompact) }) {
+                store.close()
+                store = try engine { () throws(FirnError) in try Store.open(path) }
+            }
             stores[path] = WeakStore(store)
             return store
         }

@@ -3,3 +3,4 @@ let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockComman
     .merging(storeCommands) { a, _ in a }
     .merging(readerCommands) { a, _ in a }
     .merging(replacementCommands) { a, _ in a }
+    .merging(groupCommands) { a, _ in a }

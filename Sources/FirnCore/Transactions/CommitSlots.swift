@@ -110,6 +110,25 @@ public struct CommitSlots: Sendable {
         return result
     }
 
+    /// These slots with an unsealed newest record accepted after all, when
+    /// its pages check out (the walk of the newest-record check). Only for a
+    /// writer in a session that outlived the record's writer (FORMAT.md 2.1:
+    /// a writer died between a deferred commit's record and its publication):
+    /// no power loss came between, so nothing it wrote was lost.
+    func acceptingUnsealedNewest(_ io: any FileIO) -> CommitSlots {
+        guard let newest, newest.unsealed, rejected?.version == newest.version else { return self }
+        var result = self
+        var check = NewestRecordCheck(io: io, record: newest)
+        do throws(NewestRecordCheck.Failure) {
+            try check.run()
+            result.rejected = nil
+        } catch {
+            result.rejected = Rejection(version: newest.version, page: error.page, reason: error.reason)
+        }
+        result.pagesChecked += check.pagesRead
+        return result
+    }
+
     /// The slot (0 or 1) whose valid record has `version`.
     public func slotIndex(of version: UInt64) -> Int? {
         slots.firstIndex { (try? $0.get())?.version == version }

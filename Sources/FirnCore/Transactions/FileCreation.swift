@@ -40,7 +40,7 @@ enum FileCreation {
 
     /// Creates and locks the temporary file (another name if a sweeper holds
     /// the first, which it is about to remove).
-    private static func createTemporary(for path: String, in directory: String) throws(FirnError) -> (String, POSIXFile) {
+    static func createTemporary(for path: String, in directory: String) throws(FirnError) -> (String, POSIXFile) {
         var attempts = 0
         while true {
             attempts += 1
@@ -67,7 +67,7 @@ enum FileCreation {
 
     /// An errno from creating the file, naming the database path: a missing
     /// or unwritable directory is `.cannotCreate`, a full disk `.noSpace`.
-    private static func creationError(_ path: String, directory: String, operation: String, errno code: Int32) -> FirnError {
+    static func creationError(_ path: String, directory: String, operation: String, errno code: Int32) -> FirnError {
         switch code {
         case ENOENT: return .cannotCreate(path: path, detail: "the directory \(directory) does not exist")
         case ENOTDIR: return .cannotCreate(path: path, detail: "\(directory) is not a directory")

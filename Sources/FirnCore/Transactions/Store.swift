@@ -348,18 +348,37 @@ public final class Store: @unchecked Sendable {
     /// the version is still the latest (a writer that reclaims space after
     /// that point sees the pin), and open the snapshot it protects.
     private func pinLatest(_ pin: PinSlot, lockFile: LockFile) throws(FirnError) -> Snapshot {
-        for _ in 0..<10_000 {
-            let version = lockFile.latestVersion
-            lockFile.setPinVersion(pin, version)
-            guard lockFile.latestVersion == version else { continue }
-            // The published version was accepted by whoever published it; a
-            // newer record nobody published is not looked at (a writer that
-            // has not published yet, or one that died: the next writer checks
-            // its record and publishes it).
-            guard let record = try CommitSlots.read(io).record(version: version) else { continue }
-            return try makeSnapshot(VersionInfo(record), pin: pin)
+        for attempt in 0..<2 {
+            for _ in 0..<10_000 {
+                let version = lockFile.latestVersion
+                lockFile.setPinVersion(pin, version)
+                guard lockFile.latestVersion == version else { continue }
+                // The published version was accepted by whoever published it; a
+                // newer record nobody published is not looked at (a writer that
+                // has not published yet, or one that died: the next writer checks
+                // its record and publishes it).
+                guard let record = try CommitSlots.read(io).record(version: version) else { continue }
+                return try makeSnapshot(VersionInfo(record), pin: pin)
+            }
+            if attempt == 0 { try publishAfterDeadWriter(lockFile) }
         }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
+    }
+
+    /// The published version's record stayed missing: a group member's
+    /// record overwrote it (they share a slot) and its writer died before
+    /// publishing. Do what the next writer would — take the writer lock if
+    /// it is free and publish the version it accepts (`chooseBase`) — so
+    /// readers do not wait for a writer that may never come. A live holder of
+    /// the lock publishes it itself.
+    private func publishAfterDeadWriter(_ lockFile: LockFile) throws(FirnError) {
+        guard !options.readOnly, !isClosed, let lease = try lockFile.tryLockWriter() else { return }
+        addUse()
+        defer {
+            lockFile.unlockWriter(lease)
+            endUse()
+        }
+        _ = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
     }
 
     /// A snapshot of an older version that is still readable: the previous

@@ -114,6 +114,20 @@ public final class WriteTransaction {
         let published = lockFile.latestVersion
         guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path), bytes) }
         slots = store.checked(slots)
+        // A deferred commit's record overwrites the record of the group's
+        // previous member, the published version: a writer that died between
+        // that record and its publication left the published version without
+        // a record. The published version being a member of the record's
+        // group (above its durable base) shows this session saw the group
+        // written: no power loss since, and a kill loses no write. Others may
+        // have read its versions: build on its last record, never fall back
+        // to the durable base (that would reuse version numbers others saw
+        // and free pages their pins still read). A stale unsealed record a
+        // first opener rejected stays rejected: it published the durable base.
+        if published != 0, let newest = slots.newest, newest.unsealed,
+           newest.version > published, newest.durableBase < published {
+            slots = slots.acceptingUnsealedNewest(store.io)
+        }
         let base = try slots.currentForWriting(path: store.path)
         if base.version != published { lockFile.publish(version: base.version) }
         return (slots, base, bytes)
