@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= release
 BUILD_FLAGS ?=
 
-.PHONY: all deps build demo test install bench bench-quick docs clean
+.PHONY: all deps build demo test examples install bench bench-quick docs clean
 
 all: build
 
@@ -29,6 +29,15 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+# The reference documents' examples as a program (Examples/, a package of its
+# own that depends on this one by path): builds and runs it. Not part of
+# `make test`: it compiles the SDK and the engine a second time, in its own
+# build directory (about 2 minutes on two cores); .ci/run runs it after the
+# tests. The same examples run in `make test` as Tests/FirnTests/Seed*Tests.
+examples: deps
+	$(SWIFT) build --package-path Examples $(BUILD_FLAGS)
+	"$$($(SWIFT) build --package-path Examples --show-bin-path)/firn-examples"
 
 install: build
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \

@@ -25,10 +25,14 @@ let package = Package(
         .target(name: "FirnTools", dependencies: ["FirnCore", "CLZ4"]),
         // The SDK: objects, thread-confined instances, frozen values (SDK.md).
         .target(name: "Firn", dependencies: ["FirnCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        // `firn demo`'s application (Person and Dog through the SDK) and its
+        // tour: above both FirnTools and the SDK, which stay siblings.
+        .target(name: "FirnDemo", dependencies: ["Firn", "FirnTools"]),
         .executableTarget(
             name: "firn",
             dependencies: [
                 "FirnTools",
+                "FirnDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +40,7 @@ let package = Package(
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
         .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
         .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore"]),
-        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "firn", "firn-testkit"]),
+        // Firn: the object tests write files with the SDK, then read them with the built `firn`.
+        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "Firn", "firn", "firn-testkit"]),
     ]
 )

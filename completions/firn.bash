@@ -261,9 +261,9 @@ _firn_growth() {
 
 _firn_dump() {
     repeating_flags=()
-    non_repeating_flags=(--pages --entries --hex --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--pages --entries --hex --objects --json --progress --no-progress --version -h --help)
     repeating_options=()
-    non_repeating_options=(--version --tree --page --lock-timeout)
+    non_repeating_options=(--version --tree --page --type --limit --lock-timeout)
     __firn_offer_flags_options 1
 
     # Offer option value completions
@@ -275,6 +275,12 @@ _firn_dump() {
         return
         ;;
     '--page')
+        return
+        ;;
+    '--type')
+        return
+        ;;
+    '--limit')
         return
         ;;
     '--lock-timeout')

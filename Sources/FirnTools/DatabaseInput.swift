@@ -85,7 +85,7 @@ public enum DatabaseInput {
             + "a writer could be active and reuse pages while this runs"
     }
 
-    static func fileExists(_ path: String) -> Bool {
+    package static func fileExists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }

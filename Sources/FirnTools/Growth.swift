@@ -27,6 +27,9 @@ public enum Growth {
         /// Bytes held by pins now, and the pin holding the most.
         public var pinnedBytes: UInt64
         public var topPin: Pins.Pin?
+        /// Every live pin, most bytes retained first: who holds the file's
+        /// space now (process, kind, label, frozen objects, bytes).
+        public var pins: [Pins.Pin]
         public var explanation: String
         public var pinned: Bool
         public var note: String?
@@ -45,7 +48,8 @@ public enum Growth {
         var pinsOptions = Pins.Options(path: options.path)
         pinsOptions.clearStale = false
         let pins = try Pins.run(pinsOptions)
-        let top = pins.pins.filter { !$0.stale }.max { $0.retainedBytes < $1.retainedBytes }
+        let live = pins.pins.filter { !$0.stale }.sorted { ($1.retainedBytes, $0.version) < ($0.retainedBytes, $1.version) }
+        let top = live.first
         let pinnedBytes = pins.pins.reduce(pins.sharedBytes) { $0 + $1.retainedBytes }
         var grew: UInt64 = 0
         var since: UInt64? = nil
@@ -63,7 +67,7 @@ public enum Growth {
         }
         if let top, top.retainedBytes > 0 {
             var detail = top.kind
-            if top.frozenObjects > 0 { detail += ", \(Units.grouped(top.frozenObjects)) objects" }
+            if top.frozenObjects > 0 { detail += ", \(Units.grouped(top.frozenObjects)) frozen objects" }
             if !top.label.isEmpty { detail += ", \"\(top.label)\"" }
             explanation += "; \(Units.bytes(top.retainedBytes)) held by pin pid \(top.pid) (\(detail)) on v\(top.version)"
                 + " for \(Units.duration(seconds: top.sinceSeconds))"
@@ -71,7 +75,7 @@ public enum Growth {
             explanation += "; no pin holds space now"
         }
         return Report(path: options.path, currentVersion: pins.latestVersion, points: points, grewBytes: grew,
-                      grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, explanation: explanation,
+                      grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, pins: live, explanation: explanation,
                       pinned: access.pinned, note: access.note)
     }
 

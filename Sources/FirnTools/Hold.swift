@@ -1,15 +1,14 @@
 /// `firn hold`: pins a version until released — to reproduce growth under a
 /// long-lived reader and to test pin alerts. The session keeps the pin; the
-/// CLI waits for SIGINT/SIGTERM or the time limit, then closes it.
+/// CLI waits for SIGINT/SIGTERM or the time limit, then closes it. It holds
+/// no objects: real frozen objects come from an application (`firn demo-app
+/// cache` is one), whose frozen pin counts them.
 public final class Hold {
     public struct Options: Sendable {
         public var path: String
         public var version: UInt64?
         public var kind: PinKind = .tool
         public var label = "firn hold"
-        /// Read this many entries (round-robin over the trees) and count
-        /// them as frozen objects on the pin, like an app's frozen snapshot.
-        public var decode = 0
         public init(path: String) { self.path = path }
     }
 
@@ -19,14 +18,11 @@ public final class Hold {
         public var pid: Int32
         public var kind: String
         public var label: String
-        public var frozenObjects: UInt64
     }
 
     public let report: Report
     private let store: Store
     private let snapshot: Snapshot
-    /// The decoded records, held like an app holds frozen objects.
-    private var objects: [[UInt8]] = []
 
     public init(_ options: Options) throws(FirnError) {
         store = try DatabaseInput.openWritable(options.path, create: false, lockTimeout: nil)
@@ -35,27 +31,11 @@ public final class Hold {
         } else {
             snapshot = try store.snapshot(kind: options.kind, label: options.label)
         }
-        var decoded: [[UInt8]] = []
-        if options.decode > 0 {
-            outer: for name in try snapshot.treeNames() {
-                guard let tree = try snapshot.tree(name) else { continue }
-                let cursor = tree.cursor()
-                try cursor.first()
-                while cursor.isValid {
-                    if let value = try cursor.value { decoded.append(value) }
-                    if decoded.count >= options.decode { break outer }
-                    try cursor.next()
-                }
-            }
-            snapshot.addFrozenObjects(Int64(decoded.count))
-        }
-        objects = decoded
         report = Report(path: options.path, version: snapshot.version, pid: getpidValue(), kind: options.kind.description,
-                        label: options.label, frozenObjects: UInt64(decoded.count))
+                        label: options.label)
     }
 
     public func release() {
-        objects = []
         snapshot.close()
         store.close()
     }

@@ -49,6 +49,12 @@ public enum Info {
         /// Replaced pages only the previous version sees (free after the next commit).
         public var awaitingReclaimBytes: UInt64
         public var trees: [Tree]
+        /// The object types of `sys.schema` with their object counts (empty
+        /// for a file the SDK did not write).
+        public var objectTypes: [StoredType]
+        /// Why `objectTypes` could not be read (a damaged schema); the rest
+        /// of the report stands.
+        public var objectTypesProblem: String?
         public var pins: Int
         public var stalePins: Int
         public var writerPID: Int32?
@@ -70,6 +76,13 @@ public enum Info {
         for (name, entry) in try snapshot.catalog() {
             let depth = try snapshot.tree(name)?.depth() ?? 0
             trees.append(Tree(name: name, entries: entry.count, depth: depth, rootPage: entry.root.page))
+        }
+        var objectTypes: [StoredType] = []
+        var objectTypesProblem: String?
+        do {
+            objectTypes = try StoredSchema.types(snapshot, try StoredSchema.read(snapshot))
+        } catch {
+            objectTypesProblem = error.description
         }
         // The version read is the published one; on a live database with an
         // open group that is an unsealed record the open-time check would
@@ -94,6 +107,7 @@ public enum Info {
             slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),
             liveBytes: usage.liveBytes, freeBytes: usage.freeBytes, pinnedBytes: usage.pinnedBytes,
             awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize), trees: trees,
+            objectTypes: objectTypes, objectTypesProblem: objectTypesProblem,
             pins: pins.filter { !$0.stale }.count, stalePins: pins.filter(\.stale).count,
             writerPID: lock?.writerPID, pinned: access.pinned, note: access.note)
     }

@@ -25,7 +25,7 @@ struct Firn: ParsableCommand {
         subcommands: [
             InfoCommand.self, VersionsCommand.self, PinsCommand.self, GrowthCommand.self, DumpCommand.self,
             LoadCommand.self, VerifyCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
-            HoldCommand.self, DemoCommand.self,
+            HoldCommand.self, DemoCommand.self, DemoAppCommand.self,
         ]
     )
 

@@ -44,17 +44,21 @@ import FirnTools
 
     @Test func pinsShowsHolderAndThresholdsExitOne() throws {
         let dir = try Scratch()
-        let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "cron test", "--decode-records", "50"])
-        #expect(hold.firstLine()?.contains("50 frozen objects") == true)
-        try dir.sampleDatabase(commits: 5)
+        let db = dir.file("app.firn")
+        #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "10"]).status == 0)
+        let written = try FirnRun.run(["demo-app", "write", db, "--commits", "1", "--json"]).json(DemoAppJSON.self)
+        let dogs = written.dogs
+        let cache = try Background(FirnRun.executable, ["demo-app", "cache", db])
+        let line = try #require(cache.firstLine())
+        #expect(line.hasPrefix("cached \(dogs) frozen Dog objects of version \(written.version)"), "\(line)")
+        #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "5"]).status == 0)
         let run = try FirnRun.run(["pins", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let pins = try run.json(PinsJSON.self)
         let pin = try #require(pins.pins.first)
         #expect(pins.pins.count == 1)
-        #expect(pin.pid == hold.pid && pin.kind == "frozen" && pin.label == "cron test")
-        #expect(pin.version == 13 && pin.lag == 5 && pin.frozenObjects == 50 && !pin.stale)
+        #expect(pin.pid == cache.pid && pin.kind == "frozen" && pin.label == "frozen objects")
+        #expect(pin.version == written.version && pin.lag == 5 && pin.frozenObjects == UInt64(dogs) && !pin.stale)
         #expect(pin.retainedBytes > 0)
 
         let crossed = try FirnRun.run(["pins", db, "--max-lag", "2"])
@@ -195,10 +199,27 @@ import FirnTools
         for step in ["$ firn info", "$ firn pins", "$ firn growth", "$ firn verify", "$ firn compact", "$ firn export", "$ firn import"] {
             #expect(run.stdout.contains(step))
         }
-        #expect(run.stdout.contains("frozen") && run.stdout.contains("dashboard: frozen results"))
-        #expect(run.stdout.contains("Stopped the pinning process"))
+        #expect(run.stdout.contains("$ firn dump demo.firn --objects --type Dog") && run.stdout.contains("  Dog(id: "))
+        // The pins step names the caching child, its frozen pin and its objects.
+        let cached = try #require(run.stdout.split(separator: "\n").first { $0.contains("cached ") && $0.contains("frozen Dog objects") })
+        #expect(run.stdout.contains("frozen objects"))
+        #expect(run.stdout.contains("Stopped the caching process"))
+        _ = cached
         #expect(Set(dir.entries()).isSuperset(of: ["demo.firn", "demo-compact.firn", "demo.firn.lz4", "demo-restored.firn"]))
         // The child is gone: no live pins remain.
         #expect(try FirnRun.run(["pins", dir.file("demo.firn"), "--json"]).json(PinsJSON.self).pins.allSatisfy(\.stale))
+    }
+
+    @Test func demoWithJSONPrintsTheReportAlone() throws {
+        let dir = try Scratch()
+        let run = try FirnRun.run(["demo", dir.path, "--json"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        struct DemoJSON: Decodable {
+            let database: String; let commits: Int; let pinnedVersion: UInt64; let cachePID: Int32
+            let frozenObjects: UInt64; let failedSteps: [String]
+        }
+        let report = try run.json(DemoJSON.self)
+        #expect(report.database == dir.file("demo.firn") && report.commits == 361 && report.failedSteps.isEmpty)
+        #expect(report.pinnedVersion == 122 && report.frozenObjects > 600 && report.cachePID > 0)
     }
 }

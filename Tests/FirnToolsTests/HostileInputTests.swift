@@ -12,7 +12,7 @@ import Glibc
     /// Every command that reads FILE, as arguments after the file.
     static let readers: [[String]] = [
         ["info"], ["versions"], ["pins"], ["growth"], ["dump"], ["dump", "--pages"], ["dump", "--entries"],
-        ["verify"], ["export", "-o", "-"],
+        ["dump", "--objects"], ["verify"], ["export", "-o", "-"],
     ]
 
     struct Layout {

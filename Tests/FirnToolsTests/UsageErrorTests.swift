@@ -11,7 +11,7 @@ import FirnTools
         (["info", "x.firn", "--frobnicate"], "unknown option '--frobnicate'", "firn help info"),
         (["load", "x.firn", "--batch", "ten"], "'--batch <batch>'", "firn help load"),
         (["export", "x.firn"], "missing expected argument '--output <output>'", "firn help export"),
-        (["dump", "x.firn", "--pages", "--entries"], "--pages, --page and --entries are exclusive", "firn help dump"),
+        (["dump", "x.firn", "--pages", "--entries"], "--pages, --page, --entries and --objects are exclusive", "firn help dump"),
         (["hold", "x.firn", "--kind", "nope"], "unknown pin kind", "firn help hold"),
         (["readers", "x.firn", "--max-lag"], "missing value for '--max-lag <n>'", "firn help pins"),
         (["frobnicate"], "frobnicate", "firn help"),

@@ -4,12 +4,22 @@ import FirnTools
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
-        abstract: "Show the B+ trees of a readable version: levels, pages, one decoded page, or every entry.",
+        abstract: "Show the B+ trees of a readable version: levels, pages, one decoded page, every entry, or its objects.",
         discussion: """
             Default: per tree, pages per level, fill and key range. --pages: one line per page. \
             --page N: header, cells and checksum of page N. --entries: key/value lines in the format \
             `firn load` reads (tab-separated tree, key, value; "text" or x<hex>; a tree without entries is a line with \
             its name alone); with --json, one JSON object per line.
+
+            --objects: the objects the Firn SDK stored, decoded with the schema kept in the file (no application \
+            code needed), type by type in key order. Text: a line "Dog: N objects (primary key id)" per type, then \
+            one line per object, e.g. Dog(id: 1, name: "Rex", owner: Person[7F1C…], tags: ["a"]); a type without \
+            a primary key shows its generated key (Note #3(…)); nil for null, <hex> for Data, ISO 8601 UTC for \
+            dates, Type[key] for a link (nil once its target is deleted), [...] for lists. With --json, one JSON \
+            object per line: {"type": "Dog", "key": <primary key or generated id>, "properties": {<every property \
+            in schema order>}}; Data is base64, dates ISO 8601 strings, non-finite numbers the strings "nan", "inf", \
+            "-inf", a link its target's key (null once the target is deleted), a list an array. --type NAME keeps \
+            one type (an unknown type exits 64 and lists the stored ones); --limit N shows at most N objects per type.
             """)
 
     @Argument(help: "The database file.") var file: String
@@ -21,12 +31,23 @@ struct DumpCommand: ParsableCommand {
             transform: NumericOption.page) var page: UInt64?
     @Flag(help: "Every entry, in the text format `firn load` reads.") var entries = false
     @Flag(help: "With --entries: write keys and values as hex even when printable.") var hex = false
+    @Flag(help: "The stored objects, decoded with the file's schema.") var objects = false
+    @Option(help: ArgumentHelp("With --objects: only objects of this type.", valueName: "name")) var type: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --objects: at most N objects per type (1…1000000000).", valueName: "n"),
+            transform: NumericOption.objectLimit) var limit: Int?
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        if [pages, page != nil, entries].filter({ $0 }).count > 1 {
-            throw ValidationError("--pages, --page and --entries are exclusive")
+        if [pages, page != nil, entries, objects].filter({ $0 }).count > 1 {
+            throw ValidationError("--pages, --page, --entries and --objects are exclusive")
         }
+        if !objects {
+            if type != nil { throw ValidationError("--type needs --objects") }
+            if limit != nil { throw ValidationError("--limit needs --objects") }
+        } else if tree != nil {
+            throw ValidationError("--tree and --objects are exclusive (--type picks an object type)")
+        }
+        if hex && !entries { throw ValidationError("--hex needs --entries") }
     }
 
     func run() throws {
@@ -34,6 +55,7 @@ struct DumpCommand: ParsableCommand {
         options.version = version
         options.tree = tree
         if let page { return try showPage(page) }
+        if objects { return try showObjects() }
         if entries {
             let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
             common.note(summary.note)
@@ -61,6 +83,26 @@ struct DumpCommand: ParsableCommand {
             for level in t.levels {
                 try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Units.grouped(level.pages)) pages, \(Units.grouped(level.cells)) cells, \(Units.oneDecimal(level.fillPercent))% full")
             }
+        }
+    }
+
+    private func showObjects() throws {
+        var options = ObjectDump.Options(path: file)
+        options.version = version
+        options.type = type
+        options.limit = limit
+        let summary = try ObjectDump.run(options, type: { stored in
+            guard !common.json else { return }
+            let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
+            let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
+            try Console.line("\(stored.name): \(Units.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))")
+        }, object: { object in
+            try Console.line(common.json ? ObjectText.json(object) : "  " + ObjectText.text(object))
+        })
+        common.note(summary.note)
+        if summary.types == 0, !common.json { try Console.line("\(file): version \(summary.version) stores no objects") }
+        if common.showProgress {
+            Console.note("\(Units.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
         }
     }
 

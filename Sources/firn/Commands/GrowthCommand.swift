@@ -6,7 +6,7 @@ struct GrowthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "growth",
         abstract: "Chart file size, live, free and held-by-pins bytes over the recorded commits, and explain the growth.",
-        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, explanation, pinned, note.")
+        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, pins[] (every live pin, most bytes retained first, with the keys of firn pins: slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, frozenObjects, retainedBytes, stale), explanation, pinned, note. Text lists the same pins under the chart: pid, kind, version, lag, age, frozen objects, bytes retained, label.")
 
     @Argument(help: "The database file.") var file: String
     @Option(help: ArgumentHelp("Also write the chart as SVG to this path.", valueName: "path")) var svg: String?
@@ -30,6 +30,14 @@ struct GrowthCommand: ParsableCommand {
         if csv { return try Console.write(Growth.csv(report)) }
         try Console.write(GrowthChart.render(report.points, width: width))
         try Console.line("\(file): \(report.explanation).")
+        if !report.pins.isEmpty {
+            try Console.line("held by pins (bytes each would free alone):")
+            for p in report.pins {
+                let frozen = p.frozenObjects > 0 ? ", \(Units.grouped(p.frozenObjects)) frozen objects" : ""
+                let label = p.label.isEmpty ? "" : ", label \"\(p.label)\""
+                try Console.line("  \(Units.bytes(p.retainedBytes).leftPadding(9))  pid \(p.pid) \(p.kind) on v\(p.version) (\(p.lag) behind, \(Units.duration(seconds: p.sinceSeconds)))\(frozen)\(label)")
+            }
+        }
         if let svg { try Console.line("chart written to \(svg)") }
     }
 }

@@ -8,7 +8,7 @@ struct HoldCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hold",
         abstract: "Pin a version until interrupted or --seconds pass (to reproduce growth and test pin alerts).",
-        discussion: "Prints the version pinned, then waits. Ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, kind, label, frozenObjects.")
+        discussion: "Prints the version pinned, then waits. Ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, kind, label. It holds a pin, not objects: for a frozen pin with real frozen objects, run an application (firn demo runs one).")
 
     @Argument(help: "The database file.") var file: String
     @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
@@ -17,7 +17,6 @@ struct HoldCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "A readable version to pin (default: the current one).",
             transform: NumericOption.version) var version: UInt64?
     @Option(help: "The pin kind: read, frozen, threadSafeReference, export, compact, tool.") var kind = "tool"
-    @Option(parsing: .unconditional, help: .hidden, transform: NumericOption.records) var decodeRecords = 0
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -30,14 +29,13 @@ struct HoldCommand: ParsableCommand {
         options.version = version
         options.kind = PinKind(name: kind) ?? .tool
         options.label = label
-        options.decode = decodeRecords
         let hold = try Hold(options)
         defer { hold.release() }
         let r = hold.report
         if common.json {
             try Console.json(r)
         } else {
-            try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\"\(r.frozenObjects > 0 ? ", \(Units.grouped(r.frozenObjects)) frozen objects" : ""))")
+            try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\")")
         }
         let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
         while !Interruption.isRequested {

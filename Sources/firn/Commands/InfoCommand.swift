@@ -5,7 +5,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show format, commit slots, space use (live, free, held by pins) and trees.",
-        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), pins, stalePins, writerPID, pinned, note.")
+        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), objectTypes[] (name, objects, primaryKey, properties[] (name, type, optional, primaryKey, indexed, list, target, declaration)), objectTypesProblem, pins, stalePins, writerPID, pinned, note. objectTypes lists the types of the schema the Firn SDK keeps in the file (sys.schema) with the number of objects of each in the version; it is empty for a file the SDK did not write.")
 
     @Argument(help: "The database file.") var file: String
     @OptionGroup var common: CommonOptions
@@ -42,6 +42,19 @@ struct InfoCommand: ParsableCommand {
         let width = max(4, report.trees.map(\.name.count).max() ?? 4)
         for tree in report.trees {
             try Console.line("    \(tree.name.padding(width))  \(Units.grouped(tree.entries).leftPadding(10)) entries  depth \(tree.depth)")
+        }
+        if let problem = report.objectTypesProblem {
+            try Console.line("  objects   unreadable schema: \(problem)")
+        } else if !report.objectTypes.isEmpty {
+            try Console.line("  types     \(report.objectTypes.count)")
+            let typeWidth = max(4, report.objectTypes.map(\.name.count).max() ?? 4)
+            for type in report.objectTypes {
+                let properties = type.properties.map { property in
+                    "\(property.name): \(property.declaration)" + (property.primaryKey ? " (primary key)" : "")
+                        + (property.indexed ? " (indexed)" : "")
+                }.joined(separator: ", ")
+                try Console.line("    \(type.name.padding(typeWidth))  \(Units.grouped(type.objects).leftPadding(10)) objects  \(properties)")
+            }
         }
     }
 }

@@ -95,3 +95,10 @@ struct PagesJSON: Decodable {
     struct Page: Decodable { let page: UInt64; let tree: String; let type: String; let level: Int; let count: Int }
     let pages: [Page]
 }
+
+/// `firn demo-app write --json`.
+struct DemoAppJSON: Decodable {
+    let version: UInt64
+    let people: Int
+    let dogs: Int
+}

@@ -1,0 +1,35 @@
+import Firn
+import FirnTools
+import Foundation
+
+/// The tour's second process: a dashboard that caches frozen results —
+/// every dog, sorted by name, as the documents' reactive apps do — and
+/// keeps them while the first process commits. The cached objects count on
+/// the version's `frozen` pin, so `firn pins` names this process, its
+/// frozen objects and the bytes the version keeps in the file.
+public final class FrozenCache {
+    public struct Report: Codable, Sendable {
+        public var path: String
+        public var version: UInt64
+        public var pid: Int32
+        public var frozenObjects: Int
+    }
+
+    public let report: Report
+    private var cached: [Dog]
+
+    /// Opens `path`, freezes the dogs and keeps them; the live instance is
+    /// closed before returning, so the frozen pin is the process's only one.
+    public init(path: String) throws {
+        let (version, cached) = try sdk(path) { () throws -> (UInt64, [Dog]) in
+            let db = try Database(configuration: DemoModel.configuration(path))
+            let frozen = try db.objects(Dog.self).sorted(byKeyPath: "name").freeze()
+            return (db.version, Array(frozen))
+        }
+        self.cached = cached
+        report = Report(path: path, version: version, pid: getpid(), frozenObjects: cached.count)
+    }
+
+    /// Drops the cached objects (the pin goes with the last of them).
+    public func release() { cached = [] }
+}

@@ -1,0 +1,257 @@
+/// `firn dump --objects`: the objects of a readable version, decoded with the
+/// schema stored in the file (docs/FORMAT.md §12) — every property, links as
+/// their target's key, lists as arrays — streamed one object at a time so
+/// memory does not grow with the file.
+public enum ObjectDump {
+    public struct Options: Sendable {
+        public var path: String
+        public var version: UInt64?
+        /// Only this type; an unknown name is a usage error listing the stored ones.
+        public var type: String?
+        /// At most this many objects per type (in key order).
+        public var limit: Int?
+        public init(path: String) { self.path = path }
+    }
+
+    /// One property's value as the SDK would read it: a missing field reads
+    /// as null (optional) or its type's default; a link whose target was
+    /// deleted reads as null.
+    public indirect enum Value: Sendable, Equatable {
+        case null
+        case bool(Bool)
+        case int(Int64)
+        case double(Double)
+        case float(Float)
+        case string(String)
+        case data([UInt8])
+        /// Seconds since 2001-01-01 00:00:00 UTC.
+        case date(Double)
+        /// Upper-case 8-4-4-4-12 hex.
+        case uuid(String)
+        /// The generated key of an object whose type has no primary key.
+        case generatedID(UInt64)
+        /// A link or a list element naming an object: its type and key (the
+        /// primary key's value, or `.generatedID`).
+        case link(type: String, key: Value)
+        case list([Value])
+    }
+
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: Value
+    }
+
+    public struct Object: Sendable, Equatable {
+        public var type: String
+        /// The object's key: its primary key's value, or `.generatedID`.
+        public var key: Value
+        /// Every property of the stored schema, in schema order.
+        public var fields: [Field]
+    }
+
+    public struct Summary: Codable, Sendable {
+        public var path: String
+        public var version: UInt64
+        public var types: Int
+        public var objects: UInt64
+        public var pinned: Bool
+        public var note: String?
+    }
+
+    /// Calls `type` once per stored type (all of them, or `options.type`),
+    /// then `object` for each of its objects in key order.
+    public static func run(
+        _ options: Options, type: (StoredType) throws -> Void, object: (Object) throws -> Void
+    ) throws -> Summary {
+        let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
+        defer { access.close() }
+        let snapshot = access.snapshot
+        let schemas = try StoredSchema.read(snapshot)
+        var selected = schemas
+        if let wanted = options.type {
+            selected = schemas.filter { $0.name == wanted }
+            guard !selected.isEmpty else {
+                let known = schemas.isEmpty ? "it stores no object types" : "its types are " + schemas.map(\.name).joined(separator: ", ")
+                throw FirnError.invalidArgument("\(options.path): no object type \"\(wanted)\" in version \(snapshot.version); \(known)")
+            }
+        }
+        // The shapes of the trees walked are checked first (branches only),
+        // so a hostile file cannot make a walk repeat or loop.
+        var visited = Set<UInt64>()
+        for schema in selected {
+            let names = [schema.treeName] + schema.properties.filter(\.isList).map { schema.listTreeName($0) }
+            for name in names {
+                guard let tree = try snapshot.tree(name) else { continue }
+                try snapshot.walkPages(root: tree.entry.root, tree: name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
+            }
+        }
+        let reader = try Reader(snapshot: snapshot, schemas: schemas)
+        var count: UInt64 = 0
+        for schema in selected {
+            try type(try StoredSchema.types(snapshot, [schema])[0])
+            guard let tree = try snapshot.tree(schema.treeName) else { continue }
+            let cursor = tree.cursor()
+            try cursor.first()
+            var shown = 0
+            while cursor.isValid, shown < options.limit ?? Int.max {
+                guard let key = try cursor.key, let record = try cursor.value else { break }
+                try object(try reader.object(schema, key: key, record: record))
+                shown += 1
+                count += 1
+                try cursor.next()
+            }
+        }
+        return Summary(path: options.path, version: snapshot.version, types: selected.count, objects: count,
+                       pinned: access.pinned, note: access.note)
+    }
+
+    /// Decodes records of one version: the trees it needs, opened once.
+    struct Reader {
+        let snapshot: Snapshot
+        let schemas: [String: ObjectSchema]
+        private let objectTrees: [String: TreeReader]
+        private let listTrees: [String: TreeReader]
+
+        init(snapshot: Snapshot, schemas: [ObjectSchema]) throws(FirnError) {
+            self.snapshot = snapshot
+            var byName: [String: ObjectSchema] = [:]
+            var objectTrees: [String: TreeReader] = [:]
+            var listTrees: [String: TreeReader] = [:]
+            for schema in schemas {
+                byName[schema.name] = schema
+                objectTrees[schema.name] = try snapshot.tree(schema.treeName)
+                for property in schema.properties where property.isList {
+                    let name = schema.listTreeName(property)
+                    listTrees[name] = try snapshot.tree(name)
+                }
+            }
+            self.schemas = byName
+            self.objectTrees = objectTrees
+            self.listTrees = listTrees
+        }
+
+        func object(_ schema: ObjectSchema, key: [UInt8], record: [UInt8]) throws(FirnError) -> Object {
+            let place = "\(schema.treeName) key \(ByteText.short(key))"
+            do {
+                var values = schema.properties.map(Self.absent)
+                try Self.withBytes(record) { (bytes) throws(FirnError) in
+                    try ObjectRecord.forEachField(bytes) { (field) throws(FirnError) in
+                        guard field.tag < schema.properties.count else {
+                            throw ByteScanner.defect("field tag \(field.tag) names no property (\(schema.name) has \(schema.properties.count))")
+                        }
+                        let property = schema.properties[field.tag]
+                        guard !property.isList else {
+                            throw ByteScanner.defect("list property \(property.name) has a field in the record")
+                        }
+                        guard let stored = field.type else { return true }
+                        guard stored == property.type else {
+                            throw ByteScanner.defect("property \(property.name) holds a \(stored), the schema says \(property.type)")
+                        }
+                        values[field.tag] = try value(try FieldValue.decode(field.bytes, as: stored), of: property, checkTarget: true)
+                        return true
+                    }
+                }
+                for (index, property) in schema.properties.enumerated() where property.isList {
+                    values[index] = .list(try list(schema, property, owner: key))
+                }
+                let fields = zip(schema.properties, values).map { Field(name: $0.name, value: $1) }
+                return Object(type: schema.name, key: try keyValue(schema, key), fields: fields)
+            } catch {
+                throw StoredSchema.located(error, snapshot, in: place)
+            }
+        }
+
+        /// What a property without a field reads as (§12.2).
+        static func absent(_ property: PropertySchema) -> Value {
+            if property.isList { return .list([]) }
+            if property.isOptional { return .null }
+            switch property.type {
+            case .bool: return .bool(false)
+            case .int, .int8, .int16, .int32, .int64: return .int(0)
+            case .double: return .double(0)
+            case .float: return .float(0)
+            case .string: return .string("")
+            case .data: return .data([])
+            case .date: return .date(0)
+            case .uuid: return .uuid(ObjectKey.uuidString([UInt8](repeating: 0, count: 16)))
+            case .object: return .null
+            }
+        }
+
+        /// A decoded field as a value; a link names its target by key, or
+        /// reads null when `checkTarget` and the target is gone.
+        private func value(_ field: FieldValue, of property: PropertySchema, checkTarget: Bool) throws(FirnError) -> Value {
+            switch field {
+            case let .bool(v): return .bool(v)
+            case let .int(v): return .int(v)
+            case let .double(v): return .double(v)
+            case let .float(v): return .float(v)
+            case let .string(v): return .string(v)
+            case let .data(v): return .data(v)
+            case let .date(v): return .date(v)
+            case let .uuid(v): return .uuid(ObjectKey.uuidString(v))
+            case let .link(key):
+                guard let targetName = property.objectType, let target = schemas[targetName] else {
+                    throw ByteScanner.defect("property \(property.name) is a link without a stored target type")
+                }
+                if checkTarget {
+                    guard let tree = objectTrees[targetName], try tree.get(key) != nil else { return .null }
+                }
+                do {
+                    return .link(type: targetName, key: try keyValue(target, key))
+                } catch {
+                    throw ByteScanner.defect("property \(property.name): \(Self.detail(error))")
+                }
+            }
+        }
+
+        /// An object's key as a value: its primary key, or its generated id.
+        private func keyValue(_ schema: ObjectSchema, _ key: [UInt8]) throws(FirnError) -> Value {
+            try Self.withBytes(key) { (bytes) throws(FirnError) -> Value in
+                if let index = schema.primaryKeyIndex {
+                    return try value(try ObjectKey.decode(bytes, as: schema.properties[index].type),
+                                     of: schema.properties[index], checkTarget: false)
+                }
+                guard let id = ObjectKey.generatedID(bytes) else {
+                    throw ByteScanner.defect("a generated \(schema.name) key of \(bytes.count) bytes (8 expected)")
+                }
+                return .generatedID(id)
+            }
+        }
+
+        /// The elements of `owner`'s list `property`, in position order;
+        /// positions must be exactly 0 ..< count (§12.4).
+        private func list(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [Value] {
+            let treeName = schema.listTreeName(property)
+            guard let tree = listTrees[treeName] else { return [] }
+            let prefix = ListKey.prefix(owner)
+            let cursor = tree.cursor()
+            try cursor.seek(prefix)
+            var elements: [Value] = []
+            while cursor.isValid {
+                guard let key = try cursor.key, key.starts(with: prefix) else { break }
+                let position = key.withUnsafeBytes { ListKey.position($0, prefix: prefix) }
+                guard position == elements.count else {
+                    throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) is not at position \(elements.count) of its list")
+                }
+                guard let bytes = try cursor.value else { break }
+                let element = try Self.withBytes(bytes) { (buffer) throws(FirnError) in
+                    try ListElement.decode(buffer, as: property.type)
+                }
+                elements.append(try element.map { (e) throws(FirnError) in try value(e, of: property, checkTarget: false) } ?? .null)
+                try cursor.next()
+            }
+            return elements
+        }
+
+        /// `withUnsafeBytes` with the body's typed error kept.
+        static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
+            try bytes.withUnsafeBytes { buffer in Result { () throws(FirnError) in try body(buffer) } }.get()
+        }
+
+        private static func detail(_ error: FirnError) -> String {
+            if case let .corrupt(_, _, _, detail) = error { return detail }
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FirnDemo
+import FirnTools
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The demo's application, as processes of their own (hidden: `firn demo`
+/// runs `cache` as its second process; the tests use both to make real SDK
+/// files and real frozen pins). They open the file with the demo's Person
+/// and Dog types, so they work on files they or `firn demo` made.
+struct DemoAppCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo-app",
+        abstract: "The demo's application: write Person and Dog objects, or cache frozen results.",
+        shouldDisplay: false,
+        subcommands: [Write.self, Cache.self])
+
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "write",
+            abstract: "Commit demo objects (people, new dogs, birthdays, departures) with the Firn SDK, creating the file when missing.",
+            discussion: "JSON keys: path, commits, version, people, dogs.")
+
+        @Argument(help: "The database file.") var file: String
+        @Option(parsing: .unconditional, help: ArgumentHelp("Commits to make (1…100000; default 1).", valueName: "n"),
+                transform: NumericOption.demoCommits) var commits = 1
+        @OptionGroup var common: CommonOptions
+
+        struct Report: Codable {
+            var path: String
+            var commits: Int
+            var version: UInt64
+            var people: Int
+            var dogs: Int
+        }
+
+        func run() throws {
+            if DatabaseInput.fileExists(file) { try DatabaseInput.checkRegularFile(file) }
+            var writer = try DemoWriter(path: file)
+            for _ in 0..<commits { try writer.commit() }
+            let report = Report(path: file, commits: commits, version: writer.database.version,
+                                people: writer.database.objects(Person.self).count, dogs: writer.database.objects(Dog.self).count)
+            if common.json { return try Console.json(report) }
+            try Console.line("\(file): \(commits) commit(s), now at version \(report.version) (\(report.people) people, \(report.dogs) dogs)")
+        }
+    }
+
+    struct Cache: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cache",
+            abstract: "Freeze every Dog (sorted by name) and keep the frozen objects until interrupted or --seconds pass.",
+            discussion: "Prints one line (\"cached N frozen Dog objects of version V (pid P)\"), then waits; ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, frozenObjects.")
+
+        @Argument(help: "The database file (made by firn demo or demo-app write).") var file: String
+        @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
+                transform: NumericOption.seconds) var seconds: Double?
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            Interruption.install(exitOnSignal: false)
+            try Self.checkDemoTypes(file)
+            let cache = try FrozenCache(path: file)
+            defer { cache.release() }
+            let r = cache.report
+            if common.json {
+                try Console.json(r)
+            } else {
+                try Console.line("cached \(r.frozenObjects) frozen Dog objects of version \(r.version) (pid \(r.pid))")
+            }
+            let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
+            while !Interruption.isRequested {
+                if let deadline, monotonicNanoseconds() >= deadline { break }
+                usleep(50_000)
+            }
+        }
+
+        /// Refuses, without writing, a file whose schema lacks the demo's
+        /// types (opening it with the SDK would add them).
+        static func checkDemoTypes(_ path: String) throws {
+            let access = try ReadAccess.open(path, label: "firn demo-app")
+            defer { access.close() }
+            let stored = Set(try StoredSchema.read(access.snapshot).map(\.name))
+            guard stored.isSuperset(of: ["Dog", "Person"]) else {
+                throw ToolError.badInput(path: path, detail: "not a demo database: it stores no Dog and Person objects (make one with firn demo or firn demo-app write)")
+            }
+        }
+    }
+}

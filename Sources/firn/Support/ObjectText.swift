@@ -1,0 +1,115 @@
+import FirnTools
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `dump --objects` prints an object: one line of text in Swift-like
+/// literals (`Dog(id: 1, name: "Rex", owner: Person[7F1C…])`) or one JSON
+/// object per line (`{"type":"Dog","key":1,"properties":{…}}`, properties in
+/// schema order). Both are documented in `firn help dump`.
+enum ObjectText {
+    static func text(_ object: ObjectDump.Object) -> String {
+        let fields = object.fields.map { "\($0.name): \(text($0.value))" }.joined(separator: ", ")
+        if case let .generatedID(id) = object.key { return "\(object.type) #\(id)(\(fields))" }
+        return "\(object.type)(\(fields))"
+    }
+
+    static func text(_ value: ObjectDump.Value) -> String {
+        switch value {
+        case .null: return "nil"
+        case let .bool(v): return String(v)
+        case let .int(v): return String(v)
+        case let .double(v): return String(v)
+        case let .float(v): return String(v)
+        case let .string(v): return quoted(v)
+        case let .data(v): return "<" + ByteText.hexString(v) + ">"
+        case let .date(v): return iso8601(v)
+        case let .uuid(v): return v
+        case let .generatedID(id): return "#\(id)"
+        case let .link(type, key): return "\(type)[\(text(key))]"
+        case let .list(elements): return "[" + elements.map(text).joined(separator: ", ") + "]"
+        }
+    }
+
+    static func json(_ object: ObjectDump.Object) -> String {
+        let properties = object.fields.map { quoted($0.name) + ":" + json($0.value) }.joined(separator: ",")
+        return "{\"type\":\(quoted(object.type)),\"key\":\(json(object.key)),\"properties\":{\(properties)}}"
+    }
+
+    /// Numbers as JSON numbers (non-finite ones as the strings "nan",
+    /// "inf", "-inf"), Data as base64, dates as ISO 8601 UTC, a link as its
+    /// target's key.
+    static func json(_ value: ObjectDump.Value) -> String {
+        switch value {
+        case .null: return "null"
+        case let .bool(v): return String(v)
+        case let .int(v): return String(v)
+        case let .double(v): return number(v)
+        case let .float(v): return v.isFinite ? String(v) : number(Double(v))
+        case let .string(v): return quoted(v)
+        case let .data(v): return quoted(Data(v).base64EncodedString())
+        case let .date(v): return quoted(iso8601(v))
+        case let .uuid(v): return quoted(v)
+        case let .generatedID(id): return String(id)
+        case let .link(_, key): return json(key)
+        case let .list(elements): return "[" + elements.map(json).joined(separator: ",") + "]"
+        }
+    }
+
+    private static func number(_ v: Double) -> String {
+        if v.isNaN { return "\"nan\"" }
+        if v.isInfinite { return v < 0 ? "\"-inf\"" : "\"inf\"" }
+        return String(v)
+    }
+
+    /// A Date (seconds since 2001-01-01 UTC) as ISO 8601 with the fraction
+    /// it has (up to microseconds); one outside years 1…9999 as its seconds.
+    static func iso8601(_ seconds: Double) -> String {
+        // 0001-01-01 and 10000-01-01 relative to 2001-01-01.
+        guard seconds.isFinite, seconds >= -63_113_904_000, seconds < 252_423_993_600 else {
+            return "date(\(seconds))"
+        }
+        let micros = (seconds * 1_000_000).rounded()
+        let whole = (micros / 1_000_000).rounded(.down)
+        let fraction = Int(micros - whole * 1_000_000)
+        // Seconds from 1970 for gmtime_r; the range check keeps it in time_t.
+        var unix = time_t(whole) + 978_307_200
+        var parts = tm()
+        gmtime_r(&unix, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var year = String(parts.tm_year + 1900)
+        while year.count < 4 { year = "0" + year }
+        var text = "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        if fraction > 0 {
+            var digits = String(fraction)
+            while digits.count < 6 { digits = "0" + digits }
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + "Z"
+    }
+
+    /// A JSON string literal (also the text form: `\"`, `\\`, `\n`, `\r`,
+    /// `\t`, other controls as `\u00XX`).
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let h = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
