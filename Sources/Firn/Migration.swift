@@ -63,6 +63,10 @@ public final class Migration {
             throw DatabaseError.invalidMigration(type: typeName, property: newName,
                                                  detail: "cannot rename \(from) to \(to): the stored types differ (convert with enumerateObjects)")
         }
+        let renamed = state.renames[typeName] ?? [:]
+        guard renamed[newName] == nil, !renamed.values.contains(oldName) else {
+            throw DatabaseError.invalidMigration(type: typeName, property: newName, detail: "\(oldName) or \(newName) was renamed already (rename each property once)")
+        }
         state.renames[typeName, default: [:]][newName] = oldName
     }
 }
