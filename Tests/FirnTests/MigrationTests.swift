@@ -210,6 +210,54 @@ import Testing
         try Self.verify(scratch)
     }
 
+    @Test func aBlockSetsListsAndLinks() throws {
+        let scratch = Scratch()
+        try Self.seed(scratch)
+        let config = Configuration(path: scratch.file, objectTypes: PetsConverted.types, schemaVersion: 1) { migration, _ in
+            var rex: MigrationObject?
+            try migration.enumerateObjects(ofType: "Pet") { old, new in
+                new["given"] = old["name"]
+                switch old["id"] as? Int {
+                case 1: rex = old
+                case 2: new["labels"] = ["new", "labels"]
+                case 3:
+                    new["keeper"] = nil
+                    #expect(throws: DatabaseError.typeMismatch(type: "Pet", property: "labels", expected: "String", found: "nil")) {
+                        try new.set([nil] as [String?], for: "labels")
+                    }
+                    #expect(throws: DatabaseError.typeMismatch(type: "Pet", property: "keeper", expected: "Keeper?", found: "Pet")) {
+                        try new.set(try #require(rex), for: "keeper")
+                    }
+                default: break
+                }
+            }
+            var pets: [MigrationObject] = []
+            try migration.enumerateObjects(ofType: "Pet") { old, _ in pets.append(old) }
+            try migration.enumerateObjects(ofType: "Keeper") { _, new in new["pets"] = Array(pets.reversed()) as [Any] }
+        }
+        do {
+            let db = try Database(configuration: config)
+            let pets = db.objects(PetsConverted.Pet.self)
+            #expect(pets.map(\.given) == ["Rex Smith", "Tom", "Ada Lovelace"])
+            #expect(pets.map { Array($0.labels) } == [[], ["new", "labels"], []])  // tags were not renamed: gone
+            #expect(pets.map { $0.keeper?.id } == [1, 1, nil])
+        }
+        #expect(try Self.count(scratch, "list.Keeper.pets") == 3)
+        do {
+            // Back to a name, now the primary key: the keeper's list follows the new keys.
+            let rekeyed = Configuration(path: scratch.file, objectTypes: PetsRekeyed.types, schemaVersion: 2) { migration, _ in
+                try migration.enumerateObjects(ofType: "Pet") { old, new in new["name"] = old["given"] }
+            }
+            let db = try Database(configuration: rekeyed)
+            let keeper = try #require(try db.object(ofType: PetsRekeyed.Keeper.self, forPrimaryKey: 1))
+            #expect(keeper.pets.map(\.id) == [3, 2, 1])
+            #expect(keeper.pets.map(\.name) == ["Ada Lovelace", "Tom", "Rex Smith"])
+            #expect(db.objects(PetsRekeyed.Pet.self).map(\.age) == [0, 0, 0])
+            #expect(db.objects(PetsRekeyed.Pet.self).map { $0.keeper?.id } == [nil, 1, 1])
+        }
+        try Self.verify(scratch)
+    }
+
     @Test func aChangedPropertyTheBlockDoesNotSetGetsItsDefault() throws {
         let scratch = Scratch()
         try Self.seed(scratch)
