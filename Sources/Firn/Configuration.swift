@@ -17,15 +17,28 @@ public struct Configuration: Sendable {
     /// packed image writer as `firn compact`, verified before it replaces
     /// the file. See docs/SDK.md.
     public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: UInt64, _ usedBytes: UInt64) -> Bool)?
+    /// The version of the object types' schema (default 0), stored in the
+    /// file. Raise it, with a `migrationBlock`, for a change that is not
+    /// additive (a property removed, or its type changed); a file written
+    /// with a higher version does not open. See docs/SDK.md, "Migrations".
+    public var schemaVersion: UInt64
+    /// Runs once, when a file written with a lower `schemaVersion` opens:
+    /// inside the migration's write transaction, with the file's old schema
+    /// version as the second argument. Throwing commits nothing and fails
+    /// the open.
+    public var migrationBlock: (@Sendable (Migration, UInt64) throws -> Void)?
 
-    public init(path: String, objectTypes: [Object.Type], maximumNumberOfActiveVersions: UInt? = nil) {
+    public init(path: String, objectTypes: [Object.Type], maximumNumberOfActiveVersions: UInt? = nil,
+                schemaVersion: UInt64 = 0, migrationBlock: (@Sendable (Migration, UInt64) throws -> Void)? = nil) {
         self.path = path
         self.objectTypes = objectTypes
         self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
+        self.schemaVersion = schemaVersion
+        self.migrationBlock = migrationBlock
     }
 
     /// What makes two configurations the same instance on one thread.
     var identity: [String] {
-        [path, maximumNumberOfActiveVersions.map { "max versions \($0)" } ?? ""] + objectTypes.map { String(reflecting: $0) }
+        [path, maximumNumberOfActiveVersions.map { "max versions \($0)" } ?? "", "schema version \(schemaVersion)"] + objectTypes.map { String(reflecting: $0) }
     }
 }

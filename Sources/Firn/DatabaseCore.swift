@@ -36,7 +36,7 @@ final class DatabaseCore: ObjectSource {
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
         self.infos = infos
-        try SchemaCheck.prepare(store: store, schemas: infos.values.map(\.schema))
+        try SchemaMigration.prepare(store: store, configuration: configuration, schemas: infos.values.map(\.schema))
         snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "opening a Database")
     }
 
@@ -285,6 +285,7 @@ final class DatabaseCore: ObjectSource {
             throw deferredError
         }
         do {
+            try GeneratedKeys.record(nextIDs, in: transaction)
             _ = try transaction.commit()
         } catch {
             transaction.abort()

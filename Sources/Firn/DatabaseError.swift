@@ -11,8 +11,17 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingPrimaryKey(type: String, operation: String)
     /// `add` without `update:` found an object with the same primary key.
     case duplicatePrimaryKey(type: String, property: String, value: String)
-    /// The file's schema of a type differs from the class (migrations come later).
-    case schemaMismatch(type: String, property: String, change: String)
+    /// The file's schema of a type differs from the class in a way that
+    /// needs a migration: a `schemaVersion` above `storedVersion` and a
+    /// `migrationBlock` (`configuredVersion` is the configuration's).
+    case migrationRequired(type: String, property: String, change: String, storedVersion: UInt64, configuredVersion: UInt64, hasBlock: Bool)
+    /// The file was written with a higher schema version than the configuration's.
+    case schemaVersionTooLow(configured: UInt64, stored: UInt64)
+    /// A migration block asked for something the schemas do not allow
+    /// (renaming a property that does not exist, to one of another type…).
+    case invalidMigration(type: String, property: String, detail: String)
+    /// The migration block threw `error` (its description): nothing was committed.
+    case migrationBlockFailed(oldVersion: UInt64, newVersion: UInt64, error: String)
     /// The class cannot be stored as declared (two primary keys, a key of a type without a key encoding…).
     case invalidSchema(type: String, detail: String)
     /// The type is not in the configuration's `objectTypes`.
@@ -60,8 +69,17 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(type) has no primary key (needed by \(operation)); declare one with @Persisted(primaryKey: true)"
         case let .duplicatePrimaryKey(type, property, value):
             return "\(type).\(property): an object with primary key \(value) already exists (use add(_:update:) to replace it)"
-        case let .schemaMismatch(type, property, change):
-            return "\(type).\(property): the file's schema differs from the class: \(change)"
+        case let .migrationRequired(type, property, change, stored, configured, hasBlock):
+            var todo: [String] = []
+            if configured <= stored { todo.append("raise Configuration.schemaVersion above \(stored) (it is \(configured))") }
+            if !hasBlock { todo.append("set Configuration.migrationBlock") }
+            return "\(type).\(property): the file's schema differs from the class: \(change); this change needs a migration: "
+                + todo.joined(separator: " and ")
+        case let .schemaVersionTooLow(configured, stored):
+            return "the file was written with schema version \(stored), higher than the configuration's schemaVersion \(configured) (an older application cannot open it)"
+        case let .invalidMigration(type, property, detail): return "migration of \(type).\(property): \(detail)"
+        case let .migrationBlockFailed(old, new, error):
+            return "the migration block from schema version \(old) to \(new) threw (nothing was committed): \(error)"
         case let .invalidSchema(type, detail): return "\(type): \(detail)"
         case let .typeNotInConfiguration(type):
             return "\(type) is not in the configuration's objectTypes"

@@ -78,23 +78,20 @@ extension DatabaseCore {
         return managed.key
     }
 
-    /// One more than the largest generated key of the type (1 for the first).
+    /// The next generated key of the type: never one given before, also
+    /// after the object holding the largest was deleted (`GeneratedKeys`).
     private func nextKey(_ info: ClassInfo, _ tree: WriteTree) throws(DatabaseError) -> [UInt8] {
+        guard let transaction else { throw DatabaseError.notInWriteTransaction(operation: "add(\(info.name))") }
         var next: UInt64
         if let cached = nextIDs[info.name] {
             next = cached
         } else {
-            let last = try engine { () throws(FirnError) -> UInt64 in
-                let cursor = try tree.cursor()
-                try cursor.last()
-                return try cursor.withKey { ObjectKey.generatedID($0) }.flatMap { $0 } ?? 0
-            }
-            guard last < UInt64.max else {
-                throw DatabaseError.engine(.corrupt(path: store.path, page: nil, version: nil, detail: "\(info.schema.treeName): no generated key is left"))
-            }
-            next = last + 1
+            next = try engine { () throws(FirnError) in try GeneratedKeys.next(info.schema, tree, in: transaction) }
         }
-        nextIDs[info.name] = next == UInt64.max ? next : next + 1
+        guard next < UInt64.max else {
+            throw DatabaseError.engine(.corrupt(path: store.path, page: nil, version: nil, detail: "\(info.schema.treeName): no generated key is left"))
+        }
+        nextIDs[info.name] = next + 1
         return ObjectKey.generated(next)
     }
 

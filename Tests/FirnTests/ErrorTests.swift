@@ -63,7 +63,8 @@ import Testing
         let scratch = Scratch()
         do { _ = try Database(configuration: scratch.configuration([Dog.self, Person.self])) }
         let other = Configuration(path: scratch.file, objectTypes: [Renamed.Dog.self, Person.self])
-        #expect(throws: DatabaseError.schemaMismatch(type: "Dog", property: "age", change: "property changed from age: Int to age: String")) {
+        #expect(throws: DatabaseError.migrationRequired(type: "Dog", property: "age", change: "property age changed its type from Int to String",
+                                                         storedVersion: 0, configuredVersion: 0, hasBlock: false)) {
             _ = try Database(configuration: other)
         }
     }
