@@ -58,8 +58,17 @@ extension LockFile {
     }
 
     /// Adds `delta` (which may be negative) to the pin's frozen-object count.
+    /// Runs for every frozen object made and released, from many threads
+    /// at once: it skips `ownedSlotOffset`'s process-wide lock (two threads
+    /// reading frozen results contended on it for every object). The
+    /// caller holds the pin (a live snapshot), so the slot cannot be freed
+    /// or reused meanwhile, nor the lock file closed (a store keeps it open
+    /// while snapshots live); the state word still proves the slot ours.
     public func addFrozenObjects(_ slot: PinSlot, _ delta: Int64) {
-        guard let offset = ownedSlotOffset(slot) else { return }
+        guard slot.index >= 0, slot.index < readerSlotCount else { return }
+        let offset = LockFileLayout.slotOffset(slot.index)
+        let word = SlotStateWord(raw: mapping.load32(offset + ReaderSlotLayout.stateOffset))
+        guard word == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }
         mapping.add64(offset + ReaderSlotLayout.frozenObjectsOffset, UInt64(bitPattern: delta))
     }
 
