@@ -21,8 +21,9 @@ public typealias AsyncTransactionId = UInt32
 /// reach it. The sync is asked for at once after an ungrouped commit (the
 /// worker does it before taking the lock for the next request, so each
 /// ungrouped commit is its own durability point), and after a run of
-/// grouped ones only when no request is left: the run shares one
-/// `Store.sync()`, and a crash keeps all of it or none.
+/// grouped ones only when no request is left (or after `groupLimit` of
+/// them): the run shares one `Store.sync()`, and a crash keeps all of it or
+/// none.
 ///
 /// Not thread-safe: everything but the mailbox is used on the binding only.
 final class AsyncWriteQueue {
@@ -116,6 +117,11 @@ final class AsyncWriteQueue {
     private var unsynced = false
     /// One of them was ungrouped: its sync goes before the next lock.
     private var syncBarrier = false
+    /// How many commits since the last sync was asked for.
+    private var unsyncedCount = 0
+    /// A run of grouped commits longer than this is synced anyway, so a
+    /// steady stream of requests cannot put every completion off forever.
+    static let groupLimit = 100
     /// The newest version this instance committed asynchronously.
     private var lastCommitted: UInt64 = 0
     private let mailbox = Mailbox()
@@ -157,6 +163,7 @@ final class AsyncWriteQueue {
             commit.version = version
             lastCommitted = max(lastCommitted, version)
             unsynced = true
+            unsyncedCount += 1
             if !allowGrouping { syncBarrier = true }
         } catch {
             commit.error = error
@@ -338,11 +345,11 @@ final class AsyncWriteQueue {
     // MARK: the worker
 
     /// Asks the worker for what is due: the durable sync (at once after an
-    /// ungrouped commit; after grouped ones, once no request is left), then
-    /// the writer lock for the first request.
+    /// ungrouped commit; after grouped ones, once no request is left or the
+    /// group reaches `groupLimit`), then the writer lock for the first request.
     private func scheduleWork() {
         let runEnded = requests.isEmpty && running == nil && !acquiring
-        if unsynced && (syncBarrier || runEnded) { startSync() }
+        if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) { startSync() }
         if !acquiring && running == nil && !requests.isEmpty { startAcquiring() }
     }
 
@@ -364,6 +371,7 @@ final class AsyncWriteQueue {
     private func startSync() {
         syncsInFlight += 1
         unsynced = false
+        unsyncedCount = 0
         syncBarrier = false
         let store = core.store, mailbox = mailbox, wake = waker(), upTo = lastCommitted
         worker.async {
