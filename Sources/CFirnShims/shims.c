@@ -217,3 +217,21 @@ int firn_open(const char *path, int flags, int mode) {
     int fd = open(path, flags | O_CLOEXEC, mode);
     return fd < 0 ? -errno : fd;
 }
+
+// MARK: Swift concurrency runtime
+
+// libswift_Concurrency's SerialExecutorRef, and its check with the Swift
+// calling convention. Flags 0: answer false instead of trapping (the
+// runtime's default for swift_task_isCurrentExecutor is to trap when
+// asked about the main executor from another one).
+typedef struct {
+    const void *identity;
+    uintptr_t implementation;
+} firn_serial_executor_ref;
+
+__attribute__((swiftcall)) _Bool swift_task_isCurrentExecutorWithFlags(firn_serial_executor_ref executor, uint64_t flags);
+
+_Bool firn_is_current_executor(const void *identity, uintptr_t implementation) {
+    firn_serial_executor_ref executor = { identity, implementation };
+    return swift_task_isCurrentExecutorWithFlags(executor, 0);
+}

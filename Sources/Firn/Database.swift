@@ -1,8 +1,9 @@
 import Dispatch
 import FirnCore
 
-/// A database instance bound to the thread that made it, or to a serial
-/// queue (`init(configuration:queue:)`). Making one with the same
+/// A database instance bound to the thread that made it, to a serial
+/// queue (`init(configuration:queue:)`) or to the calling actor
+/// (`Database.open(configuration:)`). Making one with the same
 /// configuration and binding returns the same instance; using it, its
 /// results or its objects anywhere else stops the program ("Database
 /// accessed from incorrect thread", naming both sides). `freeze()` gives a

@@ -28,6 +28,14 @@ final class DatabaseCore: ObjectSource {
     /// Next generated key per type without a primary key, in this write.
     var nextIDs: [String: UInt64] = [:]
     private weak var frozen: FrozenVersion?
+    /// The asynchronous writes (`writeAsync`, `beginAsyncWrite`…), made on first use.
+    private var asyncQueue: AsyncWriteQueue?
+    /// `asyncWrite` calls of this instance suspended for the writer lock:
+    /// a synchronous write here would wait for a lock they hold or are
+    /// queued for, and they can only resume once this binding is free.
+    var suspendedAsyncWrites = 0
+    /// Set by `close()`: the instance pins nothing again.
+    private var closed = false
 
     init(configuration: Configuration, store: Store, binding: InstanceBinding = .thread(.current)) throws(DatabaseError) {
         self.configuration = configuration
@@ -216,6 +224,8 @@ final class DatabaseCore: ObjectSource {
     /// so far are invalidated; the next use pins the latest version.
     func invalidate() {
         checkAccess()
+        // Pending async writes finish first (run here, on the binding).
+        asyncQueue?.waitUntilIdle()
         if transaction != nil { cancelWrite() }
         guard !released else { return }
         snapshot.close()
@@ -226,6 +236,7 @@ final class DatabaseCore: ObjectSource {
 
     private func repinIfReleased() throws(DatabaseError) {
         guard released else { return }
+        if closed { throw DatabaseError.closed }
         snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "pinning again after invalidate()")
         released = false
         changed()
@@ -248,6 +259,30 @@ final class DatabaseCore: ObjectSource {
         return frozen
     }
 
+    // MARK: asynchronous writes
+
+    /// The instance's async write queue, made on first use.
+    var asyncWrites: AsyncWriteQueue {
+        if let asyncQueue { return asyncQueue }
+        let queue = AsyncWriteQueue(core: self)
+        asyncQueue = queue
+        return queue
+    }
+
+    /// True from the first async write request until the last completion.
+    var isPerformingAsyncWrites: Bool { asyncQueue?.isPerforming ?? false }
+
+    /// Waits for every pending async write of this instance (running its
+    /// blocks and completions here), then releases the read pin like
+    /// `invalidate()`; the instance leaves the cache and pins nothing again.
+    func close() {
+        checkAccess()
+        asyncQueue?.waitUntilIdle()
+        invalidate()
+        closed = true
+        InstanceCache.forget(self)
+    }
+
     // MARK: writing
 
     var isInWriteTransaction: Bool { transaction != nil }
@@ -255,8 +290,23 @@ final class DatabaseCore: ObjectSource {
     func beginWrite() throws(DatabaseError) {
         checkAccess()
         guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
+        guard suspendedAsyncWrites == 0 else { throw DatabaseError.asyncWriteInProgress(operation: "beginWrite") }
+        // Async writes asked for before run first, in order; so do those of
+        // the other instances of this file bound here, whose writer lock
+        // would otherwise wait for a block only this caller can run.
+        asyncQueue?.completeQueuedRequests()
+        for sibling in InstanceCache.siblings(of: self) { sibling.asyncQueue?.completeQueuedRequests() }
+        guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
         let store = store
         let transaction = try engine { () throws(FirnError) in try store.beginWrite() }
+        try adopt(transaction)
+    }
+
+    /// Makes `transaction` (this instance's writer lock, taken here or by
+    /// the async write worker) the instance's write transaction; aborts it
+    /// when the instance cannot write.
+    func adopt(_ transaction: WriteTransaction) throws(DatabaseError) {
+        let store = store
         do {
             // A write builds on the latest version: the instance reads it
             // from here on, whatever autorefresh says, so objects read
@@ -275,7 +325,10 @@ final class DatabaseCore: ObjectSource {
         changed()
     }
 
-    func commitWrite() throws(DatabaseError) {
+    /// Commits; `.deferred` leaves the durable sync to the caller (async
+    /// writes). Returns the version committed (the base when nothing changed).
+    @discardableResult
+    func commitWrite(durability: CommitDurability = .durable) throws(DatabaseError) -> UInt64 {
         checkAccess()
         guard let transaction else { throw DatabaseError.notInWriteTransaction(operation: "commitWrite") }
         self.transaction = nil
@@ -284,15 +337,17 @@ final class DatabaseCore: ObjectSource {
             transaction.abort()
             throw deferredError
         }
+        let version: UInt64
         do {
             try GeneratedKeys.record(nextIDs, in: transaction)
-            _ = try transaction.commit()
+            version = try transaction.commit(durability: durability)
         } catch {
             transaction.abort()
             throw DatabaseError.engine(error)
         }
         // The instance reads what it just wrote, as after any commit.
         try refresh()
+        return version
     }
 
     func cancelWrite() {

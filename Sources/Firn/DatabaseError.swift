@@ -59,6 +59,14 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// versions it would leave pinned, `pins` every live pin of the file,
     /// as listed at `checkedAtNanoseconds` (wall clock, for their ages).
     case tooManyActiveVersions(operation: String, limit: UInt, versions: [UInt64], pins: [PinRecord], checkedAtNanoseconds: UInt64)
+    /// `cancelAsyncWrite` was given an id that names nothing pending: never
+    /// handed out by this instance, or its write or callback is over.
+    case unknownAsyncWrite(id: AsyncTransactionId)
+    /// `operation` would wait for the writer lock that an `asyncWrite` of
+    /// this instance holds or waits for, suspended until this actor is free.
+    case asyncWriteInProgress(operation: String)
+    /// The instance was closed (`close()`).
+    case closed
 
     public var description: String {
         switch self {
@@ -103,6 +111,11 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(type) was read through a Database instance that invalidate() released since; read it again"
         case let .tooManyActiveVersions(operation, limit, versions, pins, now):
             return ActiveVersionLimit.describe(operation: operation, limit: limit, versions: versions, pins: pins, now: now)
+        case let .unknownAsyncWrite(id):
+            return "no pending async write or completion has id \(id) (never handed out by this instance, or already over)"
+        case let .asyncWriteInProgress(operation):
+            return "\(operation) would wait for the writer lock that an asyncWrite of this instance holds or waits for, and that asyncWrite cannot resume until this call returns; await it first"
+        case .closed: return "the Database instance was closed; open a new one"
         }
     }
 }

@@ -1,22 +1,25 @@
 import FirnCore
 
 /// What a live instance (and its results and objects) may be used from:
-/// the thread that made it, or a serial queue while it runs a block (on
-/// whichever worker thread). Checked on every access.
+/// the thread that made it, a serial queue while it runs a block (on
+/// whichever worker thread), or an actor. Checked on every access.
 enum InstanceBinding: Sendable {
     case thread(ThreadIdentity)
     case queue(QueueIdentity)
+    case actor(ActorIdentity)
 
     /// The part of the instance cache's key that names the binding.
     enum Key: Hashable {
         case thread(Int64)
         case queue(ObjectIdentifier)
+        case actor(ObjectIdentifier)
     }
 
     var key: Key {
         switch self {
         case let .thread(thread): return .thread(thread.tid)
         case let .queue(queue): return .queue(ObjectIdentifier(queue.token))
+        case let .actor(actor): return .actor(ObjectIdentifier(actor.actor))
         }
     }
 
@@ -24,15 +27,16 @@ enum InstanceBinding: Sendable {
         switch self {
         case let .thread(thread): return thread.isCurrent
         case let .queue(queue): return queue.isCurrent
+        case let .actor(actor): return actor.isCurrent
         }
     }
 
     /// The thread id recorded as the holder of the instance's pins: 0 for a
-    /// queue, whose blocks run on any worker thread.
+    /// queue or an actor, whose work runs on any worker thread.
     var holderThreadID: Int64 {
         switch self {
         case let .thread(thread): return thread.tid
-        case .queue: return 0
+        case .queue, .actor: return 0
         }
     }
 
@@ -41,6 +45,23 @@ enum InstanceBinding: Sendable {
         switch self {
         case let .thread(thread): return thread.description
         case let .queue(queue): return queue.description
+        case let .actor(actor): return actor.description
+        }
+    }
+
+    /// Runs `body` on the binding later: a block on the queue, a task on
+    /// the actor. A thread has no loop to run it on: false, and the thread
+    /// runs what is pending at its next pump point (docs/SDK.md).
+    @discardableResult
+    func schedule(_ body: @escaping @Sendable () -> Void) -> Bool {
+        switch self {
+        case .thread: return false
+        case let .queue(queue):
+            queue.queue.async(execute: body)
+            return true
+        case let .actor(actor):
+            actor.enqueue(body)
+            return true
         }
     }
 

@@ -41,15 +41,55 @@ enum InstanceCache {
         return core
     }
 
+    /// The instance of `configuration` bound to `actor`, opened when it has
+    /// none. The caller runs on `actor` (it is the caller's isolation).
+    static func instance(_ configuration: Configuration, actor: ActorIdentity) throws(DatabaseError) -> DatabaseCore {
+        try instance(configuration, key: .actor(ObjectIdentifier(actor.actor))) { .actor(actor) }
+    }
+
     /// The instance the caller would use for `configuration` without naming
-    /// a binding: its queue's, when it runs on a bound queue that has one,
-    /// otherwise its thread's. `@ThreadSafe` reads through this.
+    /// a binding: its actor's, when it runs on an actor that has one; its
+    /// queue's, when it runs on a bound queue that has one; otherwise its
+    /// thread's. `thaw()` and `@ThreadSafe` read through this.
     static func callersInstance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {
+        let identity = configuration.identity
+        // Actors cannot be looked up from the running code: ask each
+        // actor-bound instance of the configuration (few) whether it runs.
+        let onActor = instances.withLock { instances in
+            instances.first { key, weak in
+                guard key.configuration == identity, case .actor = key.binding, let core = weak.core else { return false }
+                return core.binding.isCurrent
+            }?.value.core
+        }
+        if let onActor { return onActor }
         if let token = QueueIdentity.currentToken,
            let core = cached(InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(token)))) {
             return core
         }
         return try instance(configuration)
+    }
+
+    /// The other live instances of `core`'s file bound to where the caller
+    /// runs (its thread, queue or actor): a synchronous write of one of
+    /// them must first let their queued async writes run, or it would wait
+    /// for a writer lock they hold for a block only this caller can run.
+    static func siblings(of core: DatabaseCore) -> [DatabaseCore] {
+        let path = core.configuration.path
+        let candidates = instances.withLock { instances in
+            instances.values.compactMap { weak -> DatabaseCore? in
+                guard let other = weak.core, other !== core, other.configuration.path == path else { return nil }
+                return other
+            }
+        }
+        return candidates.filter { $0.binding.isCurrent }
+    }
+
+    /// Forgets a closed instance: the next request for its configuration
+    /// and binding opens a new one.
+    static func forget(_ core: DatabaseCore) {
+        instances.withLock { instances in
+            instances = instances.filter { $0.value.core != nil && $0.value.core !== core }
+        }
     }
 
     private static func cached(_ key: InstanceKey) -> DatabaseCore? {

@@ -186,14 +186,15 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
         return List(ListStorage(source: frozen, owner: list.owner, ownerKey: list.ownerKey, index: list.index))
     }
 
-    /// The live list in the calling thread's instance, or nil when its
-    /// object was deleted since.
+    /// The live list in the caller's instance (its actor's, its queue's or
+    /// its thread's), or nil when its object was deleted since.
     public func thaw() throws(DatabaseError) -> List<Element>? {
         guard case let .managed(list) = storage else {
             throw DatabaseError.unmanagedObject(type: "List<\(Element.self)>", operation: "thaw")
         }
         guard let frozen = list.source as? FrozenVersion else { return self }
-        let core = try Database(configuration: frozen.configuration).core
+        let core = try InstanceCache.callersInstance(frozen.configuration)
+        try core.catchUp(to: frozen.version)
         let live = ListStorage(source: core, owner: list.owner, ownerKey: list.ownerKey, index: list.index)
         return try live.ownerExists() ? List(live) : nil
     }

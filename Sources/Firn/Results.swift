@@ -71,8 +71,8 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         return Results(source: try core.frozenVersion(operation: "freeze Results<\(Element.self)>"), plan: plan)
     }
 
-    /// The live results of the caller's instance (its queue's, or its
-    /// thread's), refreshed first when it reads an older version than these.
+    /// The live results of the caller's instance (its actor's, its queue's
+    /// or its thread's), refreshed first when it reads an older version than these.
     public func thaw() throws(DatabaseError) -> Results<Element> {
         guard let frozen = source as? FrozenVersion else { return self }
         let core = try InstanceCache.callersInstance(frozen.configuration)

@@ -1,4 +1,5 @@
 import Firn
+import Foundation
 import Testing
 
 /// The README's SDK tour, as written there (its `Dog` is the README's own),
@@ -23,5 +24,61 @@ import Testing
         for dog in dogs { names.append(dog.name) }
         let frozen = try rex.freeze()
         #expect(names == ["Rex"] && rex.age == 1 && frozen.isFrozen && frozen.age == 1)
+    }
+
+    /// The README's async write, on its queue, then read back.
+    @Test func theReadmeAsyncWritesRun() throws {
+        let scratch = Scratch()
+        let config = Configuration(path: scratch.file, objectTypes: [TourDog.self])
+        let done = DispatchSemaphore(value: 0)
+        let completed = Box<String?>(nil)
+        let queue = DispatchQueue(label: "sync")
+        queue.async {
+            guard let db = try? Database(configuration: config, queue: queue) else { return }
+            let rex = TourDog(), bo = TourDog()
+            rex.id = 7
+            bo.id = 8
+            try? db.write { try db.add(rex) }
+            // As in the README:
+            db.writeAsync {
+                rex.age += 1
+            } onComplete: { error in
+                completed.value = error.map { "\($0)" } ?? "durable"
+            }
+            db.beginAsyncWrite {
+                try? db.add(bo)
+                db.commitAsyncWrite(allowGrouping: true)
+            }
+            db.writeAsync {} onComplete: { _ in done.signal() }
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let ages = try onNewThread { try Database(configuration: config).objects(TourDog.self).map { "\($0.id):\($0.age)" } }
+        #expect(completed.value == "durable" && ages == ["7:1", "8:0"])
+    }
+
+    actor Kennel {
+        let config: Configuration
+        init(_ config: Configuration) { self.config = config }
+
+        // As in the README.
+        func birthday(_ id: Int) async throws -> Frozen<TourDog>? {
+            let db = try await Database.open(configuration: config)
+            guard let dog = try db.object(ofType: TourDog.self, forPrimaryKey: id) else { return nil }
+            try await db.asyncWrite { dog.age += 1 }  // a cancelled task never runs the block
+            return try Frozen(dog)                     // Sendable; .value reads it anywhere
+        }
+    }
+
+    @Test func theReadmeActorRuns() async throws {
+        let scratch = Scratch()
+        let config = Configuration(path: scratch.file, objectTypes: [TourDog.self])
+        try onNewThread {
+            let db = try Database(configuration: config)
+            let rex = TourDog()
+            rex.id = 7
+            try db.write { try db.add(rex) }
+        }
+        let frozen = try await Kennel(config).birthday(7)
+        #expect(frozen?.value.age == 1 && frozen?.value.isFrozen == true)
     }
 }

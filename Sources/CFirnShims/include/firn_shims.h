@@ -66,4 +66,12 @@ int firn_fallocate(int fd, int64_t offset, int64_t len);
 /// open(path, flags, mode) without varargs; returns fd or -errno.
 int firn_open(const char *path, int flags, int mode);
 
+// MARK: Swift concurrency runtime
+
+/// True when the caller runs on the serial executor whose two words (the
+/// runtime's SerialExecutorRef: identity, implementation) are given: the
+/// Swift runtime's own check behind `Actor.preconditionIsolated()`, asked
+/// for a Bool instead of a trap (swift_task_isCurrentExecutorWithFlags, no flags).
+_Bool firn_is_current_executor(const void *identity, uintptr_t implementation);
+
 #endif

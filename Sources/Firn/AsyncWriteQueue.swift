@@ -1,0 +1,400 @@
+import Dispatch
+import FirnCore
+import Foundation
+
+/// Identifies one `beginAsyncWrite` / `writeAsync` request or one
+/// `commitAsyncWrite` callback of an instance, for `cancelAsyncWrite`.
+public typealias AsyncTransactionId = UInt32
+
+/// The asynchronous writes of one live instance (docs/SDK.md, "Asynchronous
+/// writes"). Blocks and completions run on the instance's binding, in the
+/// order asked for; the two waits that could block it — for the writer lock
+/// and for the durable sync — run on a worker queue of the instance's own,
+/// which posts each outcome to a mailbox and wakes the binding (a block on
+/// the queue, a task on the actor; a thread runs what is ready at its pump
+/// points).
+///
+/// One request at a time holds the lock: the worker asks for it only when
+/// no block runs and no other request of this instance is waiting for it.
+/// A commit is `.deferred` (pages and an unsealed record, no sync) and the
+/// instance reads it at once; its completion waits for `durableVersion` to
+/// reach it. The sync is asked for at once after an ungrouped commit (the
+/// worker does it before taking the lock for the next request, so each
+/// ungrouped commit is its own durability point), and after a run of
+/// grouped ones only when no request is left (or after `groupLimit` of
+/// them): the run shares one `Store.sync()`, and a crash keeps all of it or
+/// none.
+///
+/// Not thread-safe: everything but the mailbox is used on the binding only.
+final class AsyncWriteQueue {
+    /// A `beginAsyncWrite` or `writeAsync` not yet finished.
+    final class Request {
+        let id: AsyncTransactionId
+        let block: () throws -> Void
+        /// `writeAsync` commits when the block returns in a write; a
+        /// `beginAsyncWrite` block that does not commit cancels.
+        let commitsAtEnd: Bool
+        let onComplete: (((any Error)?) -> Void)?
+        /// The commit this request's block made itself (its id).
+        var commitID: AsyncTransactionId?
+        /// Cancelled by id while its block ran: no completion.
+        var cancelled = false
+
+        init(id: AsyncTransactionId, block: @escaping () throws -> Void, commitsAtEnd: Bool,
+             onComplete: (((any Error)?) -> Void)?) {
+            self.id = id
+            self.block = block
+            self.commitsAtEnd = commitsAtEnd
+            self.onComplete = onComplete
+        }
+    }
+
+    /// A commit whose completions have not run: they run, in commit order,
+    /// once the durable version reaches `version` (or at once with `error`).
+    private struct Commit {
+        let id: AsyncTransactionId
+        /// Nil: nothing to wait for (an error, or a write that ended without committing).
+        var version: UInt64?
+        var error: (any Error)?
+        /// Id 0: the completion of a `writeAsync`, which its begin id does not cancel.
+        var callbacks: [(id: AsyncTransactionId, call: ((any Error)?) -> Void)]
+    }
+
+    /// What the worker posts back.
+    enum Message {
+        /// The writer lock for the next request, or why it was not granted.
+        case lock(Result<TransactionBox, DatabaseError>)
+        /// The outcome of a durable sync asked for when this instance had
+        /// committed up to `upTo`.
+        case durable(upTo: UInt64, Result<UInt64, DatabaseError>)
+    }
+
+    /// A write transaction on its way from the worker to the binding.
+    final class TransactionBox: @unchecked Sendable {
+        let transaction: WriteTransaction
+        init(_ transaction: sending WriteTransaction) { self.transaction = transaction }
+    }
+
+    /// Where the worker posts; the binding takes, or waits when it must.
+    final class Mailbox: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var messages: [Message] = []
+
+        func post(_ message: Message) {
+            condition.lock()
+            messages.append(message)
+            condition.signal()
+            condition.unlock()
+        }
+
+        /// Everything posted so far; with `wait`, sleeps until there is something.
+        func take(wait: Bool) -> [Message] {
+            condition.lock()
+            defer { condition.unlock() }
+            while wait && messages.isEmpty { condition.wait() }
+            defer { messages.removeAll() }
+            return messages
+        }
+    }
+
+    /// Holds the instance for the worker's wake-up block: an instance with
+    /// work in flight stays alive until that work has come back to it. Only
+    /// used on the binding (the block runs there).
+    private final class CoreHandle: @unchecked Sendable {
+        let core: DatabaseCore
+        init(_ core: DatabaseCore) { self.core = core }
+    }
+
+    private unowned let core: DatabaseCore
+    private var lastID: AsyncTransactionId = 0
+    private var requests: [Request] = []
+    private var running: Request?
+    private var commits: [Commit] = []
+    /// The worker is taking the writer lock for the first request.
+    private var acquiring = false
+    private var syncsInFlight = 0
+    /// Commits made since the last sync was asked for.
+    private var unsynced = false
+    /// One of them was ungrouped: its sync goes before the next lock.
+    private var syncBarrier = false
+    /// How many commits since the last sync was asked for.
+    private var unsyncedCount = 0
+    /// A run of grouped commits longer than this is synced anyway, so a
+    /// steady stream of requests cannot put every completion off forever.
+    static let groupLimit = 100
+    /// The newest version this instance committed asynchronously.
+    private var lastCommitted: UInt64 = 0
+    private let mailbox = Mailbox()
+    private let worker: DispatchQueue
+
+    init(core: DatabaseCore) {
+        self.core = core
+        worker = DispatchQueue(label: "firn-async-writes \(core.binding.description)")
+    }
+
+    /// True from the first request until the last completion has run.
+    var isPerforming: Bool {
+        !requests.isEmpty || running != nil || !commits.isEmpty || acquiring || syncsInFlight > 0 || unsynced
+    }
+
+    // MARK: requests
+
+    /// Queues `block` to run in a write transaction on the binding.
+    func request(_ block: @escaping () throws -> Void, commitsAtEnd: Bool,
+                 onComplete: (((any Error)?) -> Void)?) -> AsyncTransactionId {
+        core.checkAccess()
+        let id = nextID()
+        requests.append(Request(id: id, block: block, commitsAtEnd: commitsAtEnd, onComplete: onComplete))
+        scheduleWork()
+        return id
+    }
+
+    /// Commits the instance's write transaction without waiting for the
+    /// disk; `onComplete` runs on the binding once the commit is durable.
+    func commit(allowGrouping: Bool, onComplete: (((any Error)?) -> Void)?) -> AsyncTransactionId {
+        core.checkAccess()
+        guard core.isInWriteTransaction else {
+            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "commitAsyncWrite"))")
+        }
+        let id = nextID()
+        var commit = Commit(id: id, version: nil, error: nil, callbacks: [])
+        do {
+            let version = try core.commitWrite(durability: .deferred)
+            commit.version = version
+            lastCommitted = max(lastCommitted, version)
+            unsynced = true
+            unsyncedCount += 1
+            if !allowGrouping { syncBarrier = true }
+        } catch {
+            commit.error = error
+        }
+        if let onComplete { commit.callbacks.append((id, onComplete)) }
+        commits.append(commit)
+        running?.commitID = id
+        scheduleWork()
+        // An error is ready at once: delivered on the binding, after the
+        // completions before it, never inside this call.
+        if commit.error != nil { wake() }
+        return id
+    }
+
+    /// Cancels a request (its block never runs, or its transaction is
+    /// rolled back while the block runs) or, for a commit id, only the
+    /// commit's callback.
+    func cancel(_ id: AsyncTransactionId) throws(DatabaseError) {
+        core.checkAccess()
+        if let index = requests.firstIndex(where: { $0.id == id }) {
+            requests.remove(at: index)
+            return
+        }
+        if let running, running.id == id, running.commitID == nil, !running.cancelled, core.isInWriteTransaction {
+            running.cancelled = true
+            core.cancelWrite()
+            return
+        }
+        for index in commits.indices {
+            if let callback = commits[index].callbacks.firstIndex(where: { $0.id == id && id != 0 }) {
+                commits[index].callbacks.remove(at: callback)
+                return
+            }
+        }
+        throw DatabaseError.unknownAsyncWrite(id: id)
+    }
+
+    private func nextID() -> AsyncTransactionId {
+        lastID = lastID == AsyncTransactionId.max ? 1 : lastID + 1
+        return lastID
+    }
+
+    // MARK: on the binding
+
+    /// Runs what the worker has brought: blocks whose lock came, completions
+    /// whose durability came. Every wake-up of the binding ends here.
+    func process() {
+        core.checkAccess()
+        while true {
+            let messages = mailbox.take(wait: false)
+            if messages.isEmpty { break }
+            for message in messages { handle(message) }
+        }
+        deliverCompletions()
+        scheduleWork()
+    }
+
+    /// Runs every request queued before now (a synchronous write comes
+    /// after them). Inside a running block, nothing: what is queued comes
+    /// after that block.
+    func completeQueuedRequests() {
+        guard running == nil else { return }
+        while true {
+            process()
+            if requests.isEmpty && !acquiring { return }
+            for message in mailbox.take(wait: true) { handle(message) }
+        }
+    }
+
+    /// Waits until every request and completion is over, running them here
+    /// (`close()`, `invalidate()`, `waitForAsyncWrites()`). Inside a running
+    /// block, nothing: the rest comes after that block.
+    func waitUntilIdle() {
+        guard running == nil else { return }
+        while true {
+            process()
+            if !isPerforming { return }
+            for message in mailbox.take(wait: true) { handle(message) }
+        }
+    }
+
+    private func handle(_ message: Message) {
+        switch message {
+        case let .lock(result):
+            acquiring = false
+            start(result)
+        case let .durable(upTo, result):
+            syncsInFlight -= 1
+            if case let .failure(error) = result {
+                for index in commits.indices where commits[index].error == nil {
+                    if let version = commits[index].version, version <= upTo { commits[index].error = error }
+                }
+            }
+            deliverCompletions()
+        }
+        scheduleWork()
+    }
+
+    /// The writer lock (or its failure) goes to the first request; with
+    /// every request cancelled meanwhile, it is given back.
+    private func start(_ result: Result<TransactionBox, DatabaseError>) {
+        guard !requests.isEmpty else {
+            if case let .success(box) = result { box.transaction.abort() }
+            return
+        }
+        let request = requests.removeFirst()
+        do throws(DatabaseError) {
+            let box = try result.get()
+            try core.adopt(box.transaction)
+        } catch {
+            finish(request, error: error)
+            return
+        }
+        run(request)
+    }
+
+    private func run(_ request: Request) {
+        let outer = running
+        running = request
+        defer { running = outer }
+        do {
+            try request.block()
+        } catch {
+            // Only the transaction this request began.
+            if core.isInWriteTransaction && request.commitID == nil && !request.cancelled { core.cancelWrite() }
+            if !request.cancelled { finish(request, error: error) }
+            return
+        }
+        if request.cancelled { return }
+        if core.isInWriteTransaction && request.commitID == nil {
+            if request.commitsAtEnd {
+                let id = commit(allowGrouping: false, onComplete: nil)
+                attach(request, to: id)
+            } else {
+                core.cancelWrite()
+            }
+            return
+        }
+        if let commitID = request.commitID {
+            attach(request, to: commitID)
+        } else {
+            // The block ended the write itself without committing.
+            finish(request, error: nil)
+        }
+    }
+
+    /// A `writeAsync` completion, after the commit `id`'s.
+    private func attach(_ request: Request, to id: AsyncTransactionId) {
+        guard let onComplete = request.onComplete else { return }
+        if let index = commits.firstIndex(where: { $0.id == id }) {
+            commits[index].callbacks.append((0, onComplete))
+        } else {
+            // That commit's completions already ran (a pump inside the block).
+            commits.append(Commit(id: 0, version: nil, error: nil, callbacks: [(0, onComplete)]))
+            wake()
+        }
+    }
+
+    /// A request that ends without a commit: its completion (if any) comes
+    /// in order with the commits' ones.
+    private func finish(_ request: Request, error: (any Error)?) {
+        guard let onComplete = request.onComplete else { return }
+        commits.append(Commit(id: 0, version: nil, error: error, callbacks: [(0, onComplete)]))
+        wake()
+    }
+
+    /// Runs the completions of the commits now durable (or failed), in
+    /// commit order, stopping at the first still waiting.
+    private func deliverCompletions() {
+        guard !commits.isEmpty else { return }
+        let durable = (try? core.store.durableVersion) ?? 0
+        while let first = commits.first {
+            if first.error == nil, let version = first.version, version > durable { break }
+            commits.removeFirst()
+            for callback in first.callbacks { callback.call(first.error) }
+        }
+    }
+
+    // MARK: the worker
+
+    /// Asks the worker for what is due: the durable sync (at once after an
+    /// ungrouped commit; after grouped ones, once no request is left or the
+    /// group reaches `groupLimit`), then the writer lock for the first request.
+    private func scheduleWork() {
+        let runEnded = requests.isEmpty && running == nil && !acquiring
+        if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) { startSync() }
+        if !acquiring && running == nil && !requests.isEmpty { startAcquiring() }
+    }
+
+    private func startAcquiring() {
+        acquiring = true
+        let store = core.store, mailbox = mailbox, wake = waker()
+        worker.async {
+            let message: Message
+            do throws(FirnError) {
+                message = .lock(.success(TransactionBox(try store.beginWrite())))
+            } catch {
+                message = .lock(.failure(.engine(error)))
+            }
+            mailbox.post(message)
+            wake()
+        }
+    }
+
+    private func startSync() {
+        syncsInFlight += 1
+        unsynced = false
+        unsyncedCount = 0
+        syncBarrier = false
+        let store = core.store, mailbox = mailbox, wake = waker(), upTo = lastCommitted
+        worker.async {
+            let result: Result<UInt64, DatabaseError>
+            do throws(FirnError) {
+                result = .success(try store.sync())
+            } catch {
+                result = .failure(.engine(error))
+            }
+            mailbox.post(.durable(upTo: upTo, result))
+            wake()
+        }
+    }
+
+    /// Schedules `process()` on the binding now.
+    private func wake() { waker()() }
+
+    /// A block that schedules `process()` on the binding (nothing for a
+    /// thread, which processes at its pump points). It holds the instance.
+    private func waker() -> @Sendable () -> Void {
+        let binding = core.binding
+        if case .thread = binding { return {} }
+        let handle = CoreHandle(core)
+        return { binding.schedule { handle.core.asyncWrites.process() } }
+    }
+}
