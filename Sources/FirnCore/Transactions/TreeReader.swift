@@ -95,6 +95,7 @@ public final class Cursor {
         self.owner = owner
         self.path = path
         readsSnapshot = owner is Snapshot
+        residencyPages = max(1, Int(Mapping.residencyBudget) / max(1, core.pageSize))
     }
 
     public var isValid: Bool { core.isValid }
@@ -109,7 +110,19 @@ public final class Cursor {
 
     public func next() throws(FirnError) {
         do { try core.next() } catch { throw error.located(in: path) }
+        // A scan over a snapshot touches every page of the tree through
+        // the map, and touched file pages count in the resident set: drop
+        // them every few MiB, as verify and export do, so iterating a big
+        // tree (a million objects) keeps memory flat. Pointers stay valid.
+        if readsSnapshot, core.subtreesEnteredForward >= nextResidencyDrop {
+            nextResidencyDrop = core.subtreesEnteredForward + residencyPages
+            if core.subtreesEnteredForward >= residencyPages { core.dropResidentPages() }
+        }
     }
+
+    /// `Mapping.residencyBudget` in pages, and when the walk next drops them.
+    private let residencyPages: Int
+    private var nextResidencyDrop = 0
 
     public func previous() throws(FirnError) {
         do { try core.previous() } catch { throw error.located(in: path) }

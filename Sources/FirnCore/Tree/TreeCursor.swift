@@ -247,10 +247,21 @@ struct TreeCursor {
             let moved = parent.with(index: parent.index + 1)
             stack.append(moved)
             if moved.index < moved.count, let (child, level) = try childOf(moved) {
+                subtreesEnteredForward &+= 1
                 try descend(child, level: level, toLast: false)
             }
         }
     }
+
+    /// Subtrees (leaves, mostly) a forward walk has entered: a scan's
+    /// progress in pages, for bounding what it keeps resident.
+    private(set) var subtreesEnteredForward = 0
+
+    /// Drops the process's page-table entries of the map this cursor reads
+    /// (`Mapping.dropResidentPages`); pointers stay valid.
+    func dropResidentPages() { source.map.dropResidentPages() }
+
+    var pageSize: Int { source.pageSize }
 
     private mutating func settleBackward() throws(FirnError) {
         while let top = stack.last, top.index < 0 {
