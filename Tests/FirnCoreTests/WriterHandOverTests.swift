@@ -112,11 +112,23 @@ import Testing
                 try await Task.sleep(for: .milliseconds(2))
             }
             #expect(lockFile.writerQueue.waitingCount == writers)
-            // The pool is not blocked: other work still runs.
+            // The pool is not blocked: other work still runs while the 32
+            // wait. Waiters that blocked pool threads would keep this task
+            // from running until the holder lets go; a plain thread lets go
+            // after 20 s so that case fails here instead of hanging. (The
+            // bound is generous: the whole suite runs in parallel on 2
+            // cores, and a 1 s bound once failed under that load.)
+            let released = Locked(false)
+            let fallback = Thread {
+                Thread.sleep(forTimeInterval: 20)
+                if released.withLock({ done in defer { done = true }; return !done }) { holder.transaction?.abort() }
+            }
+            fallback.start()
             let started = ContinuousClock.now
             let value = await Task.detached { 42 }.value
-            #expect(value == 42 && ContinuousClock.now - started < .seconds(1))
-            holder.transaction?.abort()
+            let waited = ContinuousClock.now - started
+            #expect(value == 42 && waited < .seconds(15), "a detached task waited \(waited) behind suspended writers")
+            if released.withLock({ done in defer { done = true }; return !done }) { holder.transaction?.abort() }
             try await group.waitForAll()
         }
         #expect(try Self.keys(store).count == writers)
