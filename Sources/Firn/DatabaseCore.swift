@@ -288,6 +288,8 @@ final class DatabaseCore: ObjectSource {
         asyncQueue?.waitUntilIdle()
         invalidate()
         closed = true
+        // Its observers hear nothing more; their base version is released.
+        notifier = nil
         InstanceCache.forget(self)
     }
 

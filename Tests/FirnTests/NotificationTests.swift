@@ -282,6 +282,39 @@ import Glibc
         token.invalidate()
     }
 
+    /// An actor that owns its instance and observes its dogs.
+    actor Watcher {
+        let configuration: Configuration
+        let log: Log<Seen>
+        var token: NotificationToken?
+        init(configuration: Configuration, log: Log<Seen>) {
+            self.configuration = configuration
+            self.log = log
+        }
+        func start() async throws {
+            let db = try await Database.open(configuration: configuration)
+            token = try db.objects(Dog.self).observe { [log] change in
+                self.assertIsolated()  // a task on the actor
+                log.append(NotificationTests.seen(change))
+            }
+        }
+        func stop() { token?.invalidate() }
+    }
+
+    @Test func actorBoundResultsHearOtherThreadsAsTasksOnTheActor() async throws {
+        let scratch = Scratch()
+        let configuration = scratch.configuration()
+        let log = Log<Seen>()
+        let watcher = Watcher(configuration: configuration, log: log)
+        try await watcher.start()
+        for _ in 0..<200 where log.entries.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(log.entries == [.initial(0)])
+        try onNewThread { try Self.addDogs(try Database(configuration: configuration), [1]) }
+        for _ in 0..<200 where log.entries.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(log.entries.last == .update(deletions: [], insertions: [0], modifications: []))
+        await watcher.stop()
+    }
+
     /// A child process commits `commits` times, `gap` µs apart, logging the
     /// monotonic clock after each commit; the parent's queue-bound database
     /// observer logs the clock at each notification. Every commit must be
