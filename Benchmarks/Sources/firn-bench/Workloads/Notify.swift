@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Firn
 import FirnCore
 #if canImport(Glibc)
@@ -134,8 +135,8 @@ private func notifyResultsDiff(_ ctx: Context) throws {
                         }
                     }
                     for k in 0..<50 {
-                        other.object(ofType: FirnSDKPeer.Item.self, forPrimaryKey: (rep * 15_485_863 + k * 1_299_709 + 1) % n)
-                            .map { $0.value += 1 }
+                        let id = (rep * 15_485_863 + k * 1_299_709 + 1) % n
+                        if let item = try other.object(ofType: FirnSDKPeer.Item.self, forPrimaryKey: id) { item.value += 1 }
                     }
                 }
             } catch {
