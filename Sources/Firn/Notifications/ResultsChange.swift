@@ -112,14 +112,22 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
     /// binary search in the old list, from where the last one was found.
     static func merge(_ old: [[UInt8]], _ changes: [VersionChanges.KeyChange]) -> Diff {
         var diff = Diff()
+        if changes.allSatisfy({ $0.kind == .changed }) {
+            // Modifications only: the list stays as it is (shared, not copied).
+            diff.keys = old
+            var from = 0
+            for change in changes {
+                let index = lowerBound(old, change.key, from: from)
+                guard index < old.count, old[index] == change.key else { continue }
+                diff.modifications.append(index)
+                from = index + 1
+            }
+            return diff
+        }
         diff.keys.reserveCapacity(old.count + changes.count)
         var i = 0
         for change in changes {
-            var low = i, high = old.count
-            while low < high {
-                let middle = (low + high) / 2
-                if old[middle].lexicographicallyPrecedes(change.key) { low = middle + 1 } else { high = middle }
-            }
+            let low = lowerBound(old, change.key, from: i)
             diff.keys.append(contentsOf: old[i..<low])
             i = low
             let present = i < old.count && old[i] == change.key
@@ -140,6 +148,16 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         }
         diff.keys.append(contentsOf: old[i...])
         return diff
+    }
+
+    /// The first position at or after `from` whose key is not below `key`.
+    static func lowerBound(_ keys: [[UInt8]], _ key: [UInt8], from: Int) -> Int {
+        var low = from, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle].lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Queries and sorts: old and new key lists compared. Keys in both
