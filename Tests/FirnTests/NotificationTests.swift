@@ -128,6 +128,62 @@ import Glibc
         token.invalidate()
     }
 
+    /// Random rounds of inserts, deletes and modifications: applying each
+    /// update's deletions (old indices) then insertions (new indices) to the
+    /// previous list gives the new one, and modifications name exactly the
+    /// objects modified that stayed in place.
+    @Test(arguments: [false, true])
+    func randomChangesReplayOntoTheOldList(sorted: Bool) throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        var generator = SystemRandomNumberGenerator()
+        try db.write { for id in 0..<60 { try db.add(Self.dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
+        let results = sorted ? try db.objects(Dog.self).where { $0.age > 1 }.sorted(by: \.name) : db.objects(Dog.self)
+        var mirror: [Int] = []
+        var last: (deletions: [Int], insertions: [Int], modifications: [Int])?
+        let token = try results.observe { change in
+            switch change {
+            case let .initial(now): mirror = now.map(\.id)
+            case let .update(_, deletions, insertions, modifications): last = (deletions, insertions, modifications)
+            case .error: Issue.record("error")
+            }
+        }
+        for round in 0..<40 {
+            var modified = Set<Int>()
+            try db.write {
+                for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                    let id = Int.random(in: 0..<130, using: &generator)
+                    if let dog = try db.object(ofType: Dog.self, forPrimaryKey: id) {
+                        if Bool.random(using: &generator) {
+                            try db.delete(dog)
+                            modified.remove(id)
+                        } else {
+                            dog.age = Int.random(in: 0..<7, using: &generator)
+                            dog.name = "n\(Int.random(in: 0..<50, using: &generator))"
+                            modified.insert(id)
+                        }
+                    } else {
+                        try db.add(Self.dog(id, "n\(round)", age: Int.random(in: 0..<7, using: &generator)))
+                        modified.insert(id)  // deleted and added again in one write: a modification
+                    }
+                }
+            }
+            let now = results.map(\.id)
+            guard let change = last else {
+                #expect(mirror == now, "round \(round): no update, but the results changed")
+                continue
+            }
+            last = nil
+            var replayed = mirror
+            for index in change.deletions.reversed() { replayed.remove(at: index) }
+            for index in change.insertions { replayed.insert(now[index], at: index) }
+            #expect(replayed == now, "round \(round): \(change)")
+            #expect(change.modifications.allSatisfy { modified.contains(now[$0]) }, "round \(round)")
+            mirror = now
+        }
+        token.invalidate()
+    }
+
     // MARK: objects and the database
 
     @Test func objectObserverGetsChangedPropertiesThenDeleted() throws {
