@@ -355,6 +355,12 @@ import Glibc
             }
         }
         func stop() { token?.invalidate() }
+        /// An `asyncWrite` of the actor's instance: heard before it returns.
+        func add(_ id: Int) async throws -> Int {
+            let db = try await Database.open(configuration: configuration)
+            try await db.asyncWrite { try db.add(NotificationTests.dog(id)) }
+            return log.entries.count
+        }
     }
 
     @Test func actorBoundResultsHearOtherThreadsAsTasksOnTheActor() async throws {
@@ -368,6 +374,8 @@ import Glibc
         try onNewThread { try Self.addDogs(try Database(configuration: configuration), [1]) }
         for _ in 0..<200 where log.entries.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(log.entries.last == .update(deletions: [], insertions: [0], modifications: []))
+        let heard = try await watcher.add(2)
+        #expect(heard == 3 && log.entries.last == .update(deletions: [], insertions: [1], modifications: []))
         await watcher.stop()
     }
 
