@@ -132,12 +132,12 @@ import Glibc
     /// update's deletions (old indices) then insertions (new indices) to the
     /// previous list gives the new one, and modifications name exactly the
     /// objects modified that stayed in place.
-    @Test(arguments: [false, true])
-    func randomChangesReplayOntoTheOldList(sorted: Bool) throws {
+    @Test(arguments: [(false, 60), (true, 60), (false, 1500)])
+    func randomChangesReplayOntoTheOldList(sorted: Bool, objects: Int) throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         var generator = SystemRandomNumberGenerator()
-        try db.write { for id in 0..<60 { try db.add(Self.dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
+        try db.write { for id in 0..<objects { try db.add(Self.dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
         let results = sorted ? try db.objects(Dog.self).where { $0.age > 1 }.sorted(by: \.name) : db.objects(Dog.self)
         var mirror: [Int] = []
         var last: (deletions: [Int], insertions: [Int], modifications: [Int])?
@@ -151,8 +151,8 @@ import Glibc
         for round in 0..<40 {
             var modified = Set<Int>()
             try db.write {
-                for _ in 0..<Int.random(in: 1...6, using: &generator) {
-                    let id = Int.random(in: 0..<130, using: &generator)
+                for _ in 0..<Int.random(in: 1...(objects / 10), using: &generator) {
+                    let id = Int.random(in: 0..<(objects * 2 + 10), using: &generator)
                     if let dog = try db.object(ofType: Dog.self, forPrimaryKey: id) {
                         if Bool.random(using: &generator) {
                             try db.delete(dog)

@@ -33,13 +33,17 @@ extension Results {
 }
 
 /// The key list of observed results, kept in memory between versions: a
-/// change's positions are binary searches in it (unsorted results) or a
-/// comparison with the recomputed list (queries and sorts).
+/// change's positions are binary searches in it (unsorted results, a
+/// chunked `KeyList`) or a comparison with the recomputed list (queries
+/// and sorts).
 final class ResultsObservation<Element: Object>: Observation, FailableObservation {
     private let results: Results<Element>
     private let info: ClassInfo
     private let block: (ResultsChange<Element>) -> Void
+    /// A query's or a sort's keys, in order.
     private var keys: [[UInt8]] = []
+    /// Unsorted results' keys.
+    private var list = KeyList([])
 
     init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping (ResultsChange<Element>) -> Void) {
         self.results = results
@@ -50,7 +54,8 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
     override func begin(_ core: DatabaseCore) {
         started = true
         do {
-            keys = try Self.keys(of: results.plan, info: info, in: core)
+            let keys = try Self.keys(of: results.plan, info: info, in: core)
+            if results.plan == nil { list = KeyList(keys) } else { self.keys = keys }
         } catch {
             return fail(error)
         }
@@ -64,7 +69,7 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
 
     override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
         let tree = info.schema.treeName
-        let diff: Diff
+        let diff: (deletions: [Int], insertions: [Int], modifications: [Int])
         do {
             let keyChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
             guard !keyChanges.isEmpty else { return }
@@ -75,14 +80,15 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
                 let now = try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
                 var changed = Set<[UInt8]>()
                 for change in keyChanges where change.kind == .changed { changed.insert(change.key) }
-                diff = Self.compare(old: keys, new: now, changed: changed)
+                let compared = Self.compare(old: keys, new: now, changed: changed)
+                keys = compared.keys
+                diff = (compared.deletions, compared.insertions, compared.modifications)
             } else {
-                diff = Self.merge(keys, keyChanges)
+                diff = list.apply(keyChanges)
             }
         } catch {
             return fail(error)
         }
-        keys = diff.keys
         guard notify, !(diff.deletions.isEmpty && diff.insertions.isEmpty && diff.modifications.isEmpty) else { return }
         block(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
     }
@@ -106,58 +112,6 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         var deletions: [Int] = []
         var insertions: [Int] = []
         var modifications: [Int] = []
-    }
-
-    /// Unsorted results (key order): each changed key's position is a
-    /// binary search in the old list, from where the last one was found.
-    static func merge(_ old: [[UInt8]], _ changes: [VersionChanges.KeyChange]) -> Diff {
-        var diff = Diff()
-        if changes.allSatisfy({ $0.kind == .changed }) {
-            // Modifications only: the list stays as it is (shared, not copied).
-            diff.keys = old
-            var from = 0
-            for change in changes {
-                let index = lowerBound(old, change.key, from: from)
-                guard index < old.count, old[index] == change.key else { continue }
-                diff.modifications.append(index)
-                from = index + 1
-            }
-            return diff
-        }
-        diff.keys.reserveCapacity(old.count + changes.count)
-        var i = 0
-        for change in changes {
-            let low = lowerBound(old, change.key, from: i)
-            diff.keys.append(contentsOf: old[i..<low])
-            i = low
-            let present = i < old.count && old[i] == change.key
-            switch change.kind {
-            case .deleted:
-                guard present else { continue }
-                diff.deletions.append(i)
-                i += 1
-            case .inserted:
-                diff.insertions.append(diff.keys.count)
-                diff.keys.append(change.key)
-            case .changed:
-                guard present else { continue }
-                diff.modifications.append(diff.keys.count)
-                diff.keys.append(old[i])
-                i += 1
-            }
-        }
-        diff.keys.append(contentsOf: old[i...])
-        return diff
-    }
-
-    /// The first position at or after `from` whose key is not below `key`.
-    static func lowerBound(_ keys: [[UInt8]], _ key: [UInt8], from: Int) -> Int {
-        var low = from, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle].lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// Queries and sorts: old and new key lists compared. Keys in both
