@@ -85,6 +85,7 @@ extension Database {
     public func processAsyncWrites() {
         guard case let .live(core) = instance else { return }
         core.asyncWrites.process()
+        core.notifier?.deliver()
     }
 
     /// Runs every pending async write block and completion here, waiting
@@ -94,6 +95,7 @@ extension Database {
     public func waitForAsyncWrites() {
         guard case let .live(core) = instance else { return }
         core.asyncWrites.waitUntilIdle()
+        core.notifier?.deliver()
     }
 
     /// Finishes the pending async writes (as `waitForAsyncWrites()`), then

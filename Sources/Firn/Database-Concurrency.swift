@@ -67,6 +67,8 @@ extension Database {
         }
         // Written and visible now; the sync happens on another thread.
         let version = try core.commitWrite(durability: .deferred)
+        // Observers hear of it on the actor now, as after `write {}`.
+        core.notifier?.deliver()
         try await Self.makeDurable(store, version: version)
         return result
     }

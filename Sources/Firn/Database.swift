@@ -147,7 +147,10 @@ public struct Database: @unchecked Sendable {
     @discardableResult
     public func refresh() throws(DatabaseError) -> Bool {
         guard case let .live(core) = instance else { return false }
-        return try core.refresh()
+        let moved = try core.refresh()
+        // Observers hear of what the instance moved past (docs/SDK.md "Notifications").
+        core.notifier?.deliver()
+        return moved
     }
 
     /// Releases the read pin (cancelling a write transaction in progress):
@@ -208,7 +211,7 @@ public struct Database: @unchecked Sendable {
     // MARK: writing
 
     /// The live instance for a write, or `.frozen` naming `operation`.
-    private func writer(_ operation: String) throws(DatabaseError) -> DatabaseCore {
+    func writer(_ operation: String) throws(DatabaseError) -> DatabaseCore {
         switch instance {
         case let .live(core): return core
         case .frozen: throw DatabaseError.frozen(type: "Database", operation: operation)
@@ -238,7 +241,8 @@ public struct Database: @unchecked Sendable {
     public func beginWrite() throws(DatabaseError) { try writer("beginWrite").beginWrite() }
 
     /// Commits the write transaction; the instance then reads the new version.
-    public func commitWrite() throws(DatabaseError) { try writer("commitWrite").commitWrite() }
+    /// Its observers are told at once, on the caller (docs/SDK.md "Notifications").
+    public func commitWrite() throws(DatabaseError) { try commitWrite(withoutNotifying: []) }
 
     /// Discards the write transaction's changes.
     public func cancelWrite() {

@@ -36,6 +36,8 @@ final class DatabaseCore: ObjectSource {
     var suspendedAsyncWrites = 0
     /// Set by `close()`: the instance pins nothing again.
     private var closed = false
+    /// The change observers (`observe`), made by the first one.
+    var notifier: Notifier?
 
     init(configuration: Configuration, store: Store, binding: InstanceBinding = .thread(.current)) throws(DatabaseError) {
         self.configuration = configuration
@@ -182,9 +184,15 @@ final class DatabaseCore: ObjectSource {
     /// has nobody to report to: the pin is then released (see
     /// `moveToLatest`) and the next use pins the latest version again.
     func autorefreshBetweenBlocks() {
-        guard autorefresh, transaction == nil, !released else { return }
-        _ = try? moveToLatest()
+        guard transaction == nil, !released else { return }
+        if autorefresh { _ = try? moveToLatest() }
+        // Changes the instance moved past (this refresh, or its own async
+        // commits) reach its observers here, whatever autorefresh says.
+        notifier?.deliver()
     }
+
+    /// True after `invalidate()` until the next use pins again.
+    var isReleased: Bool { released }
 
     /// Makes the instance read `version` or later (where a reference was
     /// made): it refreshes when it reads an older one. Not in a write, which
@@ -280,6 +288,8 @@ final class DatabaseCore: ObjectSource {
         asyncQueue?.waitUntilIdle()
         invalidate()
         closed = true
+        // Its observers hear nothing more; their base version is released.
+        notifier = nil
         InstanceCache.forget(self)
     }
 
@@ -312,6 +322,8 @@ final class DatabaseCore: ObjectSource {
             // from here on, whatever autorefresh says, so objects read
             // before the write see the state it changes.
             try moveToLatest()
+            // Observers are told of other writers' changes apart from this one's.
+            notifier?.writeBegan(at: snapshot)
             // Its commit moves this instance's read pin to the new version.
             try ActiveVersionLimit.check(store, limit: configuration.maximumNumberOfActiveVersions,
                                          pinning: transaction.version, own: snapshot.pinSlotIndex, operation: "beginWrite")

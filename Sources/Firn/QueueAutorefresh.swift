@@ -14,13 +14,14 @@ final class QueueAutorefresh: @unchecked Sendable {
     /// watcher thread only tests the weak reference), hence unchecked.
     private final class Watched: @unchecked Sendable {
         weak var core: DatabaseCore?
-        let queue: DispatchQueue
+        /// Where the refresh runs: a block on the queue, a task on the actor.
+        let binding: InstanceBinding
         /// True while a refresh block is enqueued and has not started.
         let pending = Locked(false)
 
-        init(core: DatabaseCore, queue: DispatchQueue) {
+        init(core: DatabaseCore, binding: InstanceBinding) {
             self.core = core
-            self.queue = queue
+            self.binding = binding
         }
     }
 
@@ -38,7 +39,16 @@ final class QueueAutorefresh: @unchecked Sendable {
     /// Refreshes `core`, bound to `queue`, between `queue`'s blocks after
     /// each burst of commits, while it lives and has autorefresh on.
     static func watch(_ core: DatabaseCore, queue: DispatchQueue) {
-        let entry = Watched(core: core, queue: queue)
+        watch(core, binding: core.binding)
+    }
+
+    /// The same for an actor-bound instance (from its first observer on,
+    /// see `Notifier`): the refresh and delivery run as a task on the actor.
+    static func watch(_ core: DatabaseCore, binding: InstanceBinding) {
+        let entry = Watched(core: core, binding: binding)
+        // Commits after the version the instance pinned count, also those
+        // made before the watcher thread first looks at the lock file.
+        let version = core.snapshot.version
         // Added under the registry's lock: a watcher decides to stop under
         // it too, so it cannot stop between being found and being given this.
         let (watcher, start) = watchers.withLock { watchers -> (QueueAutorefresh, Bool) in
@@ -52,15 +62,18 @@ final class QueueAutorefresh: @unchecked Sendable {
             return (watcher, true)
         }
         if start {
-            let thread = Thread { watcher.run() }
+            let thread = Thread { watcher.run(from: version) }
             thread.name = "firn-autorefresh"
             thread.start()
+        } else if let latest = core.store.lockFile?.latestVersion, latest > version {
+            // The running watcher may have seen that commit already.
+            watcher.schedule(entry)
         }
     }
 
-    private func run() {
-        guard let lockFile = store.lockFile else { return stop() }
-        var seen = lockFile.latestVersion
+    private func run(from version: UInt64) {
+        guard store.lockFile != nil else { return stop() }
+        var seen = version
         while true {
             let latest: UInt64
             do {
@@ -96,9 +109,10 @@ final class QueueAutorefresh: @unchecked Sendable {
             return !pending
         }
         guard enqueue else { return }
-        entry.queue.async {
+        let scheduled = entry.binding.schedule {
             entry.pending.withLock { $0 = false }
             entry.core?.autorefreshBetweenBlocks()
         }
+        if !scheduled { entry.pending.withLock { $0 = false } }
     }
 }

@@ -56,6 +56,44 @@ import Testing
         #expect(completed.value == "durable" && ages == ["7:1", "8:0"])
     }
 
+    /// The README's notification, on its queue: the initial count, then a
+    /// puppy added by another thread.
+    @Test func theReadmeNotificationRuns() throws {
+        let scratch = Scratch()
+        let config = Configuration(path: scratch.file, objectTypes: [TourDog.self])
+        let queue = DispatchQueue(label: "ui")
+        let printed = Box<[String]>([])
+        func print(_ line: Any) { printed.value.append("\(line)") }
+        let holder = Box<NotificationToken?>(nil)
+        var token: NotificationToken? {
+            get { holder.value }
+            set { holder.value = newValue }
+        }
+        queue.sync {
+            // As in the README:
+            guard let db = try? Database(configuration: config, queue: queue) else { return }
+            let puppies = try? db.objects(TourDog.self).where { $0.age < 2 }.sorted(by: \.name)
+            token = try? puppies?.observe { change in      // keep the token: invalidate() stops it
+                switch change {
+                case let .initial(dogs): print("\(dogs.count) puppies")
+                case let .update(_, deletions, insertions, modifications):
+                    print("gone \(deletions), new \(insertions), changed \(modifications)")
+                case let .error(error): print(error)
+                }
+            }
+        }
+        for _ in 0..<500 where printed.value.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        try onNewThread {
+            let db = try Database(configuration: config)
+            let bo = TourDog()
+            bo.id = 8
+            try db.write { try db.add(bo) }
+        }
+        for _ in 0..<500 where printed.value.count < 2 { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(printed.value == ["0 puppies", "gone [], new [0], changed []"])
+        token?.invalidate()
+    }
+
     actor Kennel {
         let config: Configuration
         init(_ config: Configuration) { self.config = config }

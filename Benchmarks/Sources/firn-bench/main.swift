@@ -10,6 +10,9 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == commitChildFla
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == sdkMemoryChildFlag {
     runSDKMemoryChild(Array(CommandLine.arguments.dropFirst(2)))
 }
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == notifyChildFlag {
+    runNotifyChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scratch = Machine.scratch(options.dir)
 let cli = FirnCLI.locate(options.firn, scratch: scratch)
@@ -32,7 +35,7 @@ for line in header { log(line) }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
     ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
-    ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK),
+    ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK), ("notify", runNotify),
 ]
 let started = ContinuousClock.now
 var failed = false

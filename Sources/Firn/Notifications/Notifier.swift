@@ -1,0 +1,254 @@
+import FirnCore
+
+/// One registered observer of a live instance: the database, results or
+/// an object. Subclasses keep what they need to describe the next change
+/// (a results' key list, nothing for the database) and call back.
+/// `stop()` may come from any thread (a token's `invalidate()`); the rest
+/// runs on the instance's binding.
+class Observation: @unchecked Sendable {
+    private let stopped = Locked(false)
+    /// False until the observer took its starting state (`begin`); a
+    /// results' `.initial` callback may come later than `observe` returns.
+    var started = false
+
+    var isStopped: Bool { stopped.withLock { $0 } }
+    func stop() { stopped.withLock { $0 = true } }
+
+    /// Takes the starting state at the version the instance reads now
+    /// (the notifier's base), calling back `.initial` where there is one.
+    func begin(_ core: DatabaseCore) { started = true }
+
+    /// One step from `changes.old` to `changes.new`. With `notify` false
+    /// (a token passed to `write(withoutNotifying:)`) only the state moves.
+    func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {}
+}
+
+/// The change observers of one live instance and the version they last
+/// heard of (`base`, pinned alongside the instance's own pin, so the diff
+/// to the next version can read it whatever the instance did since).
+///
+/// Delivery (`deliver`) runs on the binding at the refresh points
+/// docs/SDK.md lists: it diffs `base` against the version the instance
+/// reads, hands the diff to each observer, and moves `base` there. A step
+/// that a write began past `base` (another writer's commit, seen when the
+/// write took the lock) is delivered apart from the write's own, so a
+/// token the write suppresses still hears of it.
+final class Notifier {
+    unowned let core: DatabaseCore
+    private var base: Snapshot
+    /// Where a write began when that was past `base` (see above).
+    private var writeBase: Snapshot?
+    private let observations = Locked<[Observation]>([])
+    private var delivering = false
+    /// The observations `commitWrite(withoutNotifying:)` leaves out.
+    private var suppressed: Set<ObjectIdentifier> = []
+
+    init(core: DatabaseCore) throws(DatabaseError) {
+        self.core = core
+        base = try Self.pin(core, try core.readSnapshot)
+    }
+
+    deinit {
+        base.close()
+        writeBase?.close()
+    }
+
+    private static func pin(_ core: DatabaseCore, _ snapshot: Snapshot) throws(DatabaseError) -> Snapshot {
+        let store = core.store, label = "notifications of Database on \(core.binding.description)"
+        return try engine { () throws(FirnError) in try store.snapshot(alongside: snapshot, kind: .read, label: label) }
+    }
+
+    /// The instance's notifier, made by its first observer. An actor-bound
+    /// instance is watched from then on like a queue-bound one (the lock
+    /// file's futex; refresh and delivery as a task on the actor).
+    static func of(_ core: DatabaseCore) throws(DatabaseError) -> Notifier {
+        if let notifier = core.notifier { return notifier }
+        let notifier = try Notifier(core: core)
+        core.notifier = notifier
+        if case .actor = core.binding { QueueAutorefresh.watch(core, binding: core.binding) }
+        return notifier
+    }
+
+    /// Registers `observation` after delivering what the instance moved
+    /// past since the last delivery to the observers it has (so every
+    /// observer starts from the version the instance reads). It begins now
+    /// (`beginNow`), else in a block or task on the binding.
+    func add(_ observation: Observation, beginNow: Bool) {
+        deliver()
+        observations.withLock { $0.append(observation) }
+        if beginNow {
+            observation.begin(core)
+            return
+        }
+        let work = Unchecked((core, observation))
+        let scheduled = core.binding.schedule {
+            let (core, observation) = work.value
+            core.notifier?.deliver()
+            if !observation.isStopped, !observation.started { observation.begin(core) }
+        }
+        if !scheduled { observation.begin(core) }
+    }
+
+    /// See the type's comment. Does nothing inside a write, after
+    /// `invalidate()`, or inside a callback of this delivery (the running
+    /// delivery goes on to the version the callback moved to).
+    func deliver() {
+        guard !delivering, core.transaction == nil, !core.isReleased else { return }
+        delivering = true
+        defer { delivering = false }
+        while core.transaction == nil, !core.isReleased, core.snapshot.version != base.version {
+            let target: Snapshot
+            do {
+                target = try Self.pin(core, core.snapshot)
+            } catch {
+                fail(error)
+                return
+            }
+            var steps: [(to: Snapshot, suppressing: Bool)] = []
+            if let middle = writeBase {
+                writeBase = nil
+                if middle.version > base.version, middle.version < target.version {
+                    steps.append((middle, false))
+                } else {
+                    middle.close()
+                }
+            }
+            steps.append((target, true))
+            for step in steps {
+                let changes = VersionChanges(old: base, new: step.to)
+                for observation in observations.withLock({ $0 }) where observation.started && !observation.isStopped {
+                    let notify = !(step.suppressing && suppressed.contains(ObjectIdentifier(observation)))
+                    observation.update(changes, core: core, notify: notify)
+                }
+                base.close()
+                base = step.to
+            }
+        }
+        observations.withLock { $0.removeAll { $0.isStopped } }
+    }
+
+    /// `deliver()` leaving out the observations of `tokens` for what the
+    /// write just committed.
+    func deliver(suppressing tokens: [NotificationToken]) {
+        suppressed = Set(tokens.compactMap { $0.observation.map(ObjectIdentifier.init) })
+        defer { suppressed = [] }
+        deliver()
+    }
+
+    /// A write took the lock at `snapshot` (see the type's comment).
+    func writeBegan(at snapshot: Snapshot) {
+        guard snapshot.version != base.version, writeBase?.version != snapshot.version else { return }
+        writeBase?.close()
+        writeBase = try? Self.pin(core, snapshot)
+    }
+
+    /// The base could not be moved (the engine could not pin): observers
+    /// that can take an error get it, and all stop.
+    private func fail(_ error: DatabaseError) {
+        for observation in observations.withLock({ $0 }) where !observation.isStopped {
+            (observation as? FailableObservation)?.fail(error)
+            observation.stop()
+        }
+        observations.withLock { $0.removeAll() }
+    }
+}
+
+/// An observation whose callback has an `.error` case.
+protocol FailableObservation: AnyObject {
+    func fail(_ error: DatabaseError)
+}
+
+/// Hands a value to a block the binding runs later, on the binding.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// What changed between two pinned versions, read as observers ask: the
+/// trees changed (one catalog diff), then the keys of a tree (one tree
+/// diff each), each at most once per step however many observers ask.
+final class VersionChanges {
+    enum Kind { case inserted, deleted, changed }
+    struct KeyChange {
+        let key: [UInt8]
+        let kind: Kind
+    }
+
+    let old: Snapshot
+    let new: Snapshot
+    private var trees: Set<String>?
+    private var keys: [String: [KeyChange]] = [:]
+
+    init(old: Snapshot, new: Snapshot) {
+        self.old = old
+        self.new = new
+    }
+
+    /// Whether tree `name` differs between the versions (created, dropped
+    /// or rewritten); false skips it without reading it.
+    func touched(_ name: String) throws(FirnError) -> Bool {
+        if let trees { return trees.contains(name) }
+        var names = Set<String>()
+        try new.treeChanges(since: old) { change in
+            names.insert(change.name)
+            return true
+        }
+        trees = names
+        return names.contains(name)
+    }
+
+    /// The keys of tree `name` inserted, deleted or changed, in key order.
+    func changes(in name: String) throws(FirnError) -> [KeyChange] {
+        if let cached = keys[name] { return cached }
+        var out: [KeyChange] = []
+        if try touched(name) {
+            try new.changes(in: name, since: old) { change in
+                switch change {
+                case let .inserted(key, _): out.append(KeyChange(key: Array(key), kind: .inserted))
+                case let .deleted(key, _): out.append(KeyChange(key: Array(key), kind: .deleted))
+                case let .changed(key, _, _): out.append(KeyChange(key: Array(key), kind: .changed))
+                }
+                return true
+            }
+        }
+        keys[name] = out
+        return out
+    }
+}
+
+/// Reads one pinned snapshot as an object source: a query recomputed for
+/// a notification reads exactly the version the step goes to.
+final class SnapshotSource: ObjectSource {
+    let snapshot: Snapshot
+    private let core: DatabaseCore
+    private var readers: [String: TreeReader?] = [:]
+
+    init(_ snapshot: Snapshot, core: DatabaseCore) {
+        self.snapshot = snapshot
+        self.core = core
+    }
+
+    var isFrozen: Bool { true }
+    var generation: UInt64 { 0 }
+    func checkAccess() {}
+    func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo { try core.info(type) }
+    func objectCreated() {}
+    func objectReleased() {}
+
+    private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
+        if let cached = readers[name] { return cached }
+        let snapshot = snapshot
+        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
+        readers[name] = .some(reader)
+        return reader
+    }
+
+    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
+        guard let reader = try reader(tree) else { return nil }
+        return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
+    }
+
+    func cursor(in tree: String) throws(DatabaseError) -> Cursor? { try reader(tree)?.cursor() }
+
+    func count(in tree: String) throws(DatabaseError) -> Int { Int(clamping: try reader(tree)?.count ?? 0) }
+}

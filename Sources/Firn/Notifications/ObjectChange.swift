@@ -1,0 +1,116 @@
+import FirnCore
+import Foundation
+
+/// One changed property of an observed object.
+public struct PropertyChange {
+    /// The property's name.
+    public let name: String
+    /// The value before and after, as the property's Swift type (`Int`,
+    /// `String?`, `Date`…; nil for null). A link gives the target's stored
+    /// key bytes (`[UInt8]`), not an object.
+    public let oldValue: Any?
+    public let newValue: Any?
+}
+
+/// What `Object.observe` reports.
+public enum ObjectChange {
+    /// Properties of the object changed; it is the live object, reading
+    /// the new version.
+    case change(Object, [PropertyChange])
+    /// The object was deleted; no callback follows.
+    case deleted
+    /// The change could not be read; no callback follows.
+    case error(DatabaseError)
+}
+
+extension Object {
+    /// Calls `block` after each refresh point (docs/SDK.md "Notifications")
+    /// at which this object's stored properties changed (`.change`, with
+    /// the properties and their old and new values), or when it was deleted.
+    /// List properties are not compared (their elements live in trees of
+    /// their own). Frozen objects throw `.frozen`, unmanaged ones
+    /// `.unmanagedObject`, deleted ones `.invalidatedObject`.
+    public func observe(_ block: @escaping (ObjectChange) -> Void) throws(DatabaseError) -> NotificationToken {
+        let typeName = String(describing: type(of: self))
+        guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "observe") }
+        guard let core = managed.source as? DatabaseCore else { throw DatabaseError.frozen(type: typeName, operation: "observe") }
+        core.checkAccess()
+        guard !managed.isInvalidated else { throw DatabaseError.invalidatedObject(type: typeName) }
+        return try core.observe(ObjectObservation(self, managed, block), beginNow: true)
+    }
+}
+
+/// One object's record compared between the two versions of each step: two
+/// lookups, only for a step that changed the type's tree.
+final class ObjectObservation: Observation, FailableObservation {
+    private let object: Object
+    private let info: ClassInfo
+    private let key: [UInt8]
+    private let block: (ObjectChange) -> Void
+
+    init(_ object: Object, _ managed: ManagedObject, _ block: @escaping (ObjectChange) -> Void) {
+        self.object = object
+        info = managed.info
+        key = managed.key
+        self.block = block
+    }
+
+    func fail(_ error: DatabaseError) {
+        stop()
+        block(.error(error))
+    }
+
+    override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
+        let outcome: ObjectChange?
+        do {
+            outcome = try compare(changes)
+        } catch {
+            return fail(.engine(error))
+        }
+        guard let outcome else { return }
+        if case .deleted = outcome { stop() }
+        if notify { block(outcome) }
+    }
+
+    /// `.deleted`, `.change` with the properties whose values differ, or
+    /// nil when the record is the same.
+    private func compare(_ changes: VersionChanges) throws(FirnError) -> ObjectChange? {
+        let tree = info.schema.treeName
+        guard try changes.touched(tree) else { return nil }
+        guard let new = try changes.new.tree(tree)?.get(key) else { return .deleted }
+        guard let old = try changes.old.tree(tree)?.get(key), !old.bytes.elementsEqual(new.bytes) else { return nil }
+        var properties: [PropertyChange] = []
+        for (index, property) in info.schema.properties.enumerated() where !property.isList {
+            let before = try ObjectRecord.value(index, as: property.type, in: old.bytes)
+            let after = try ObjectRecord.value(index, as: property.type, in: new.bytes)
+            guard before != after else { continue }
+            properties.append(PropertyChange(name: property.name, oldValue: before.map { Self.swiftValue($0, property.type) },
+                                             newValue: after.map { Self.swiftValue($0, property.type) }))
+        }
+        return properties.isEmpty ? nil : .change(object, properties)
+    }
+
+    /// A stored field as the Swift type its property is declared with.
+    static func swiftValue(_ value: FieldValue, _ type: PropertyType) -> Any {
+        switch value {
+        case let .bool(v): return v
+        case let .int(v):
+            switch type {
+            case .int8: return Int8(truncatingIfNeeded: v)
+            case .int16: return Int16(truncatingIfNeeded: v)
+            case .int32: return Int32(truncatingIfNeeded: v)
+            case .int64: return v
+            default: return Int(v)
+            }
+        case let .double(v): return v
+        case let .float(v): return v
+        case let .string(v): return v
+        case let .data(v): return Data(v)
+        case let .date(v): return Date(timeIntervalSinceReferenceDate: v)
+        case let .uuid(v):
+            guard v.count == 16 else { return v }
+            return UUID(uuid: (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]))
+        case let .link(v): return v
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import FirnCore
+
+/// What `Results.observe` reports. Deletions are indices in the results
+/// as they were before the change; insertions and modifications indices in
+/// the results as they are now (apply deletions, then insertions). An
+/// object of sorted results whose position changed is a deletion and an
+/// insertion.
+public enum ResultsChange<Element: Object> {
+    /// The results when observing began.
+    case initial(Results<Element>)
+    /// The results after a change, and what changed.
+    case update(Results<Element>, deletions: [Int], insertions: [Int], modifications: [Int])
+    /// The change could not be read; no callback follows.
+    case error(DatabaseError)
+}
+
+extension Results {
+    /// Calls `block` with `.initial`, then with `.update` after each
+    /// refresh point (docs/SDK.md "Notifications") at which objects of the
+    /// type were inserted, deleted or changed in these results. Computed
+    /// from the diff of the type's tree between the two versions: a
+    /// version that did not touch the tree costs one catalog diff.
+    /// `.initial` comes later on the instance's queue or actor, and inside
+    /// this call for a thread-bound instance. Frozen results throw `.frozen`.
+    public func observe(_ block: @escaping (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
+        guard let core = source as? DatabaseCore else {
+            throw DatabaseError.frozen(type: "Results<\(Element.self)>", operation: "observe")
+        }
+        core.checkAccess()
+        let observation = ResultsObservation(self, info: try core.info(Element.self), block)
+        return try core.observe(observation, beginNow: core.beginsInline)
+    }
+}
+
+/// The key list of observed results, kept in memory between versions: a
+/// change's positions are binary searches in it (unsorted results, a
+/// chunked `KeyList`) or a comparison with the recomputed list (queries
+/// and sorts).
+final class ResultsObservation<Element: Object>: Observation, FailableObservation {
+    private let results: Results<Element>
+    private let info: ClassInfo
+    private let block: (ResultsChange<Element>) -> Void
+    /// A query's or a sort's keys, in order.
+    private var keys: [[UInt8]] = []
+    /// Unsorted results' keys.
+    private var list = KeyList([])
+
+    init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping (ResultsChange<Element>) -> Void) {
+        self.results = results
+        self.info = info
+        self.block = block
+    }
+
+    override func begin(_ core: DatabaseCore) {
+        started = true
+        do {
+            let keys = try Self.keys(of: results.plan, info: info, in: core)
+            if results.plan == nil { list = KeyList(keys) } else { self.keys = keys }
+        } catch {
+            return fail(error)
+        }
+        block(.initial(results))
+    }
+
+    func fail(_ error: DatabaseError) {
+        stop()
+        block(.error(error))
+    }
+
+    override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
+        let tree = info.schema.treeName
+        let diff: (deletions: [Int], insertions: [Int], modifications: [Int])
+        do {
+            let keyChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
+            guard !keyChanges.isEmpty else { return }
+            if let plan = results.plan {
+                // A query or a sort: recomputed, but only for a step that
+                // changed the type's tree (its condition and order read
+                // nothing else).
+                let now = try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
+                var changed = Set<[UInt8]>()
+                for change in keyChanges where change.kind == .changed { changed.insert(change.key) }
+                let compared = Self.compare(old: keys, new: now, changed: changed)
+                keys = compared.keys
+                diff = (compared.deletions, compared.insertions, compared.modifications)
+            } else {
+                diff = list.apply(keyChanges)
+            }
+        } catch {
+            return fail(error)
+        }
+        guard notify, !(diff.deletions.isEmpty && diff.insertions.isEmpty && diff.modifications.isEmpty) else { return }
+        block(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+    }
+
+    private static func keys(of plan: QueryPlan?, info: ClassInfo, in source: any ObjectSource) throws(DatabaseError) -> [[UInt8]] {
+        if let plan { return try plan.matchingKeys(source, info) }
+        var keys: [[UInt8]] = []
+        guard let cursor = try source.cursor(info) else { return keys }
+        try engine { () throws(FirnError) in
+            try cursor.first()
+            while cursor.isValid, let key = try cursor.key {
+                keys.append(key)
+                try cursor.next()
+            }
+        }
+        return keys
+    }
+
+    struct Diff {
+        var keys: [[UInt8]] = []
+        var deletions: [Int] = []
+        var insertions: [Int] = []
+        var modifications: [Int] = []
+    }
+
+    /// Queries and sorts: old and new key lists compared. Keys in both
+    /// keep their place when they are on a longest run in the old order;
+    /// the others moved (a deletion and an insertion).
+    static func compare(old: [[UInt8]], new: [[UInt8]], changed: Set<[UInt8]>) -> Diff {
+        var diff = Diff()
+        diff.keys = new
+        var oldIndex = [[UInt8]: Int](minimumCapacity: old.count)
+        for (index, key) in old.enumerated() { oldIndex[key] = index }
+        var kept = [Bool](repeating: false, count: old.count)
+        var pairs: [(new: Int, old: Int)] = []
+        for (index, key) in new.enumerated() {
+            if let before = oldIndex[key] {
+                pairs.append((index, before))
+                kept[before] = true
+            } else {
+                diff.insertions.append(index)
+            }
+        }
+        for index in old.indices where !kept[index] { diff.deletions.append(index) }
+        let staying = longestIncreasingRun(pairs.map(\.old))
+        for (n, pair) in pairs.enumerated() {
+            if staying[n] {
+                if changed.contains(new[pair.new]) { diff.modifications.append(pair.new) }
+            } else {
+                diff.deletions.append(pair.old)
+                diff.insertions.append(pair.new)
+            }
+        }
+        diff.deletions.sort()
+        diff.insertions.sort()
+        return diff
+    }
+
+    /// Marks the members of one longest strictly increasing subsequence.
+    static func longestIncreasingRun(_ values: [Int]) -> [Bool] {
+        var tails: [Int] = []  // index into values of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var marks = [Bool](repeating: false, count: values.count)
+        var index = tails.last ?? -1
+        while index >= 0 {
+            marks[index] = true
+            index = previous[index]
+        }
+        return marks
+    }
+}
