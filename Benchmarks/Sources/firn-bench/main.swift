@@ -35,7 +35,7 @@ for line in header { log(line) }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
     ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
-    ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK), ("notify", runNotify),
+    ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK), ("notify", runNotify), ("async", runAsyncWrite),
 ]
 let started = ContinuousClock.now
 var failed = false

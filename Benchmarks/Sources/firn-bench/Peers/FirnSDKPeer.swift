@@ -92,3 +92,40 @@ final class FirnSDKPeer: ObjectPeer {
 
     func close() { db = nil }
 }
+
+extension FirnSDKPeer {
+    /// `count` one-object `writeAsync` requests from this (the instance's)
+    /// thread, then `waitForAsyncWrites()`: the blocks run on this thread as
+    /// it waits, the writer lock and the syncs are waited for by the
+    /// instance's worker. Returns the whole time, the median time a
+    /// `writeAsync` call kept the caller, and how many completions reported
+    /// success. `grouped`: `beginAsyncWrite` + `commitAsyncWrite(allowGrouping: true)`.
+    func writeAsync(_ items: SDKItems, count: Int, grouped: Bool) throws -> (seconds: Double, medianCallSeconds: Double, completed: Int) {
+        let db = try open
+        final class Tally: @unchecked Sendable { var ok = 0 }
+        let tally = Tally()
+        var calls: [Double] = []
+        calls.reserveCapacity(count)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for i in 0..<count {
+            let item = Item()
+            item.id = i
+            item.name = items.names[i]
+            item.value = items.values[i]
+            let before = DispatchTime.now().uptimeNanoseconds
+            if grouped {
+                _ = db.beginAsyncWrite {
+                    try? db.add(item)
+                    _ = db.commitAsyncWrite(allowGrouping: true) { error in if error == nil { tally.ok += 1 } }
+                }
+            } else {
+                db.writeAsync({ try db.add(item) }, onComplete: { error in if error == nil { tally.ok += 1 } })
+            }
+            calls.append(Double(DispatchTime.now().uptimeNanoseconds - before) / 1e9)
+        }
+        db.waitForAsyncWrites()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        calls.sort()
+        return (seconds, calls[calls.count / 2], tally.ok)
+    }
+}

@@ -3,7 +3,9 @@ import GRDB
 /// GRDB 7 as its documentation shows it: a `DatabasePool` (WAL mode, one
 /// writer, concurrent readers), a table made with the schema builder, and
 /// a Codable record type that is `FetchableRecord & PersistableRecord`.
-/// Durability is GRDB's default (SQLite's synchronous=FULL in WAL mode).
+/// Durability is GRDB's default: its writer runs WAL with synchronous
+/// NORMAL (commits synced at checkpoints, not one by one; readers report
+/// FULL, which misled an earlier version of this comment).
 final class GRDBPeer: ObjectPeer {
     static let name = "grdb"
 
@@ -16,8 +18,18 @@ final class GRDBPeer: ObjectPeer {
 
     private var pool: DatabasePool?
 
-    init(path: String) throws {
+    convenience init(path: String) throws {
+        try self.init(path: path, synchronousFull: false)
+    }
+
+    /// `synchronousFull`: the writer runs `PRAGMA synchronous = FULL` (each
+    /// commit syncs the WAL, as Firn's `.full` syncs each commit);
+    /// otherwise GRDB's own default, synchronous NORMAL for the writer.
+    init(path: String, synchronousFull: Bool) throws {
         let pool = try DatabasePool(path: path)
+        // On the writer connection, outside a transaction (GRDB sets its
+        // own value when it opens connections, after `prepareDatabase`).
+        if synchronousFull { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") } }
         try pool.write { db in
             try db.create(table: Item.databaseTableName, ifNotExists: true) { t in
                 t.primaryKey("id", .integer)
@@ -86,8 +98,9 @@ final class GRDBPeer: ObjectPeer {
     }
 
     /// The journal mode and synchronous setting in effect, for the log.
+    /// The writer connection's settings (a reader's may differ).
     func settings() throws -> String {
-        try open.read { db in
+        try open.write { db in
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
             let sync = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
             return "journal_mode=\(mode), synchronous=\(sync)"
@@ -97,5 +110,16 @@ final class GRDBPeer: ObjectPeer {
     func close() {
         try? pool?.close()
         pool = nil
+    }
+}
+
+extension GRDBPeer {
+    /// `count` one-row `DatabasePool.write` transactions (each durable:
+    /// synchronous=FULL in WAL mode).
+    func writeEach(_ items: SDKItems, count: Int) throws {
+        let pool = try open
+        for i in 0..<count {
+            try pool.write { db in try Item(id: i, name: items.names[i], value: items.values[i]).insert(db) }
+        }
     }
 }

@@ -16,7 +16,7 @@ struct Options {
     var firnOnly = false
     var output = "bench-results.jsonl"
 
-    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff", "sdk", "notify"]
+    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff", "sdk", "notify", "async"]
 
     static let usage = """
         usage: firn-bench [--quick] [--only NAME[,NAME]] [--repetitions N] [--dir PATH]

@@ -12,6 +12,8 @@ enum Target {
     case firnBelow(Double)
     /// Firn's own value at most this (peak RSS, bytes).
     case firnAtMostBytes(Double)
+    /// Firn's own value at most this (a latency, µs).
+    case firnAtMostMicroseconds(Double)
 
     var text: String {
         switch self {
@@ -19,6 +21,7 @@ enum Target {
         case let .firnAtMost(x): return "Firn ≤ \(formatRatio(x))"
         case let .firnBelow(x): return "Firn < \(formatBytes(x))"
         case let .firnAtMostBytes(x): return "Firn ≤ \(formatBytes(x))"
+        case let .firnAtMostMicroseconds(x): return "Firn ≤ \(formatDecimal(x, places: 0)) µs"
         }
     }
 }
@@ -44,6 +47,7 @@ struct Figure {
         case let .firnAtMost(x): return firn <= x
         case let .firnBelow(x): return firn < x
         case let .firnAtMostBytes(x): return firn <= x
+        case let .firnAtMostMicroseconds(x): return firn <= x
         }
     }
 
