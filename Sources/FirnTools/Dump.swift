@@ -250,7 +250,9 @@ public enum Dump {
                               pinned: access.pinned, note: access.note)
     }
 
-    static func jsonString(_ s: String) -> String {
+    /// A JSON string literal: `\"`, `\\`, `\n`, `\r`, `\t`, other controls
+    /// and DEL as `\u00XX`. Also what `dump --objects` prints strings as.
+    public static func jsonString(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -260,7 +262,7 @@ public enum Dump {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || scalar.value == 0x7F {
                     let h = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
                 } else {

@@ -65,10 +65,7 @@ extension LockFile {
     /// or reused meanwhile, nor the lock file closed (a store keeps it open
     /// while snapshots live); the state word still proves the slot ours.
     public func addFrozenObjects(_ slot: PinSlot, _ delta: Int64) {
-        guard slot.index >= 0, slot.index < readerSlotCount else { return }
-        let offset = LockFileLayout.slotOffset(slot.index)
-        let word = SlotStateWord(raw: mapping.load32(offset + ReaderSlotLayout.stateOffset))
-        guard word == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }
+        guard let offset = activeSlotOffset(slot) else { return }
         mapping.add64(offset + ReaderSlotLayout.frozenObjectsOffset, UInt64(bitPattern: delta))
     }
 
@@ -152,6 +149,13 @@ extension LockFile {
     private func ownedSlotOffset(_ slot: PinSlot) -> Int? {
         guard slot.index >= 0, slot.index < readerSlotCount,
               local.withLock({ !$0.closed && $0.pins.contains(slot) }) else { return nil }
+        return activeSlotOffset(slot)
+    }
+
+    /// The offset of `slot` while it is active in its generation (no check
+    /// that this process holds it: callers that hold the pin know).
+    private func activeSlotOffset(_ slot: PinSlot) -> Int? {
+        guard slot.index >= 0, slot.index < readerSlotCount else { return nil }
         let offset = LockFileLayout.slotOffset(slot.index)
         let word = SlotStateWord(raw: mapping.load32(offset + ReaderSlotLayout.stateOffset))
         guard word == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return nil }

@@ -63,7 +63,9 @@ struct NewestRecordCheck {
         follow(record.catalogRoot, as: .tree(level: nil, catalog: true), into: &work)
         follow(record.spaceRoot, as: .tree(level: nil, catalog: false), into: &work)
         var seen = Set<UInt64>()
-        var buffer = [UInt8](repeating: 0, count: pageSize)
+        // Where pages are read when the map does not cover them.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 16)
+        defer { buffer.deallocate() }
         while let (ref, expect) = work.popLast() {
             guard ref.page >= 2, ref.page < record.logicalPageCount else {
                 throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
@@ -74,33 +76,24 @@ struct NewestRecordCheck {
             }
             pagesRead += 1
             let offset = ref.page * UInt64(pageSize)  // < logicalPageCount × pageSize, checked above
+            let base: UnsafeRawPointer
             if let map, offset + UInt64(pageSize) <= UInt64(map.length) {
                 // Pages touched through a map count in the resident set:
                 // drop them as the walk goes, as verify does, so opening a
                 // bulk-loaded file does not hold all of it in memory.
                 if UInt64(pagesRead) * UInt64(pageSize) % Mapping.residencyBudget == 0 { map.dropResidentPages() }
-                try check(PageView(base: map.base + Int(offset), pageSize: pageSize, number: ref.page),
-                          ref: ref, expect: expect, into: &work)
-                checkedPages?[ref.page] = ref
-                continue
-            }
-            let read: Int
-            do {
-                read = try withMutableBytes(&buffer) { (b) throws(FirnError) in try io.read(into: b, at: offset) }
-            } catch {
-                throw Failure(page: ref.page, reason: "unreadable: \(error)")
-            }
-            guard read == pageSize else { throw Failure(page: ref.page, reason: "short read (\(read) bytes)") }
-            let outcome = buffer.withUnsafeBytes { (bytes) -> Result<Void, Failure> in
-                guard let base = bytes.baseAddress else { return .failure(Failure(page: ref.page, reason: "empty buffer")) }
-                do throws(Failure) {
-                    try check(PageView(base: base, pageSize: pageSize, number: ref.page), ref: ref, expect: expect, into: &work)
-                    return .success(())
-                } catch {
-                    return .failure(error)
+                base = map.base + Int(offset)
+            } else {
+                let read: Int
+                do { read = try io.read(into: buffer, at: offset) } catch {
+                    throw Failure(page: ref.page, reason: "unreadable: \(error)")
                 }
+                guard read == pageSize, let start = buffer.baseAddress else {
+                    throw Failure(page: ref.page, reason: "short read (\(read) bytes)")
+                }
+                base = UnsafeRawPointer(start)
             }
-            try outcome.get()
+            try check(PageView(base: base, pageSize: pageSize, number: ref.page), ref: ref, expect: expect, into: &work)
             checkedPages?[ref.page] = ref
         }
     }

@@ -90,26 +90,6 @@ enum ObjectText {
         return text + "Z"
     }
 
-    /// A JSON string literal (also the text form: `\"`, `\\`, `\n`, `\r`,
-    /// `\t`, other controls as `\u00XX`).
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let h = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (also the text form), as `dump --json` quotes.
+    static func quoted(_ s: String) -> String { Dump.jsonString(s) }
 }
