@@ -32,5 +32,10 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // A profiling aid for the SDK's read path: CPU per object, no peers.
+        .executableTarget(
+            name: "firn-sdk-probe",
+            dependencies: [.product(name: "Firn", package: firnPackage)]
+        ),
     ]
 )

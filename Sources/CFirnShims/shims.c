@@ -208,6 +208,13 @@ int firn_ofd_probe(int fd, int type, int64_t start, int64_t len) {
 
 int64_t firn_gettid(void) { return (int64_t)syscall(SYS_gettid); }
 
+uint32_t firn_thread_stripe(void) {
+    static uint32_t next = 0;
+    static _Thread_local uint32_t stripe = UINT32_MAX;
+    if (stripe == UINT32_MAX) stripe = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) & 0x7fffffff;
+    return stripe;
+}
+
 int firn_fallocate(int fd, int64_t offset, int64_t len) {
     if (fallocate(fd, 0, offset, len) == 0) return 0;
     return errno;

@@ -3,39 +3,32 @@ import FirnCore
 import Synchronization
 
 /// What the SDK knows about one `Object` subclass: its schema, discovered
-/// once with `Mirror` over a prototype's `@Persisted` wrappers, and the
-/// map from the wrappers' key paths to the schema's property indices.
+/// once with `Mirror` over a prototype's `@Persisted` wrappers, and where
+/// each wrapper lies in an instance (how accessors find their property).
 final class ClassInfo: @unchecked Sendable {
     let type: Object.Type
     let name: String
     let schema: ObjectSchema
-    /// An instance made only to read its wrappers' ordinals; never managed.
-    let prototype: Object
-    private let indexByOrdinal: [Int: Int]
     /// "add Dog", made once: `add` passes it to every property it stores.
     let addOperation: String
     /// Where each property's wrapper lies in an instance (byte offset,
-    /// schema order) and its type, so `add` reads an unmanaged object's
-    /// values directly: `Mirror` decodes every field's type name on each
-    /// call, most of the cost of an `add`. Nil when the runtime's field list
-    /// does not match what `Mirror` found on the prototype; `add` then uses
-    /// `Mirror`.
-    private let layout: [(offset: Int, type: any PersistedProperty.Type)]?
+    /// schema order) and its type, from the runtime's field list checked
+    /// against what `Mirror` found on the prototype. `add` reads an
+    /// unmanaged object's values through it (`Mirror` decodes every field's
+    /// type name on each call, most of the cost of an `add`), and every
+    /// property access finds its property by its wrapper's offset.
+    private let layout: [(offset: Int, type: any PersistedProperty.Type)]
+    /// Schema index + 1 by wrapper offset / 8 (wrappers hold an `Int`, so
+    /// their offsets are multiples of 8); 0 where no wrapper lies.
+    private let indexByWrapperSlot: [Int32]
     private let indexByKeyPath = Locked(KeyPathIndexes())
-    /// Per property, the address of the first storage key path seen for it
-    /// (0 until then): every property read finds its index here without a
-    /// lock or hashing, which on two threads reading frozen objects made the
-    /// lock the bottleneck. Those key paths are kept alive (`keptKeyPaths`)
-    /// so their addresses are never reused by another key path.
-    private let keyPathAddresses: UnsafeMutablePointer<Atomic<UInt>>
-    private let keyPathAddressCount: Int
-    private let keptKeyPaths = Locked<[AnyKeyPath]>([])
 
     /// Key paths are immutable values, safe to share though not marked Sendable.
     private struct KeyPathIndexes: @unchecked Sendable {
         var map: [AnyKeyPath: Int] = [:]
     }
 
+    /// Never drops an entry: managed objects refer to their info unretained.
     private static let known = Locked<[ObjectIdentifier: ClassInfo]>([:])
 
     /// The (cached) description of `type`; `.invalidSchema` when the class
@@ -54,29 +47,39 @@ final class ClassInfo: @unchecked Sendable {
         self.type = type
         name = String(describing: type)
         addOperation = "add \(name)"
-        prototype = type.init()
+        // Made only to read its wrappers' ordinals; never managed.
+        let prototype = Self.numberedInstance(of: type)
         var properties: [PropertySchema] = []
-        var indexByOrdinal: [Int: Int] = [:]
         for (label, property) in Self.wrappers(of: prototype) {
             let stored = property.persistedType
             if let invalid = stored.invalid { throw DatabaseError.invalidSchema(type: name, detail: "property \(label) \(invalid)") }
-            indexByOrdinal[property.ordinal] = properties.count
             properties.append(PropertySchema(
                 name: label, type: stored.type, isOptional: stored.isOptional,
                 isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
                 isList: stored.isList, objectType: stored.objectType))
         }
-        self.indexByOrdinal = indexByOrdinal
-        keyPathAddressCount = properties.count
-        keyPathAddresses = .allocate(capacity: max(properties.count, 1))
-        for i in 0..<properties.count { (keyPathAddresses + i).initialize(to: Atomic<UInt>(0)) }
-        layout = Self.layout(of: prototype, ordinals: Self.wrappers(of: prototype).map(\.1.ordinal))
+        guard let layout = Self.layout(of: prototype, ordinals: Self.wrappers(of: prototype).map(\.1.ordinal)) else {
+            throw DatabaseError.invalidSchema(
+                type: name, detail: "the runtime's field list does not locate its @Persisted properties")
+        }
+        self.layout = layout
+        var slots = [Int32](repeating: 0, count: (layout.map(\.offset).max() ?? 0) / 8 + 1)
+        for (index, field) in layout.enumerated() { slots[field.offset / 8] = Int32(index + 1) }
+        indexByWrapperSlot = slots
         do {
             schema = try ObjectSchema(name: name, properties: properties)
         } catch {
             if case let .corrupt(_, _, _, detail) = error { throw DatabaseError.invalidSchema(type: name, detail: detail) }
             throw DatabaseError.engine(error)
         }
+    }
+
+    /// A new instance of `type` whose wrappers carry distinct numbers
+    /// (ordinals), so the runtime's field list can be matched to `Mirror`'s.
+    static func numberedInstance(of type: Object.Type) -> Object {
+        persistedNumbering.add(1, ordering: .relaxed)
+        defer { persistedNumbering.subtract(1, ordering: .relaxed) }
+        return type.init()
     }
 
     /// The `@Persisted` wrappers of `object`, superclass properties first,
@@ -122,62 +125,50 @@ final class ClassInfo: @unchecked Sendable {
 
     /// The unmanaged values of `object` (of this class), for `add`.
     func unmanagedValues(of object: Object) -> UnmanagedValues {
-        if let layout { return .layout(object, layout) }
-        return .mirrored(Self.wrappers(of: object).map(\.1))
+        UnmanagedValues(object: object, layout: layout)
     }
 
     var primaryKey: (index: Int, property: PropertySchema)? {
         schema.primaryKeyIndex.map { ($0, schema.properties[$0]) }
     }
 
-    func index(ofOrdinal ordinal: Int) -> Int? { indexByOrdinal[ordinal] }
     func cachedIndex(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath.withLock { $0.map[keyPath] } }
     func cache(_ keyPath: AnyKeyPath, _ index: Int) { indexByKeyPath.withLock { $0.map[keyPath] = index } }
 
-    /// Makes `keyPath`, the storage key path of property `index`, the one
-    /// `knownIndex` finds when the property has none yet.
-    func remember(storageKeyPath keyPath: AnyKeyPath, _ index: Int) {
-        guard index >= 0, index < keyPathAddressCount, keyPathAddresses[index].load(ordering: .relaxed) == 0 else { return }
-        let address = UInt(bitPattern: ObjectIdentifier(keyPath))
-        if keyPathAddresses[index].compareExchange(expected: 0, desired: address, ordering: .relaxed).exchanged {
-            keptKeyPaths.withLock { $0.append(keyPath) }
-        }
+    /// The schema index of the property whose wrapper lies `offset` bytes
+    /// into an instance, nil when none does.
+    @inline(__always)
+    func knownIndex(ofWrapperAt offset: Int) -> Int? {
+        guard offset >= 0, offset % 8 == 0, offset / 8 < indexByWrapperSlot.count else { return nil }
+        let entry = indexByWrapperSlot[offset / 8]
+        return entry == 0 ? nil : Int(entry) - 1
     }
 
-    /// The index of the property whose first-seen storage key path is
-    /// `keyPath` (the same object: key path literals are made once), nil
-    /// otherwise; lock-free.
-    @inline(__always)
-    func knownIndex(_ keyPath: AnyKeyPath) -> Int? {
-        let address = UInt(bitPattern: ObjectIdentifier(keyPath))
-        for i in 0..<keyPathAddressCount where keyPathAddresses[i].load(ordering: .relaxed) == address { return i }
-        return nil
+    /// The same for a property accessor, whose wrapper is in the layout
+    /// by construction (its offset comes from its own stored property).
+    func index(ofWrapperAt offset: Int) -> Int {
+        guard let index = knownIndex(ofWrapperAt: offset) else {
+            fatalError("Firn: \(name) has a property missing from its schema (a @Persisted wrapper at byte \(offset))")
+        }
+        return index
     }
 }
 
-/// An unmanaged object's `@Persisted` values by schema index: read in place
-/// through the class's layout, or from the wrappers `Mirror` copied.
-enum UnmanagedValues {
-    case layout(Object, [(offset: Int, type: any PersistedProperty.Type)])
-    case mirrored([any PersistedProperty])
+/// An unmanaged object's `@Persisted` values by schema index, read in
+/// place through the class's layout.
+struct UnmanagedValues {
+    let object: Object
+    let layout: [(offset: Int, type: any PersistedProperty.Type)]
 
     func field(_ index: Int) -> PersistedField {
-        switch self {
-        case let .layout(object, layout):
-            return withExtendedLifetime(object) {
-                layout[index].type._field(at: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + layout[index].offset)
-            }
-        case let .mirrored(wrappers): return wrappers[index].field
+        withExtendedLifetime(object) {
+            layout[index].type._field(at: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + layout[index].offset)
         }
     }
 
     func stored(_ index: Int, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {
-        switch self {
-        case let .layout(object, layout):
-            defer { withExtendedLifetime(object) {} }
-            let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-            return try layout[index].type._stored(at: base + layout[index].offset, context)
-        case let .mirrored(wrappers): return try wrappers[index].stored(context)
-        }
+        defer { withExtendedLifetime(object) {} }
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        return try layout[index].type._stored(at: base + layout[index].offset, context)
     }
 }

@@ -8,6 +8,10 @@ final class DatabaseCore: ObjectSource {
     let configuration: Configuration
     let store: Store
     let binding: InstanceBinding
+    /// The bound thread's handle when the binding is a thread: the check
+    /// made on every access compares it without copying the binding (whose
+    /// payload holds a string to retain).
+    private let boundThread: ThreadIdentity.Handle?
     /// Whether the instance moves to the latest version by itself, at the
     /// points docs/SDK.md lists (writes move it whatever this says).
     var autorefresh = true
@@ -43,6 +47,7 @@ final class DatabaseCore: ObjectSource {
         self.configuration = configuration
         self.store = store
         self.binding = binding
+        if case let .thread(thread) = binding { boundThread = thread.handle } else { boundThread = nil }
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
         self.infos = infos
@@ -76,8 +81,14 @@ final class DatabaseCore: ObjectSource {
 
     var isFrozen: Bool { false }
 
+    @inline(__always)
     func checkAccess() {
-        if !binding.isCurrent { binding.failIncorrectThread() }
+        if let boundThread {
+            if ThreadIdentity.isCurrent(boundThread) { return }
+        } else if binding.isCurrent {
+            return
+        }
+        binding.failIncorrectThread()
     }
 
     func changed() { generation &+= 1 }

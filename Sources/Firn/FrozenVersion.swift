@@ -5,19 +5,39 @@ import FirnCore
 /// Every frozen object alive adds one to the pin's frozen-object count, so
 /// `firn pins` shows exactly how many this process caches. Immutable, so
 /// readable from any thread; it outlives the live instance it came from.
+///
+/// An iteration reads through a view of its own (`view()`): every object
+/// retains its source, and one source shared by threads iterating at once
+/// had its reference count bounce between them on every object (in a side
+/// table, slower still: the live instance refers to it weakly).
 final class FrozenVersion: ObjectSource, @unchecked Sendable {
     let share: SnapshotShare
     let configuration: Configuration
     private let infos: [ObjectIdentifier: ClassInfo]
     private let readers = Locked<[String: TreeReader?]>([:])
+    /// The version this is a view of (nil for the one that owns the share);
+    /// held so the share outlives every view.
+    private let owner: FrozenVersion?
 
     init(share: SnapshotShare, configuration: Configuration, infos: [ObjectIdentifier: ClassInfo]) {
         self.share = share
         self.configuration = configuration
         self.infos = infos
+        owner = nil
     }
 
-    deinit { share.release() }
+    private init(viewOf owner: FrozenVersion) {
+        share = owner.share
+        configuration = owner.configuration
+        infos = owner.infos
+        self.owner = owner
+    }
+
+    deinit { if owner == nil { share.release() } }
+
+    /// Another source reading this version (same share, same pin), for one
+    /// iteration's objects.
+    func view() -> FrozenVersion { FrozenVersion(viewOf: owner ?? self) }
 
     var version: UInt64 { share.version }
     var isFrozen: Bool { true }

@@ -6,7 +6,13 @@ import FirnCore
 /// object costs a key, not a copy of its properties.
 final class ManagedObject {
     let source: any ObjectSource
-    let info: ClassInfo
+    /// Frozen objects are counted on their pin (`objectCreated`); live
+    /// ones skip the call when released.
+    private let counted: Bool
+    /// Unretained: `ClassInfo.of` keeps every class's info for the life of
+    /// the process, and retaining it here made each object made by two
+    /// threads at once bounce the info's reference count between them.
+    unowned(unsafe) let info: ClassInfo
     let key: [UInt8]
     /// The source's session when this object was made (see `invalidate()`).
     let session: UInt64
@@ -24,10 +30,11 @@ final class ManagedObject {
             cachedRecord = record
             cachedGeneration = source.generation
         }
-        source.objectCreated()
+        counted = source.isFrozen
+        if counted { source.objectCreated() }
     }
 
-    deinit { source.objectReleased() }
+    deinit { if counted { source.objectReleased() } }
 
     var isInvalidated: Bool {
         source.checkAccess()
@@ -54,23 +61,27 @@ final class ManagedObject {
 
     /// Property `index` of the record. A getter cannot throw: a deleted
     /// object or an unreadable record stops the program with the reason.
+    /// The caller checked the binding (`_ManagedAccess`).
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
-        source.checkAccess()
-        let property = info.schema.properties[index]
+        // Only the type and optionality on this path: copying the whole
+        // schema entry retained its strings, which every thread reading
+        // this class shares.
+        let type = info.schema.properties[index].type
         do {
             guard let record = try record() else {
-                fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(property.name))")
+                fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(info.schema.properties[index].name))")
             }
             let value = try engine { () throws(FirnError) in
-                try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) }
+                try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: type, in: bytes) }
             }
-            if value == nil, !property.isOptional { return V._persistedDefault }
+            if value == nil, !info.schema.properties[index].isOptional { return V._persistedDefault }
             guard let decoded = V._persisted(from: PersistedField(value)) else {
+                let property = info.schema.properties[index]
                 fatalError("Firn: \(DatabaseError.typeMismatch(type: info.name, property: property.name, expected: "\(V.self)", found: value.map { "\($0)" } ?? "null"))")
             }
             return decoded
         } catch {
-            fatalError("Firn: \(info.name).\(property.name): \(error)")
+            fatalError("Firn: \(info.name).\(info.schema.properties[index].name): \(error)")
         }
     }
 
@@ -97,3 +108,4 @@ final class ManagedObject {
         }
     }
 }
+

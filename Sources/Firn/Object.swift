@@ -17,6 +17,21 @@ open class Object {
 
     public required init() {}
 
+    /// The access to the managed property whose wrapper lies at `offset`
+    /// in this object, nil for an unmanaged object (`Persisted`'s accessors).
+    @usableFromInline
+    final func _managedAccess(wrapperOffset offset: Int) -> _ManagedAccess? {
+        guard let managed else { return nil }
+        return _ManagedAccess(managed: managed, index: managed.info.index(ofWrapperAt: offset))
+    }
+
+    /// An unmanaged property was read: an instance made to learn which
+    /// property a key path names notes it (`PropertyRecorder`).
+    @usableFromInline
+    final func _noteUnmanagedRead(wrapperOffset offset: Int) {
+        if let recorder { recorder.wrapperOffset = offset }
+    }
+
     /// True when this object reads a fixed version (safe from any thread).
     public var isFrozen: Bool { managed?.source.isFrozen ?? false }
 

@@ -1,10 +1,17 @@
 import FirnCore
 import Synchronization
 
-/// Every `@Persisted` wrapper ever made gets the next number: the schema is
-/// discovered on a prototype instance, where each wrapper's number maps a
-/// key path (what the wrapper's accessors receive) to a property.
+/// Wrappers made while an instance is being numbered get the next number:
+/// the schema is discovered on a prototype instance, where each wrapper's
+/// number matches what `Mirror` finds to where the runtime's field list
+/// says a wrapper lies (`ClassInfo.numberedInstance`).
 @usableFromInline let persistedOrdinals = Atomic<Int>(0)
+/// How many threads are making a numbered instance now. Every other
+/// wrapper (each object read from a database is made with `init()`) gets 0
+/// after one relaxed load of a word nobody writes meanwhile: a shared
+/// counter bumped for every wrapper made bounced its cache line between
+/// threads reading frozen objects at once.
+@usableFromInline let persistedNumbering = Atomic<Int>(0)
 
 /// A stored property of an `Object`. Unmanaged objects keep the value in
 /// the wrapper; managed ones read and write their record in the database
@@ -31,7 +38,9 @@ public struct Persisted<Value: PersistableValue> {
     @inlinable
     public init(wrappedValue: Value, primaryKey: Bool = false, indexed: Bool = false) {
         unmanagedValue = wrappedValue
-        ordinal = persistedOrdinals.add(1, ordering: .relaxed).newValue
+        // Another thread numbering meanwhile only spends numbers here:
+        // they stay unique within the instance being numbered.
+        ordinal = persistedNumbering.load(ordering: .relaxed) > 0 ? persistedOrdinals.add(1, ordering: .relaxed).newValue : 0
         isPrimaryKey = primaryKey
         isIndexed = indexed
     }
@@ -49,45 +58,42 @@ public struct Persisted<Value: PersistableValue> {
         set { fatalError("@Persisted is only for properties of Object subclasses") }
     }
 
+    // The property is named by where its wrapper lies in the object, not
+    // by the key paths: inlined into the class's accessor, the projection
+    // through `storageKeyPath` folds into a plain field address and no key
+    // path object is made at run time. Passing the key paths to code out of
+    // line made two of them per read (`swift_getKeyPath`), each a retain
+    // and a release of one object shared by every thread: threads reading
+    // frozen objects at once bounced its reference count between them.
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: Object>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            guard let managed = object.managed else {
-                // A query naming this property through a key path reads it
-                // on an instance made for that (`PropertyRecorder`).
-                if let recorder = object.recorder { recorder.ordinal = object[keyPath: storageKeyPath].ordinal }
-                return object[keyPath: storageKeyPath].unmanagedValue
-            }
-            return Value._read(_ManagedAccess(managed: managed, index: propertyIndex(managed.info, storageKeyPath)))
+            let offset = _offset(of: &object[keyPath: storageKeyPath], in: object)
+            if let access = object._managedAccess(wrapperOffset: offset) { return Value._read(access) }
+            object._noteUnmanagedRead(wrapperOffset: offset)
+            return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
-            guard let managed = object.managed else {
-                object[keyPath: storageKeyPath].unmanagedValue = newValue
+            let offset = _offset(of: &object[keyPath: storageKeyPath], in: object)
+            if let access = object._managedAccess(wrapperOffset: offset) {
+                Value._write(newValue, access)
                 return
             }
-            Value._write(newValue, _ManagedAccess(managed: managed, index: propertyIndex(managed.info, storageKeyPath)))
+            object[keyPath: storageKeyPath].unmanagedValue = newValue
         }
     }
 
-    /// The schema index of the property stored at `keyPath`.
-    private static func propertyIndex<EnclosingSelf: Object>(
-        _ info: ClassInfo, _ keyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
-    ) -> Int {
-        if let index = info.knownIndex(keyPath) { return index }
-        if let index = info.cachedIndex(keyPath) {
-            info.remember(storageKeyPath: keyPath, index)
-            return index
+    /// The byte offset of `wrapper` (a stored property of `object`) from
+    /// the start of the object.
+    @inlinable @inline(__always)
+    static func _offset(of wrapper: inout Persisted<Value>, in object: Object) -> Int {
+        withUnsafeMutablePointer(to: &wrapper) { pointer in
+            UnsafeRawPointer(pointer) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         }
-        guard let prototype = info.prototype as? EnclosingSelf,
-              let index = info.index(ofOrdinal: prototype[keyPath: keyPath].ordinal) else {
-            fatalError("Firn: \(EnclosingSelf.self) has a property missing from its schema")
-        }
-        info.cache(keyPath, index)
-        info.remember(storageKeyPath: keyPath, index)
-        return index
     }
 }
 

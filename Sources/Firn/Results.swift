@@ -110,6 +110,8 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
 /// generation (refresh, a change in the write transaction) it re-seeks
 /// after the last key it returned, so iterating while deleting is safe.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    /// A frozen version is read through a view of its own (see
+    /// `FrozenVersion.view()`).
     let source: any ObjectSource
     let info: ClassInfo
     private var cursor: Cursor?
@@ -121,7 +123,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     private var keyIndex = 0
 
     init(source: any ObjectSource, info: ClassInfo, keys: [[UInt8]]? = nil) {
-        self.source = source
+        self.source = (source as? FrozenVersion)?.view() ?? source
         self.info = info
         self.keys = keys
         generation = source.generation

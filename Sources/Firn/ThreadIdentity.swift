@@ -6,6 +6,7 @@ import Foundation
 /// when bound: the thread may be gone when the message is needed) for the
 /// message when that comparison fails.
 struct ThreadIdentity: @unchecked Sendable {
+    typealias Handle = pthread_t
     let handle: pthread_t
     let tid: Int64
     let name: String
@@ -18,7 +19,10 @@ struct ThreadIdentity: @unchecked Sendable {
         return ThreadIdentity(handle: pthread_self(), tid: currentKernelThreadID(), name: name)
     }
 
-    var isCurrent: Bool { pthread_equal(handle, pthread_self()) != 0 }
+    var isCurrent: Bool { Self.isCurrent(handle) }
+
+    @inline(__always)
+    static func isCurrent(_ handle: Handle) -> Bool { pthread_equal(handle, pthread_self()) != 0 }
 
     /// "thread 1234 (main)".
     var description: String { "thread \(tid)" + (name.isEmpty ? "" : " (\(name))") }

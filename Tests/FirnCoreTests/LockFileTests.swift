@@ -20,9 +20,9 @@ import Glibc
         #expect(lock.readerSlotCount == LockFileLayout.defaultReaderSlots)
         let bytes = try fileBytes(lock.path)
         #expect(bytes.count == LockFileLayout.fileSize(readerSlots: 126))
-        #expect(bytes.count == 20224)
+        #expect(bytes.count == 28416)
         #expect(Array(bytes.prefix(8)) == Array("FIRNLOCK".utf8))
-        #expect(readUInt32(bytes, 8) == 2)
+        #expect(readUInt32(bytes, 8) == 3)
         #expect(readUInt32(bytes, 12) == 126)
         #expect(readUInt32(bytes, 28) == 128)
     }
@@ -211,6 +211,66 @@ import Glibc
         lock.addFrozenObjects(slot, 10)
         lock.addFrozenObjects(slot, -3)
         #expect(lock.pins().first?.frozenObjects == 7)
+    }
+
+    @Test func frozenObjectCountsFromManyThreadsSumExactlyOverStripes() throws {
+        let dir = try TemporaryDirectory()
+        let lock = try LockFile.open(databasePath: dir.file("db"))
+        let slot = try lock.claimPin(version: 1, kind: .frozen, label: "")
+        // Each thread adds 10 000 and takes back 4 000 (objects made on
+        // one thread may be released on another: only the sum is exact).
+        // Four threads of their own (new threads take new stripes in turn).
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<4 {
+            Thread {
+                for _ in 0..<10_000 { lock.addFrozenObjects(slot, 1) }
+                for _ in 0..<4_000 { lock.addFrozenObjects(slot, -1) }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<4 { done.wait() }
+        #expect(lock.pins().first?.frozenObjects == 24_000)
+        // The threads wrote several stripes, none of them in the slot itself.
+        let bytes = try fileBytes(lock.path)
+        let stripes = (0..<LockFileLayout.frozenObjectStripes).map {
+            readUInt64(bytes, LockFileLayout.frozenObjectsOffset(slot: slot.index, stripe: $0, readerSlots: lock.readerSlotCount))
+        }
+        #expect(stripes.filter { $0 != 0 }.count >= 2)
+        #expect(stripes.reduce(0, &+) == 24_000)
+        #expect(readUInt64(bytes, LockFileLayout.slotOffset(slot.index) + ReaderSlotLayout.reservedOffset) == 0)
+    }
+
+    @Test func aSlotClaimedAgainStartsWithNoFrozenObjects() throws {
+        let dir = try TemporaryDirectory()
+        let lock = try LockFile.open(databasePath: dir.file("db"), readerSlots: 1)
+        let old = try lock.claimPin(version: 1, kind: .frozen, label: "")
+        lock.addFrozenObjects(old, 5)
+        lock.releasePin(old)
+        // Leftovers in every stripe (a holder that died with objects alive).
+        for stripe in 0..<LockFileLayout.frozenObjectStripes {
+            try overwrite(lock.path, at: LockFileLayout.frozenObjectsOffset(slot: old.index, stripe: stripe, readerSlots: 1),
+                          with: [7, 0, 0, 0, 0, 0, 0, 0])
+        }
+        let new = try lock.claimPin(version: 2, kind: .frozen, label: "")
+        #expect(new.index == old.index)
+        #expect(lock.pins().first?.frozenObjects == 0)
+        lock.addFrozenObjects(new, 2)
+        #expect(lock.pins().first?.frozenObjects == 2)
+    }
+
+    @Test func layoutTwoLockFileWhileHeldIsRefusedNamingTheVersion() throws {
+        let dir = try TemporaryDirectory()
+        let holder = try LockFile.open(databasePath: dir.file("db"))
+        try overwrite(holder.path, at: LockFileLayout.layoutVersionOffset, with: [2, 0, 0, 0])
+        let error = captureError { () throws(FirnError) in _ = try LockFile.open(databasePath: dir.file("db")) }
+        guard case let .corrupt(_, _, _, detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("layout version 2, expected 3"))
+        holder.close()
+        let fresh = try LockFile.open(databasePath: dir.file("db"))
+        #expect(fresh.didInitialize)
     }
 
     @Test func fullReaderTableThrowsBusy() throws {
@@ -587,6 +647,11 @@ private func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) thro
     defer { try? handle.close() }
     try handle.seek(toOffset: UInt64(offset))
     try handle.write(contentsOf: bytes)
+}
+
+private func readUInt64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+    guard offset + 8 <= bytes.count else { return 0 }
+    return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
 }
 
 private func readUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {

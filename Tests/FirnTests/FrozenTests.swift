@@ -47,6 +47,43 @@ import Testing
         withExtendedLifetime(results) {}
     }
 
+    /// Threads iterating one frozen Results at once each read through a
+    /// view of their own and count on stripes of their own: the count
+    /// stays exact, objects kept by one thread are counted, released ones
+    /// are not, and the pin goes with the last of them.
+    @Test func threadsIteratingFrozenResultsAtOnceKeepTheCountExact() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<2_000)
+        final class Kept: @unchecked Sendable {
+            let lock = NSLock()
+            var dogs: [Dog] = []
+            var names: [Int] = []
+        }
+        let kept = Kept()
+        do {
+            let results = try db.objects(Dog.self).freeze()
+            DispatchQueue.concurrentPerform(iterations: 4) { t in
+                var mine: [Dog] = []
+                var count = 0
+                for dog in results {
+                    count += 1
+                    if dog.id % 100 == t { mine.append(dog) }  // 20 per thread kept
+                }
+                kept.lock.lock()
+                kept.dogs += mine
+                kept.names.append(count)
+                kept.lock.unlock()
+            }
+            #expect(kept.names == [2_000, 2_000, 2_000, 2_000])
+            #expect(Self.frozenPins(db).first?.frozenObjects == 80)
+        }
+        #expect(kept.dogs.count == 80 && kept.dogs.allSatisfy { $0.name == "dog \($0.id)" })
+        #expect(Self.frozenPins(db).count == 1)  // the kept objects hold it
+        kept.dogs.removeAll()
+        #expect(Self.frozenPins(db).isEmpty)
+    }
+
     @Test func thePinGoesWithTheLastFrozenValue() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())

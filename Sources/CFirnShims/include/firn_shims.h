@@ -61,6 +61,9 @@ int firn_ofd_probe(int fd, int type, int64_t start, int64_t len);
 
 /// The kernel thread id (gettid).
 int64_t firn_gettid(void);
+/// A small number fixed per thread, handed out in turn on a thread's first
+/// call (0, 1, 2…): spreads per-thread counters over stripes.
+uint32_t firn_thread_stripe(void);
 /// fallocate(fd, 0, offset, len); returns 0 or errno.
 int firn_fallocate(int fd, int64_t offset, int64_t len);
 /// open(path, flags, mode) without varargs; returns fd or -errno.

@@ -58,15 +58,14 @@ extension LockFile {
     }
 
     /// Adds `delta` (which may be negative) to the pin's frozen-object count.
-    /// Runs for every frozen object made and released, from many threads
-    /// at once: it skips `ownedSlotOffset`'s process-wide lock (two threads
-    /// reading frozen results contended on it for every object). The
-    /// caller holds the pin (a live snapshot), so the slot cannot be freed
-    /// or reused meanwhile, nor the lock file closed (a store keeps it open
-    /// while snapshots live); the state word still proves the slot ours.
     public func addFrozenObjects(_ slot: PinSlot, _ delta: Int64) {
-        guard let offset = activeSlotOffset(slot) else { return }
-        mapping.add64(offset + ReaderSlotLayout.frozenObjectsOffset, UInt64(bitPattern: delta))
+        frozenObjectCounter(slot).add(delta)
+    }
+
+    /// The pin's frozen-object count as a handle that adds without looking
+    /// anything up (see `FrozenObjectCounter`).
+    public func frozenObjectCounter(_ slot: PinSlot) -> FrozenObjectCounter {
+        FrozenObjectCounter(mapping: mapping, slot: slot, readerSlots: readerSlotCount)
     }
 
     /// Every active slot, with `stale` set for processes that are gone.
@@ -132,8 +131,10 @@ extension LockFile {
             mapping.storeInt64(offset + ReaderSlotLayout.threadIDOffset, firn_gettid())
             mapping.store64(offset + ReaderSlotLayout.versionOffset, version)
             mapping.store64(offset + ReaderSlotLayout.sinceOffset, wallClockNanoseconds())
-            mapping.store64(offset + ReaderSlotLayout.frozenObjectsOffset, 0)
-            mapping.zero(offset + ReaderSlotLayout.kindOffset, count: ReaderSlotLayout.labelOffset - ReaderSlotLayout.kindOffset)
+            for stripe in 0..<LockFileLayout.frozenObjectStripes {
+                mapping.store64(LockFileLayout.frozenObjectsOffset(slot: index, stripe: stripe, readerSlots: readerSlotCount), 0)
+            }
+            mapping.zero(offset + ReaderSlotLayout.reservedOffset, count: ReaderSlotLayout.labelOffset - ReaderSlotLayout.reservedOffset)
             mapping.storeByte(offset + ReaderSlotLayout.kindOffset, kind.rawValue)
             mapping.write(label, at: offset + ReaderSlotLayout.labelOffset, paddedTo: ReaderSlotLayout.labelCapacity)
             // The seq-cst store publishes every field written above.
@@ -188,7 +189,10 @@ extension LockFile {
         let threadID = mapping.loadInt64(offset + ReaderSlotLayout.threadIDOffset)
         let version = mapping.load64(offset + ReaderSlotLayout.versionOffset)
         let since = mapping.load64(offset + ReaderSlotLayout.sinceOffset)
-        let frozen = mapping.load64(offset + ReaderSlotLayout.frozenObjectsOffset)
+        var frozen: UInt64 = 0
+        for stripe in 0..<LockFileLayout.frozenObjectStripes {
+            frozen &+= mapping.load64(LockFileLayout.frozenObjectsOffset(slot: index, stripe: stripe, readerSlots: readerSlotCount))
+        }
         let rawKind = mapping.loadByte(offset + ReaderSlotLayout.kindOffset)
         let label = PinLabel.decode(mapping.bytes(offset + ReaderSlotLayout.labelOffset,
                                                   count: ReaderSlotLayout.labelCapacity))

@@ -8,7 +8,7 @@
 /// | offset | size | field |
 /// | ---: | ---: | --- |
 /// | 0 | 8 | magic, ASCII `FIRNLOCK` |
-/// | 8 | 4 | layout version, u32 (= 2) |
+/// | 8 | 4 | layout version, u32 (= 3) |
 /// | 12 | 4 | reader slot count N, u32 (1…65536) |
 /// | 16 | 8 | latest published version, u64 (atomic) |
 /// | 24 | 4 | change counter, u32 (atomic; the futex word waiters sleep on) |
@@ -25,8 +25,15 @@
 /// | 128 | 2048 | session table: 128 entries of 16 bytes (see `SessionEntryLayout`) |
 /// | 2176 | 1920 | reserved, zero |
 /// | 4096 | N × 128 | reader table: N slots of 128 bytes (see `ReaderSlotLayout`) |
+/// | 4096 + N × 128 | 8 × R | frozen-object stripes 0…7: stripe s holds N counters of 8 bytes (u64, atomic add of two's complement deltas), one per slot, in a region of R = N × 8 bytes rounded up to 64 |
 ///
-/// The file is `4096 + N × 128` bytes (20 224 for the default 126 slots).
+/// A slot's frozen-object count is the wrapping sum of its counters in the
+/// 8 stripes. Each thread adds to one stripe: threads reading frozen
+/// objects of one pin at once then write different cache lines (and none
+/// of the reader table's), where one counter bounced its line between them
+/// on every object made and released.
+///
+/// The file is `4096 + N × 128 + 8 × R` bytes (28 416 for the default 126 slots).
 ///
 /// Byte-range locks (OFD, per open file description) beyond the end of the
 /// file carry liveness, not data:
@@ -42,8 +49,9 @@
 /// lock on its liveness byte.
 public enum LockFileLayout {
     public static let magic: [UInt8] = Array("FIRNLOCK".utf8)
-    /// 2: the writer lock is an OFD lock on byte 2 (1 had a pthread mutex).
-    public static let layoutVersion: UInt32 = 2
+    /// 3: frozen-object counts are striped (2 had one counter per slot;
+    /// 1 had a pthread mutex for the writer lock).
+    public static let layoutVersion: UInt32 = 3
 
     public static let magicOffset = 0
     public static let layoutVersionOffset = 8
@@ -77,9 +85,25 @@ public enum LockFileLayout {
     /// The liveness byte of process pid is `livenessBase + pid`.
     public static let livenessBase: Int64 = 1 << 32
 
+    /// How many counters each slot's frozen-object count is spread over.
+    public static let frozenObjectStripes = 8
+
+    /// The bytes of one stripe region: a counter per slot, whole cache lines.
+    static func stripeRegionSize(readerSlots: Int) -> Int {
+        (readerSlots * 8 + 63) / 64 * 64
+    }
+
     /// The size of a lock file with `readerSlots` slots.
     public static func fileSize(readerSlots: Int) -> Int {
         readerTableOffset + readerSlots * ReaderSlotLayout.size
+            + frozenObjectStripes * stripeRegionSize(readerSlots: readerSlots)
+    }
+
+    /// The offset of slot `index`'s frozen-object counter in `stripe`
+    /// (0…`frozenObjectStripes` − 1) of a file with `readerSlots` slots.
+    static func frozenObjectsOffset(slot index: Int, stripe: Int, readerSlots: Int) -> Int {
+        readerTableOffset + readerSlots * ReaderSlotLayout.size
+            + stripe * stripeRegionSize(readerSlots: readerSlots) + index * 8
     }
 
     /// The offset of reader slot `index`.

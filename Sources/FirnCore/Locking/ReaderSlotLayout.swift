@@ -8,7 +8,7 @@
 /// | 8 | 8 | thread id (`gettid`), i64 |
 /// | 16 | 8 | pinned version, u64 (atomic) |
 /// | 24 | 8 | pinned since, u64 ns since 1970 |
-/// | 32 | 8 | frozen objects cached on the pin, u64 (atomic add, two's complement deltas) |
+/// | 32 | 8 | reserved, zero (layout 2 counted frozen objects here; layout 3 in the stripes after the table, see `LockFileLayout`) |
 /// | 40 | 1 | kind, u8 (`PinKind` raw value) |
 /// | 41 | 23 | reserved, zero |
 /// | 64 | 64 | label, UTF-8, NUL padded (no NUL when exactly 64 bytes) |
@@ -24,7 +24,8 @@ enum ReaderSlotLayout {
     static let threadIDOffset = 8
     static let versionOffset = 16
     static let sinceOffset = 24
-    static let frozenObjectsOffset = 32
+    /// Bytes 32…39, reserved since layout 3.
+    static let reservedOffset = 32
     static let kindOffset = 40
     static let labelOffset = 64
     static let labelCapacity = 64

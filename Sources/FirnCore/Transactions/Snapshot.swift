@@ -59,7 +59,14 @@ public final class Snapshot: @unchecked Sendable {
 
     /// Adds to the frozen-object count shown for this snapshot's pin.
     public func addFrozenObjects(_ delta: Int64) {
-        if let pin { store.lockFile?.addFrozenObjects(pin, delta) }
+        frozenObjectCounter?.add(delta)
+    }
+
+    /// The pin's frozen-object count as a handle (nil when unpinned): valid
+    /// while this snapshot keeps its pin.
+    public var frozenObjectCounter: FrozenObjectCounter? {
+        guard let pin, let lockFile = store.lockFile else { return nil }
+        return lockFile.frozenObjectCounter(pin)
     }
 
     // MARK: trees

@@ -10,11 +10,14 @@ public final class SnapshotShare: Sendable {
     private let registry: SnapshotShares
     private let key: SnapshotShares.Key
     private let released = Atomic<Bool>(false)
+    /// Resolved once: every frozen object made and released adds to it.
+    private let frozenObjects: FrozenObjectCounter?
 
     init(snapshot: Snapshot, registry: SnapshotShares, key: SnapshotShares.Key) {
         self.snapshot = snapshot
         self.registry = registry
         self.key = key
+        frozenObjects = snapshot.frozenObjectCounter
     }
 
     deinit { release() }
@@ -29,9 +32,9 @@ public final class SnapshotShare: Sendable {
 
     /// Adds `delta` (which may be negative) to the shared pin's count of
     /// frozen objects. Exact under concurrent holders: an atomic add in the
-    /// lock file.
+    /// lock file (in the calling thread's stripe).
     public func addFrozenObjects(_ delta: Int64) {
-        snapshot.addFrozenObjects(delta)
+        frozenObjects?.add(delta)
     }
 }
 

@@ -159,8 +159,12 @@ public final class Cursor {
     public var currentValue: Value? {
         get throws(FirnError) {
             do {
+                // The value keeps this cursor alive (and through it the
+                // snapshot), not the snapshot directly: threads iterating
+                // one snapshot at once would bounce its reference count
+                // between them on every value.
                 if readsSnapshot, case let .inline(bytes)? = try core.storedValue() {
-                    return Value(bytes: bytes, owner: owner)
+                    return Value(bytes: bytes, owner: self)
                 }
                 return try core.value().map { Value(copying: $0, owner: owner) }
             } catch {

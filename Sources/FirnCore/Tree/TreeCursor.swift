@@ -160,6 +160,10 @@ struct TreeCursor {
 
     // MARK: reading
 
+    // Inlined: called on a cursor kept in a class (`Cursor`), a call out of
+    // line copied the whole struct first, retaining the page source every
+    // thread reading the snapshot shares.
+    @inline(__always)
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         if let leaf { return leafIndex < leafCount && leafIndex >= 0 ? body(try leaf.leafKey(leafIndex)) : nil }
         guard isValid, let top = stack.last else { return nil }
@@ -170,7 +174,7 @@ struct TreeCursor {
     }
 
     var key: [UInt8]? {
-        get throws(FirnError) { try withKey { Array($0) } }
+        @inline(__always) get throws(FirnError) { try withKey { Array($0) } }
     }
 
     /// The page holding the current entry; nil when not on an entry or the

@@ -1,0 +1,34 @@
+import CFirnShims
+
+/// One pin's frozen-object count in the lock file, resolved once by its
+/// holder: adding runs for every frozen object made and released, from many
+/// threads at once, so it takes no lock, retains nothing and writes only
+/// the calling thread's stripe (`LockFileLayout`); two threads reading
+/// frozen results contended first on a lock, then on one counter's cache
+/// line, for every object.
+///
+/// Valid while the snapshot it came from lives (`SnapshotShare` keeps
+/// both): the snapshot's store keeps the lock file mapped, and its pin
+/// keeps the slot from being freed or reused; the state word still proves
+/// the slot is the pin's generation before each add.
+public struct FrozenObjectCounter: Sendable {
+    private let mapping: SharedMapping
+    private let slot: PinSlot
+    private let readerSlots: Int
+
+    init(mapping: SharedMapping, slot: PinSlot, readerSlots: Int) {
+        self.mapping = mapping
+        self.slot = slot
+        self.readerSlots = readerSlots
+    }
+
+    /// Adds `delta` (which may be negative) to the count.
+    public func add(_ delta: Int64) {
+        guard slot.index >= 0, slot.index < readerSlots else { return }
+        let state = mapping.load32(LockFileLayout.slotOffset(slot.index) + ReaderSlotLayout.stateOffset)
+        guard SlotStateWord(raw: state) == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }
+        let stripe = Int(firn_thread_stripe()) % LockFileLayout.frozenObjectStripes
+        mapping.add64(LockFileLayout.frozenObjectsOffset(slot: slot.index, stripe: stripe, readerSlots: readerSlots),
+                      UInt64(bitPattern: delta))
+    }
+}
