@@ -13,7 +13,9 @@ final class ManagedObject {
     /// the process, and retaining it here made each object made by two
     /// threads at once bounce the info's reference count between them.
     unowned(unsafe) let info: ClassInfo
-    let key: [UInt8]
+    private let keyBytes: ObjectKeyBytes
+    /// The object's key in its type's tree (an array made on each use).
+    var key: [UInt8] { keyBytes.array }
     /// The source's session when this object was made (see `invalidate()`).
     let session: UInt64
     private var cachedGeneration: UInt64 = 0
@@ -21,10 +23,14 @@ final class ManagedObject {
 
     /// `record`: the record when the caller has just read it (a lookup, a
     /// cursor step), so the first property read does not look it up again.
-    init(source: any ObjectSource, info: ClassInfo, key: [UInt8], record: RecordBytes? = nil) {
+    convenience init(source: any ObjectSource, info: ClassInfo, key: [UInt8], record: RecordBytes? = nil) {
+        self.init(source: source, info: info, keyBytes: ObjectKeyBytes(key), record: record)
+    }
+
+    init(source: any ObjectSource, info: ClassInfo, keyBytes: ObjectKeyBytes, record: RecordBytes? = nil) {
         self.source = source
         self.info = info
-        self.key = key
+        self.keyBytes = keyBytes
         session = source.session
         if let record {
             cachedRecord = record

@@ -116,7 +116,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     let info: ClassInfo
     private var cursor: Cursor?
     private var generation: UInt64 = 0
-    private var lastKey: [UInt8]?
+    private var lastKey: ObjectKeyBytes?
     private var done = false
     /// A query's matching keys, walked instead of the tree.
     private let keys: [[UInt8]]?
@@ -144,7 +144,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
                 cursor = fresh
                 generation = source.generation
                 try engine { () throws(FirnError) in
-                    if let lastKey {
+                    if let lastKey = lastKey?.array {
                         try fresh.seek(lastKey)
                         if fresh.isValid, try fresh.withKey({ $0.elementsEqual(lastKey) }) == true { try fresh.next() }
                     } else {
@@ -152,7 +152,8 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
                     }
                 }
             }
-            guard let cursor, cursor.isValid, let key = try engine({ () throws(FirnError) in try cursor.key }) else {
+            guard let cursor, cursor.isValid,
+                  let key = try engine({ () throws(FirnError) in try cursor.withKey { ObjectKeyBytes($0) } }) else {
                 done = true
                 return nil
             }
@@ -160,7 +161,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
             // The cursor is on the record: the object starts with it.
             let record = try engine { () throws(FirnError) in try cursor.currentValue }.map(RecordBytes.mapped)
             let object = Element()
-            object.managed = ManagedObject(source: source, info: info, key: key, record: record)
+            object.managed = ManagedObject(source: source, info: info, keyBytes: key, record: record)
             return object
         } catch {
             fatalError("Firn: iterating \(info.name): \(error)")
