@@ -43,8 +43,14 @@ enum InstanceCache {
 
     /// The instance of `configuration` bound to `actor`, opened when it has
     /// none. The caller runs on `actor` (it is the caller's isolation).
+    /// Watched for autorefresh like a queue-bound one: an actor runs its
+    /// tasks one at a time, its event loop, and refreshes between them.
     static func instance(_ configuration: Configuration, actor: ActorIdentity) throws(DatabaseError) -> DatabaseCore {
-        try instance(configuration, key: .actor(ObjectIdentifier(actor.actor))) { .actor(actor) }
+        let key = InstanceKey(configuration: configuration.identity, binding: .actor(ObjectIdentifier(actor.actor)))
+        if let core = cached(key) { return core }
+        let core = try instance(configuration, key: key.binding) { .actor(actor) }
+        QueueAutorefresh.watch(core, binding: core.binding)
+        return core
     }
 
     /// The instance the caller would use for `configuration` without naming

@@ -42,8 +42,8 @@ final class QueueAutorefresh: @unchecked Sendable {
         watch(core, binding: core.binding)
     }
 
-    /// The same for an actor-bound instance (from its first observer on,
-    /// see `Notifier`): the refresh and delivery run as a task on the actor.
+    /// The same for an actor-bound instance: the refresh and delivery run
+    /// as a task on the actor.
     static func watch(_ core: DatabaseCore, binding: InstanceBinding) {
         let entry = Watched(core: core, binding: binding)
         // Commits after the version the instance pinned count, also those

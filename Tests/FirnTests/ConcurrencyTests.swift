@@ -85,6 +85,24 @@ import Testing
             return (before, changed, db.objects(Dog.self).count)
         }
 
+        /// With autorefresh on and no observer, another thread's commit
+        /// reaches the instance between the actor's tasks: not while a task
+        /// runs without suspending, and soon once it suspends. Returns the
+        /// count seen right after the commit, inside the task, and whether
+        /// the commit was seen within 10 s of suspending.
+        func autorefreshSeesAnotherThreadsCommitBetweenTasks() async throws -> (Int, Bool) {
+            let db = try await open()
+            #expect(db.autorefresh)
+            let configuration = configuration
+            try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(AsyncWriteTests.dog(9)) } }
+            let unchanged = db.objects(Dog.self).count  // this task has not suspended yet
+            let deadline = ContinuousClock.now + .seconds(10)
+            while db.objects(Dog.self).count == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return (unchanged, db.objects(Dog.self).count == 1)
+        }
+
         /// A synchronous write while an `asyncWrite` of the same instance
         /// waits for the lock would never return: it throws instead.
         func syncWriteWhileAnAsyncWriteWaits(_ holder: AsyncWriteTests.LockHolder) async throws -> Bool {
@@ -188,6 +206,14 @@ import Testing
         let kennel = Kennel(scratch.configuration())
         let (before, changed, after) = try await kennel.refreshSeesAnotherThreadsCommit()
         #expect(before == 0 && changed && after == 1)
+    }
+
+    @Test func anActorBoundInstanceAutorefreshesBetweenTasksWithoutObservers() async throws {
+        let scratch = Scratch()
+        let kennel = Kennel(scratch.configuration())
+        let (unchanged, seen) = try await kennel.autorefreshSeesAnotherThreadsCommitBetweenTasks()
+        #expect(unchanged == 0)
+        #expect(seen)
     }
 
     @Test func aSynchronousWriteWhileAnAsyncWriteOfTheSameInstanceWaitsThrows() async throws {

@@ -58,14 +58,13 @@ final class Notifier {
         return try engine { () throws(FirnError) in try store.snapshot(alongside: snapshot, kind: .read, label: label) }
     }
 
-    /// The instance's notifier, made by its first observer. An actor-bound
-    /// instance is watched from then on like a queue-bound one (the lock
-    /// file's futex; refresh and delivery as a task on the actor).
+    /// The instance's notifier, made by its first observer. Queue- and
+    /// actor-bound instances are watched from when they are opened (the
+    /// lock file's futex; refresh and delivery as a block or task).
     static func of(_ core: DatabaseCore) throws(DatabaseError) -> Notifier {
         if let notifier = core.notifier { return notifier }
         let notifier = try Notifier(core: core)
         core.notifier = notifier
-        if case .actor = core.binding { QueueAutorefresh.watch(core, binding: core.binding) }
         return notifier
     }
 
