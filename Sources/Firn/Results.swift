@@ -153,7 +153,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
                 }
             }
             guard let cursor, cursor.isValid,
-                  let key = try engine({ () throws(FirnError) in try cursor.withKey { ObjectKeyBytes($0) } }) else {
+                  let key = try engine({ () throws(FirnError) in try ObjectKeyBytes.current(of: cursor) }) else {
                 done = true
                 return nil
             }

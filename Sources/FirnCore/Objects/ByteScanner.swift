@@ -52,7 +52,10 @@ package struct ByteScanner {
             throw Self.defect("\(what()): \(count) bytes needed, \(remaining) left")
         }
         defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+        // A pointer and a length, not a slice: slicing checked the same
+        // bounds again and cost more than the rest of a field's read.
+        guard let base = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: base + offset, count: count)
     }
 
     package static func defect(_ detail: String) -> FirnError {

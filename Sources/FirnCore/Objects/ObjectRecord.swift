@@ -49,46 +49,75 @@ package enum ObjectRecord {
     package static func forEachField(
         _ record: UnsafeRawBufferPointer, _ body: (Field) throws(FirnError) -> Bool
     ) throws(FirnError) {
+        var scanner = try fields(of: record)
+        var previous: UInt64? = nil
+        while let field = try nextField(&scanner, after: &previous) {
+            guard try body(field) else { return }
+        }
+    }
+
+    /// The field tagged `tag`, or nil when the record has none. Stops at
+    /// the first tag past it (tags ascend), so reading an early property
+    /// costs less than decoding the record. The same checks as
+    /// `forEachField`, without a closure per field: this runs for every
+    /// property read.
+    package static func field(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
+        var scanner = try fields(of: record)
+        var previous: UInt64? = nil
+        while let field = try nextField(&scanner, after: &previous) {
+            if field.tag >= tag { return field.tag == tag ? field : nil }
+        }
+        return nil
+    }
+
+    /// A scanner at the first field of `record`, its format checked; the
+    /// field count is kept in the scanner's walk (`nextField`).
+    @inline(__always)
+    private static func fields(of record: UnsafeRawBufferPointer) throws(FirnError) -> FieldScanner {
         var scanner = ByteScanner(record)
         let format = try scanner.byte("record format")
         guard format == Self.format else { throw ByteScanner.defect("unknown object record format \(format)") }
         // A field takes at least 3 bytes (tag, type, length).
         let count = try scanner.count("field count", atMost: scanner.remaining / 3)
-        var previous: UInt64? = nil
-        for index in 0..<count {
-            let tag = try scanner.varint("field \(index) tag")
-            if let previous, tag <= previous {
-                throw ByteScanner.defect("field \(index) tag \(tag) does not follow tag \(previous)")
-            }
-            guard tag < UInt64(Int32.max) else { throw ByteScanner.defect("field \(index) tag \(tag) is too large") }
-            previous = tag
-            let code = try scanner.byte("field \(index) type")
-            let type: PropertyType?
-            if code == nullType {
-                type = nil
-            } else if let known = PropertyType(rawValue: code) {
-                type = known
-            } else {
-                throw ByteScanner.defect("field \(index) has unknown type \(code)")
-            }
-            let length = try scanner.count("field \(index) length", atMost: scanner.remaining)
-            if type == nil, length != 0 { throw ByteScanner.defect("null field \(index) has \(length) bytes") }
-            let bytes = try scanner.slice(length, "field \(index)")
-            guard try body(Field(tag: Int(tag), type: type, bytes: bytes)) else { return }
-        }
-        guard scanner.isAtEnd else { throw ByteScanner.defect("\(scanner.remaining) bytes after the last field") }
+        return FieldScanner(bytes: scanner, count: count)
     }
 
-    /// The field tagged `tag`, or nil when the record has none. Stops at
-    /// the first tag past it (tags ascend), so reading an early property
-    /// costs less than decoding the record.
-    package static func field(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
-        var found: Field?
-        try forEachField(record) { field throws(FirnError) in
-            if field.tag == tag { found = field }
-            return field.tag < tag
+    /// Where a walk over a record's fields is.
+    private struct FieldScanner {
+        var bytes: ByteScanner
+        let count: Int
+        var index = 0
+    }
+
+    /// The next field, every tag, type code and length checked; nil after
+    /// the last (when no bytes follow it).
+    @inline(__always)
+    private static func nextField(_ walk: inout FieldScanner, after previous: inout UInt64?) throws(FirnError) -> Field? {
+        let index = walk.index
+        guard index < walk.count else {
+            guard walk.bytes.isAtEnd else { throw ByteScanner.defect("\(walk.bytes.remaining) bytes after the last field") }
+            return nil
         }
-        return found
+        walk.index += 1
+        let tag = try walk.bytes.varint("field \(index) tag")
+        if let previous, tag <= previous {
+            throw ByteScanner.defect("field \(index) tag \(tag) does not follow tag \(previous)")
+        }
+        guard tag < UInt64(Int32.max) else { throw ByteScanner.defect("field \(index) tag \(tag) is too large") }
+        previous = tag
+        let code = try walk.bytes.byte("field \(index) type")
+        let type: PropertyType?
+        if code == nullType {
+            type = nil
+        } else if let known = PropertyType(rawValue: code) {
+            type = known
+        } else {
+            throw ByteScanner.defect("field \(index) has unknown type \(code)")
+        }
+        let length = try walk.bytes.count("field \(index) length", atMost: walk.bytes.remaining)
+        if type == nil, length != 0 { throw ByteScanner.defect("null field \(index) has \(length) bytes") }
+        let bytes = try walk.bytes.slice(length, "field \(index)")
+        return Field(tag: Int(tag), type: type, bytes: bytes)
     }
 
     /// The value of the field tagged `tag` when its property has type

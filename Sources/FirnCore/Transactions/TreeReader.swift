@@ -98,7 +98,15 @@ public final class Cursor {
         residencyPages = max(1, Int(Mapping.residencyBudget) / max(1, core.pageSize))
     }
 
-    public var isValid: Bool { core.isValid }
+    /// Runs `body` on the cursor in place. A read through the stored
+    /// property (`core.key`) copied the whole struct first, retaining its
+    /// page source, root and stack, on every step of a scan.
+    @inline(__always)
+    private static func borrow<R, E: Error>(_ core: inout TreeCursor, _ body: (inout TreeCursor) throws(E) -> R) throws(E) -> R {
+        try body(&core)
+    }
+
+    public var isValid: Bool { Self.borrow(&core) { $0.isValid } }
 
     public func first() throws(FirnError) {
         do { try core.first() } catch { throw error.located(in: path) }
@@ -136,20 +144,37 @@ public final class Cursor {
     /// The current key (a copy), nil when not on an entry.
     public var key: [UInt8]? {
         get throws(FirnError) {
-            do { return try core.key } catch { throw error.located(in: path) }
+            do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.key } } catch { throw error.located(in: path) }
         }
     }
 
     /// The current value, overflow chains followed.
     public var value: [UInt8]? {
         get throws(FirnError) {
-            do { return try core.value() } catch { throw error.located(in: path) }
+            do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() } } catch { throw error.located(in: path) }
+        }
+    }
+
+    /// Copies the current key into `buffer` when it fits; returns the
+    /// key's length either way (nil when not on an entry). Not generic, so
+    /// a caller in another module gets no unspecialized closure call per
+    /// step (an iteration makes a key for every object).
+    public func copyKey(into buffer: UnsafeMutableRawBufferPointer) throws(FirnError) -> Int? {
+        do {
+            return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey { key in
+                if key.count <= buffer.count, let base = buffer.baseAddress, let source = key.baseAddress {
+                    base.copyMemory(from: source, byteCount: key.count)
+                }
+                return key.count
+            } }
+        } catch {
+            throw error.located(in: path)
         }
     }
 
     /// The current key without copying, valid during `body`.
     public func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
-        do { return try core.withKey(body) } catch { throw error.located(in: path) }
+        do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey(body) } } catch { throw error.located(in: path) }
     }
 
     /// The current value as a `Value`, nil when not on an entry: zero-copy
@@ -163,10 +188,10 @@ public final class Cursor {
                 // snapshot), not the snapshot directly: threads iterating
                 // one snapshot at once would bounce its reference count
                 // between them on every value.
-                if readsSnapshot, case let .inline(bytes)? = try core.storedValue() {
+                if readsSnapshot, case let .inline(bytes)? = try Self.borrow(&core, { (c) throws(FirnError) in try c.storedValue() }) {
                     return Value(bytes: bytes, owner: self)
                 }
-                return try core.value().map { Value(copying: $0, owner: owner) }
+                return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() }.map { Value(copying: $0, owner: owner) }
             } catch {
                 throw error.located(in: path)
             }
@@ -177,7 +202,7 @@ public final class Cursor {
     /// for values in overflow chains (use `value`).
     public func withInlineValue<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         let stored: StoredValue?
-        do { stored = try core.storedValue() } catch { throw error.located(in: path) }
+        do { stored = try Self.borrow(&core) { (c) throws(FirnError) in try c.storedValue() } } catch { throw error.located(in: path) }
         if case let .inline(bytes)? = stored { return body(bytes) }
         return nil
     }
