@@ -13,6 +13,7 @@ package struct ByteScanner {
     package var remaining: Int { bytes.count - offset }
     package var isAtEnd: Bool { offset >= bytes.count }
 
+    @inline(__always)
     package mutating func byte(_ what: @autoclosure () -> String) throws(FirnError) -> UInt8 {
         guard offset < bytes.count else { throw Self.defect("\(what()): the record ends early") }
         defer { offset += 1 }
@@ -20,7 +21,17 @@ package struct ByteScanner {
     }
 
     /// An unsigned LEB128 integer of at most 10 bytes that fits in 64 bits.
+    @inline(__always)
     package mutating func varint(_ what: @autoclosure () -> String) throws(FirnError) -> UInt64 {
+        // One byte (tags, types' lengths, counts below 128): most varints.
+        if offset < bytes.count, bytes[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(bytes[offset])
+        }
+        return try longVarint(what())
+    }
+
+    private mutating func longVarint(_ what: @autoclosure () -> String) throws(FirnError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -37,6 +48,7 @@ package struct ByteScanner {
 
     /// A varint that must be at most `limit` (a count or a length checked
     /// against the bytes that could hold it).
+    @inline(__always)
     package mutating func count(_ what: @autoclosure () -> String, atMost limit: Int) throws(FirnError) -> Int {
         let value = try varint(what())
         guard value <= UInt64(max(limit, 0)) else {
@@ -47,6 +59,7 @@ package struct ByteScanner {
 
     /// The next `count` bytes, without copying; `count` has been checked
     /// by the caller or is checked here.
+    @inline(__always)
     package mutating func slice(_ count: Int, _ what: @autoclosure () -> String) throws(FirnError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= remaining else {
             throw Self.defect("\(what()): \(count) bytes needed, \(remaining) left")
