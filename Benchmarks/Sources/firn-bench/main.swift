@@ -10,6 +10,9 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == commitChildFla
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == sdkMemoryChildFlag {
     runSDKMemoryChild(Array(CommandLine.arguments.dropFirst(2)))
 }
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == asyncChildFlag {
+    runAsyncChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == notifyChildFlag {
     runNotifyChild(Array(CommandLine.arguments.dropFirst(2)))
 }
