@@ -15,11 +15,16 @@ final class MutableTree {
     /// so a put allocates nothing.
     @exclusivity(unchecked) private var path: [(Node, Int)] = []
     unowned let context: WriteContext
+    /// Where this tree's leaves go (`PageAllocator.Kind`): named trees'
+    /// leaves live on for many commits; the catalog's and the space tree's
+    /// are rewritten by most commits, like every tree's upper levels.
+    let leafKind: PageAllocator.Kind
 
-    init(root: PageRef, count: UInt64, context: WriteContext) {
+    init(root: PageRef, count: UInt64, context: WriteContext, leafKind: PageAllocator.Kind = .run) {
         self.root = root.isNone ? nil : .page(root)
         self.count = count
         self.context = context
+        self.leafKind = leafKind
     }
 
     private var capacity: Int { context.geometry.capacity }
@@ -141,7 +146,7 @@ final class MutableTree {
             if let existing = node.writtenPage {
                 page = existing
             } else {
-                page = try context.allocate()
+                page = try context.allocate(node.isLeaf ? leafKind : .run)
                 node.writtenPage = page
             }
             let crc = try context.writeNode(node, page: page)
