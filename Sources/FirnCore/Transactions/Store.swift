@@ -53,6 +53,9 @@ public final class Store: @unchecked Sendable {
     /// this store allocated: the next commit looks for a free run that long
     /// first, since successive commits tend to be alike.
     let runHint = Locked<Int>(0)
+    /// The nodes this store's last commit wrote (`WrittenNodes`), taken by
+    /// the next write transaction.
+    let writtenNodes = Locked<WrittenNodes?>(nil)
 
     public var pageSize: Int { geometry.pageSize }
 

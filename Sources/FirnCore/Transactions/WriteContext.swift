@@ -39,6 +39,9 @@ final class WriteContext {
     /// (the trees keep them until the transaction ends), so waiting costs
     /// no memory; writing in page order also helps the disk.
     private var pending: [UInt64: Node] = [:]
+    /// The nodes the store's last commit wrote, when this transaction
+    /// builds on that commit's version: cloned instead of copied from the map.
+    var writtenNodes: WrittenNodes?
     private let scratch: UnsafeMutableRawBufferPointer
 
     init(

@@ -70,6 +70,14 @@ public final class WriteTransaction {
         context = WriteContext(
             source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
             remap: { [unowned store] (pages) throws(FirnError) in try store.mapCovering(pages: pages, version: version) })
+        // Taken in any case: a transaction that aborts leaves none, and one
+        // built on another version (another process committed) uses none.
+        if let written = store.writtenNodes.withLock({ (kept) -> WrittenNodes? in
+            defer { kept = nil }
+            return kept
+        }), written.version == base.version {
+            context.writtenNodes = written
+        }
         ledger = SpaceLedger(
             root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
         catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
@@ -276,6 +284,8 @@ public final class WriteTransaction {
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
         let runPages = context.allocator.runAllocations
         store.runHint.withLock { $0 = runPages }
+        let written = WrittenNodes(version: version, trees: [catalog, ledger.tree] + Array(trees.values))
+        store.writtenNodes.withLock { $0 = written }
         finish()
         return version
     }

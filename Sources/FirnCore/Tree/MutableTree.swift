@@ -201,6 +201,10 @@ final class MutableTree {
     /// Copies a page into a node to change it; its page is retired (the base
     /// version still sees it).
     private func loadForChange(_ ref: PageRef, level: Int?) throws(FirnError) -> Node {
+        if let node = context.writtenNodes?.take(ref, level: level) {
+            context.release(page: ref.page, birth: ref.birth)
+            return node
+        }
         let view = try context.source.view(ref, level: level)
         let node = try Node.load(view)
         context.release(page: ref.page, birth: ref.birth)
