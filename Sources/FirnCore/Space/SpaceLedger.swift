@@ -147,7 +147,10 @@ final class SpaceLedger {
                 try cursor.next()
             }
             for (birth, page) in batch {
-                try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page))
+                guard try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page), present: true) else {
+                    throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                            detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)) vanished while reclaimed")
+                }
                 // Free and retired at once is damage; handing such a page
                 // out from both lists would write it twice.
                 if try withBytes(SpaceKey.freePage(page), { (k) throws(FirnError) in try tree.get(k) }) != nil {

@@ -99,11 +99,16 @@ final class MutableTree {
     }
 
     /// Removes `key`; returns false (changing nothing) when it is absent.
+    /// `present`: the caller has just seen the key in this tree (a cursor
+    /// over it), so the lookup that keeps a missing key's delete from
+    /// copying the path is skipped.
     @discardableResult
-    func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
+    func delete(_ key: [UInt8], present: Bool = false) throws(FirnError) -> Bool {
         guard root != nil else { return false }
         // Look before copying: a delete of a missing key must not rewrite the path.
-        guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
+        if !present {
+            guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
+        }
         changed = true
         path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
@@ -140,7 +145,13 @@ final class MutableTree {
         case let .node(node):
             if !node.dirty, let ref = node.writtenRef { return ref }
             if !node.isLeaf {
-                for i in node.children.indices { node.page.setChild(i, try write(node.children[i])) }
+                // A child still on disk already has its reference in the
+                // cell (copied with the page); only nodes in memory need
+                // writing and their new reference stored. A small commit's
+                // roots have dozens of children and change one.
+                for i in node.children.indices {
+                    if case .node = node.children[i] { node.page.setChild(i, try write(node.children[i])) }
+                }
             }
             let page: UInt64
             if let existing = node.writtenPage {
