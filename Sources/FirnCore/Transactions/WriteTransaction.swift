@@ -171,9 +171,9 @@ public final class WriteTransaction {
                 throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
                                         detail: "catalog entry for tree \"\(name)\" counts \(entry.count) entries, more than the file's bytes")
             }
-            tree = MutableTree(root: entry.root, count: entry.count, context: context, leafKind: .hole)
+            tree = MutableTree(root: entry.root, count: entry.count, context: context, churn: .branches)
         } else if create {
-            tree = MutableTree(root: .none, count: 0, context: context, leafKind: .hole)
+            tree = MutableTree(root: .none, count: 0, context: context, churn: .branches)
             created.insert(name)
         }
         guard let tree else { return nil }

@@ -15,16 +15,26 @@ final class MutableTree {
     /// so a put allocates nothing.
     @exclusivity(unchecked) private var path: [(Node, Int)] = []
     unowned let context: WriteContext
-    /// Where this tree's leaves go (`PageAllocator.Kind`): named trees'
-    /// leaves live on for many commits; the catalog's and the space tree's
-    /// are rewritten by most commits, like every tree's upper levels.
-    let leafKind: PageAllocator.Kind
+    /// Which of this tree's pages most commits rewrite, and so go to runs
+    /// (`PageAllocator.Kind`); the others live on and fill holes.
+    enum Churn {
+        /// Named trees: the branches (every change rewrites the root);
+        /// leaves live on for many commits.
+        case branches
+        /// The catalog and the space tree: the rightmost path. A small
+        /// commit's space entries (newest history, free list, retired
+        /// batches) sort last; the leaves to the left hold older history,
+        /// and a split's left half stays for hundreds of commits — in a
+        /// run it would cut it.
+        case rightEdge
+    }
+    let churn: Churn
 
-    init(root: PageRef, count: UInt64, context: WriteContext, leafKind: PageAllocator.Kind = .run) {
+    init(root: PageRef, count: UInt64, context: WriteContext, churn: Churn = .rightEdge) {
         self.root = root.isNone ? nil : .page(root)
         self.count = count
         self.context = context
-        self.leafKind = leafKind
+        self.churn = churn
     }
 
     private var capacity: Int { context.geometry.capacity }
@@ -135,10 +145,11 @@ final class MutableTree {
     /// Writes every changed node (children first) and returns the root's reference.
     func write() throws(FirnError) -> PageRef {
         guard let root else { return .none }
-        return try write(root)
+        return try write(root, rightEdge: true)
     }
 
-    private func write(_ child: Child) throws(FirnError) -> PageRef {
+    /// `rightEdge`: the node is on the tree's rightmost path.
+    private func write(_ child: Child, rightEdge: Bool) throws(FirnError) -> PageRef {
         switch child {
         case let .page(ref):
             return ref
@@ -149,15 +160,22 @@ final class MutableTree {
                 // cell (copied with the page); only nodes in memory need
                 // writing and their new reference stored. A small commit's
                 // roots have dozens of children and change one.
+                let last = node.children.count - 1
                 for i in node.children.indices {
-                    if case .node = node.children[i] { node.page.setChild(i, try write(node.children[i])) }
+                    if case .node = node.children[i] {
+                        node.page.setChild(i, try write(node.children[i], rightEdge: rightEdge && i == last))
+                    }
                 }
             }
             let page: UInt64
             if let existing = node.writtenPage {
                 page = existing
             } else {
-                page = try context.allocate(node.isLeaf ? leafKind : .run)
+                let hot = switch churn {
+                case .branches: !node.isLeaf
+                case .rightEdge: rightEdge
+                }
+                page = try context.allocate(hot ? .run : .hole)
                 node.writtenPage = page
             }
             let crc = try context.writeNode(node, page: page)
