@@ -46,6 +46,12 @@ final class PageAllocator {
     private(set) var allocations: UInt64 = 0
     private var nextFreeKey: UInt64 = 0
     private var freeListExhausted = false
+    /// The free list's first batch, read (and each entry checked) at the
+    /// transaction's first allocation but not yet among the candidates.
+    private var prefetched: [UInt64]?
+    private var prefetchDone = false
+    /// Free-list pages not yet among the candidates.
+    private var moreFree: Bool { prefetched != nil || !freeListExhausted }
     private let io: any FileIO
     /// Reads up to `limit` free page numbers at or after `from`, ascending.
     var readFree: (_ from: UInt64, _ limit: Int) throws(FirnError) -> [UInt64] = { _, _ in [] }
@@ -116,6 +122,15 @@ final class PageAllocator {
     }
 
     func allocate(_ kind: Kind = .run) throws(FirnError) -> UInt64 {
+        if !prefetchDone {
+            // The reclaimed pages often suffice, but the free list's first
+            // batch is read and checked anyway, as every commit did before:
+            // a damaged entry (a commit slot, a page past the end) is
+            // refused at the first commit after the damage, not whenever
+            // a commit happens to need the free list.
+            prefetchDone = true
+            prefetched = try readFreeList()
+        }
         if remaining == 0 { try readFreeBatch() }
         allocations += 1
         switch kind {
@@ -125,7 +140,7 @@ final class PageAllocator {
             runAllocations += 1
             if let index = continuation() { return takeForRun(index) }
             var run = firstRun(atLeast: runHint)
-            if run.length < runHint && !freeListExhausted {
+            if run.length < runHint && moreFree {
                 // No run that long among the reclaimed pages: look in the free list too.
                 try readFreeBatch()
                 run = firstRun(atLeast: runHint)
@@ -135,13 +150,26 @@ final class PageAllocator {
         return try fresh()
     }
 
-    /// Reads the next batch of the free list into the candidates.
+    /// Puts the next batch of the free list among the candidates.
     private func readFreeBatch() throws(FirnError) {
-        guard !freeListExhausted else { return }
+        let batch: [UInt64]
+        if let held = prefetched {
+            prefetched = nil
+            batch = held
+        } else {
+            guard !freeListExhausted else { return }
+            batch = try readFreeList()
+        }
+        if !batch.isEmpty { merge(batch, listed: true) }
+    }
+
+    /// The next batch of the free list (its entries checked by `readFree`).
+    private func readFreeList() throws(FirnError) -> [UInt64] {
+        guard !freeListExhausted else { return [] }
         let batch = try readFree(nextFreeKey, Self.freeBatch)
         if let last = batch.last { nextFreeKey = last &+ 1 }
         if batch.count < Self.freeBatch || nextFreeKey == 0 { freeListExhausted = true }
-        if !batch.isEmpty { merge(batch, listed: true) }
+        return batch
     }
 
     private func takeForRun(_ index: Int) -> UInt64 {
