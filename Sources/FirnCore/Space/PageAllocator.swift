@@ -14,10 +14,11 @@
 /// (or the longest) among the lowest candidates — so a run comes back
 /// whole two commits later, and `WriteContext.flush` writes it with one
 /// gathered write that the device takes as one request at the sync (a
-/// small commit's single fdatasync took a sixth longer with its five pages
-/// scattered, measured). Leaves of named trees (`.hole`) live on for many
-/// commits; they take free pages with no free neighbour, which is where
-/// such leaves were before, and so do not cut the runs. The file never
+/// small commit's single fdatasync took about a tenth longer with its five
+/// pages scattered, measured with strace). Long-lived pages (`.hole`:
+/// leaves of named trees, space-tree pages off its rightmost path, see
+/// `MutableTree.Churn`) take free pages with no free neighbour, which is
+/// where such pages were before, and so do not cut the runs. The file never
 /// grows for the sake of a run: fresh pages are used only when no free
 /// page is left, as before.
 final class PageAllocator {
@@ -60,7 +61,7 @@ final class PageAllocator {
     enum Kind {
         /// Rewritten by most commits (branches, catalog, space tree): kept in runs.
         case run
-        /// Long-lived (leaves of named trees): fills isolated free pages.
+        /// Long-lived (`MutableTree.Churn`): fills isolated free pages.
         case hole
     }
 
