@@ -11,6 +11,9 @@ public protocol FileIO: AnyObject, Sendable {
     /// The descriptor the store maps for reading.
     var descriptor: Int32 { get }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError)
+    /// Writes `buffers` back to back from `offset`, as if concatenated: a
+    /// commit's contiguous pages go to the kernel in one call (pwritev).
+    func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError)
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int
     /// fdatasync: everything written before is durable when it returns.
     func sync() throws(FirnError)
@@ -21,7 +24,19 @@ public protocol FileIO: AnyObject, Sendable {
     func close()
 }
 
-/// `FileIO` over a POSIX descriptor: pwrite, pread, fdatasync, fallocate.
+extension FileIO {
+    /// One `write` per buffer: wrappers that record, reorder, tear or fail
+    /// writes keep seeing every page as its own write.
+    public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError) {
+        var position = offset
+        for buffer in buffers {
+            try write(buffer, at: position)
+            position += UInt64(buffer.count)
+        }
+    }
+}
+
+/// `FileIO` over a POSIX descriptor: pwrite, pwritev, pread, fdatasync, fallocate.
 public final class POSIXFile: FileIO, @unchecked Sendable {
     public let path: String
     public let descriptor: Int32
@@ -78,6 +93,36 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
             }
             if n == 0 { throw FirnError.io(path: path, operation: "pwrite at offset \(offset)", errno: EIO) }
             done += n
+        }
+    }
+
+    public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError) {
+        if buffers.count == 1 { return try write(buffers[0], at: offset) }
+        var vectors = buffers.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var first = 0
+        var position = offset
+        while first < vectors.count {
+            // At most IOV_MAX (1024 on Linux) vectors per call.
+            let count = min(vectors.count - first, 1024)
+            let n = try vectors.withUnsafeMutableBufferPointer { (all) throws(FirnError) -> Int in
+                try retryingEINTR(path: path, "pwritev at offset \(position)") {
+                    pwritev(descriptor, all.baseAddress! + first, Int32(count), off_t(position))
+                }
+            }
+            if n == 0 { throw FirnError.io(path: path, operation: "pwritev at offset \(position)", errno: EIO) }
+            // A short write: skip what was written, resume mid-vector.
+            var done = n
+            position += UInt64(n)
+            while done > 0 && first < vectors.count {
+                if done >= vectors[first].iov_len {
+                    done -= vectors[first].iov_len
+                    first += 1
+                } else {
+                    vectors[first].iov_base = vectors[first].iov_base.map { $0 + done }
+                    vectors[first].iov_len -= done
+                    done = 0
+                }
+            }
         }
     }
 

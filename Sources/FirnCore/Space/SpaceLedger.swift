@@ -102,9 +102,22 @@ final class SpaceLedger {
             ranges.append((pin + 1, min(nextLive, last)))
         }
         previousBatch = try countBatch(death: baseVersion)
+        var reclaimed: [UInt64] = []
         for (low, high) in mergedRanges(ranges) {
-            try reclaimBatches(from: low, through: high, livePins: livePins)
+            try reclaimBatches(from: low, through: high, livePins: livePins, into: &reclaimed)
         }
+        // The reclaimed pages go to the allocator without free-list entries:
+        // a small commit reuses about as many pages as the one before it
+        // retired, so entering each in the free list here and deleting it
+        // again when it is allocated was two space-tree edits per page for
+        // nothing. Those left over are entered at `settle`. A page retired
+        // twice would be handed out twice: refused as damage.
+        reclaimed.sort()
+        for i in reclaimed.indices.dropFirst() where reclaimed[i] == reclaimed[i - 1] {
+            throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                    detail: "space tree retires page \(reclaimed[i]) more than once")
+        }
+        context.allocator.addUnlisted(reclaimed)
         for pin in released { try tree.delete(SpaceKey.pinnedVersion(pin)) }
         let previousSet = Set(previous)
         for pin in livePins where !previousSet.contains(pin) {
@@ -112,7 +125,11 @@ final class SpaceLedger {
         }
     }
 
-    private func reclaimBatches(from low: UInt64, through high: UInt64, livePins: [UInt64]) throws(FirnError) {
+    /// Deletes the retired entries of batches `low…high` that no live pin
+    /// sees and appends their pages to `reclaimed`, counted as free.
+    private func reclaimBatches(
+        from low: UInt64, through high: UInt64, livePins: [UInt64], into reclaimed: inout [UInt64]
+    ) throws(FirnError) {
         var death = low
         while death <= high {
             var cursor = TreeCursor(source: try context.source, root: tree.root)
@@ -130,10 +147,19 @@ final class SpaceLedger {
                 try cursor.next()
             }
             for (birth, page) in batch {
-                try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page))
-                try tree.put(SpaceKey.freePage(page), Self.empty)
+                guard try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page), present: true) else {
+                    throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                            detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)) vanished while reclaimed")
+                }
+                // Free and retired at once is damage; handing such a page
+                // out from both lists would write it twice.
+                if try withBytes(SpaceKey.freePage(page), { (k) throws(FirnError) in try tree.get(k) }) != nil {
+                    throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                            detail: "space tree lists page \(page) both as free and as retired")
+                }
                 retiredCount = try decrement(retiredCount, "retired page")
                 freeCount += 1
+                reclaimed.append(page)
             }
             if death == UInt64.max { return }
             death += 1
@@ -188,13 +214,37 @@ final class SpaceLedger {
         return out
     }
 
+    /// The history entry C(version) for the counts as they stand.
+    private func history(timestamp: UInt64, catalogRoot: PageRef) throws(FirnError) -> HistoryRecord {
+        let pageSize = UInt64(context.geometry.pageSize)
+        // Older batches keep only what pins hold; the last two keep more.
+        let waiting = (retiredByThisCommit - retiredByThisCommitHeld) + (previousBatch.total - previousBatch.held)
+        let heldByPins = retiredCount - min(retiredCount, waiting)
+        let logical = context.allocator.logicalPageCount
+        let fileSize = context.allocator.fileSize
+        // Free and retired entries name distinct pages besides the slots,
+        // so their counts stay below the page count unless the file lies.
+        let (bookkept, overflow) = freeCount.addingReportingOverflow(retiredCount)
+        guard !overflow, logical >= 2, bookkept <= logical - 2 else {
+            throw FirnError.corrupt(
+                path: "", page: spaceRootPage, version: context.version,
+                detail: "free (\(freeCount)) and retired (\(retiredCount)) pages exceed the \(logical &- 2) pages besides the slots")
+        }
+        return HistoryRecord(
+            version: context.version, timestampNanoseconds: timestamp, fileBytes: fileSize,
+            liveBytes: (logical - bookkept) * pageSize,
+            freeBytes: freeCount * pageSize + (fileSize - logical * pageSize),
+            heldByPinsBytes: heldByPins * pageSize,
+            pagesWritten: context.allocator.allocations, logicalPageCount: logical,
+            catalogRoot: catalogRoot)
+    }
+
     /// Records this commit's allocations, retirements and history entry and
     /// writes the space tree. Writing the tree itself allocates and retires
     /// pages, which changes the tree again; this repeats until nothing moves
     /// (two or three rounds: rewritten nodes keep their pages).
     func settle(timestamp: UInt64, catalogRoot: PageRef) throws(FirnError) -> (root: PageRef, history: HistoryRecord) {
         let version = context.version
-        let pageSize = UInt64(context.geometry.pageSize)
         var record: HistoryRecord? = nil
         // The history keeps the last `retained` commits, trimmed in batches:
         // deleting one old entry per commit rewrote a leaf far from the
@@ -205,7 +255,12 @@ final class SpaceLedger {
             for old in oldestDropped...newestDropped { try tree.delete(SpaceKey.historyEntry(old)) }
         }
         for round in 0..<64 {
-            let consumed = context.allocator.takeConsumed()
+            let (consumed, consumedUnlisted) = context.allocator.takeConsumed()
+            guard consumedUnlisted <= freeCount else {
+                throw FirnError.corrupt(path: "", page: spaceRootPage, version: version,
+                                        detail: "the commit record's free page count is lower than the space tree's entries")
+            }
+            freeCount -= consumedUnlisted
             let retired = context.retired
             context.retired.removeAll(keepingCapacity: true)
             let recycled = context.recycled
@@ -228,36 +283,33 @@ final class SpaceLedger {
                 try tree.put(SpaceKey.freePage(page), Self.empty)
                 freeCount += 1
             }
-            // Older batches keep only what pins hold; the last two keep more.
-            let waiting = (retiredByThisCommit - retiredByThisCommitHeld) + (previousBatch.total - previousBatch.held)
-            let heldByPins = retiredCount - min(retiredCount, waiting)
-            let logical = context.allocator.logicalPageCount
-            let fileSize = context.allocator.fileSize
-            // Free and retired entries name distinct pages besides the slots,
-            // so their counts stay below the page count unless the file lies.
-            let (bookkept, overflow) = freeCount.addingReportingOverflow(retiredCount)
-            guard !overflow, bookkept <= logical - 2 else {
-                throw FirnError.corrupt(
-                    path: "", page: spaceRootPage, version: version,
-                    detail: "free (\(freeCount)) and retired (\(retiredCount)) pages exceed the \(logical - 2) pages besides the slots")
+            // Reclaimed pages this commit did not use get their free-list
+            // entries (already counted free by `reclaim`) once the first
+            // round has written the space tree, whose own new pages came
+            // from them too.
+            if round > 0 {
+                for page in context.allocator.takeUnlisted() {
+                    guard try tree.put(SpaceKey.freePage(page), Self.empty) else {
+                        throw FirnError.corrupt(path: "", page: spaceRootPage, version: version,
+                                                detail: "space tree lists page \(page) both as free and as retired")
+                    }
+                }
             }
-            let current = HistoryRecord(
-                version: version, timestampNanoseconds: timestamp, fileBytes: fileSize,
-                liveBytes: (logical - bookkept) * pageSize,
-                freeBytes: freeCount * pageSize + (fileSize - logical * pageSize),
-                heldByPinsBytes: heldByPins * pageSize,
-                pagesWritten: context.allocator.allocations, logicalPageCount: logical,
-                catalogRoot: catalogRoot)
-            let settled = round > 0 && consumed.isEmpty && retired.isEmpty && recycled.isEmpty && current == record
-            if !settled {
+            let current = try history(timestamp: timestamp, catalogRoot: catalogRoot)
+            if current != record {
                 record = current
                 try withBytes(current.encoded()) { (bytes) throws(FirnError) in
                     try tree.put(SpaceKey.historyEntry(version), .inline(bytes))
                 }
             }
             let root = try tree.write()
-            if settled, context.allocator.consumed.isEmpty, context.retired.isEmpty, context.recycled.isEmpty {
-                return (root, current)
+            // Settled when writing the tree left nothing to record: no page
+            // consumed, retired or recycled by it, no reclaimed page without
+            // its entry, and the history entry still describes the result.
+            if round > 0, context.allocator.consumed.isEmpty, context.allocator.consumedUnlisted == 0, context.retired.isEmpty, context.recycled.isEmpty,
+               !context.allocator.hasUnlisted, let record,
+               try history(timestamp: timestamp, catalogRoot: catalogRoot) == record {
+                return (root, record)
             }
         }
         throw FirnError.misuse("space bookkeeping did not settle in 64 rounds (version \(version))")

@@ -39,6 +39,9 @@ final class WriteContext {
     /// (the trees keep them until the transaction ends), so waiting costs
     /// no memory; writing in page order also helps the disk.
     private var pending: [UInt64: Node] = [:]
+    /// The nodes the store's last commit wrote, when this transaction
+    /// builds on that commit's version: cloned instead of copied from the map.
+    var writtenNodes: WrittenNodes?
     private let scratch: UnsafeMutableRawBufferPointer
 
     init(
@@ -56,9 +59,9 @@ final class WriteContext {
 
     deinit { scratch.deallocate() }
 
-    func allocate() throws(FirnError) -> UInt64 {
+    func allocate(_ kind: PageAllocator.Kind = .run) throws(FirnError) -> UInt64 {
         if let page = recycled.popLast() { return page }
-        return try allocator.allocate()
+        return try allocator.allocate(kind)
     }
 
     /// A page leaves the tree: reused at once when this transaction wrote it,
@@ -82,15 +85,25 @@ final class WriteContext {
         return crc
     }
 
-    /// Writes every sealed node, in page order, each once. A node is sealed
-    /// again when it changes after `writeNode`, so its buffer is the image
-    /// whose checksum its parent holds.
+    /// Writes every sealed node, in page order, each once; consecutive
+    /// pages (the allocator hands out runs) go in one gathered write. A
+    /// node is sealed again when it changes after `writeNode`, so its
+    /// buffer is the image whose checksum its parent holds.
     func flush() throws(FirnError) {
-        for (page, node) in pending.sorted(by: { $0.key < $1.key }) {
-            let bytes = UnsafeRawBufferPointer(start: node.page.base, count: geometry.pageSize)
-            try writePage(bytes, to: page)
-        }
+        let nodes = pending.sorted(by: { $0.key < $1.key })
         pending.removeAll()
+        var start = 0
+        while start < nodes.count {
+            var end = start + 1
+            while end < nodes.count, nodes[end].key == nodes[end - 1].key + 1 { end += 1 }
+            let first = nodes[start].key
+            for (page, _) in nodes[start..<end] { try checkWritable(page) }
+            let buffers = nodes[start..<end].map { UnsafeRawBufferPointer(start: $0.value.page.base, count: geometry.pageSize) }
+            try io.write(gathering: buffers, at: first * UInt64(geometry.pageSize))
+            pagesWritten += UInt64(end - start)
+            bytesWritten += UInt64(end - start) * UInt64(geometry.pageSize)
+            start = end
+        }
     }
 
     /// Writes a value as an overflow chain, tail first so every reference

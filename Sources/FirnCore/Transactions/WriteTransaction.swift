@@ -64,15 +64,31 @@ public final class WriteTransaction {
         let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version, fileSize: fileSize)
         let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
         let allocator = PageAllocator(
-            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io)
+            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io,
+            runHint: store.runHint.withLock { $0 })
         let version = version
         context = WriteContext(
             source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
             remap: { [unowned store] (pages) throws(FirnError) in try store.mapCovering(pages: pages, version: version) })
+        // Taken in any case: a transaction that aborts leaves none, and one
+        // built on another version (another process committed) uses none.
+        if let written = store.writtenNodes.withLock({ (kept) -> WrittenNodes? in
+            defer { kept = nil }
+            return kept
+        }), written.version == base.version {
+            context.writtenNodes = written
+        }
         ledger = SpaceLedger(
             root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
         catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
-        allocator.readFree = { [ledger] (from, limit) throws(FirnError) in try ledger.readFree(from: from, limit: limit) }
+        // Unowned: the ledger holds the context, which holds the allocator;
+        // a strong capture closed that cycle, and every transaction leaked
+        // its context, ledger and space-tree nodes (about 17 KB a commit,
+        // and the node buffers never went back to PageBufferPool). The
+        // transaction owns the ledger for as long as the allocator is used.
+        allocator.readFree = { [unowned ledger] (from, limit) throws(FirnError) in
+            try ledger.readFree(from: from, limit: limit)
+        }
         // Versions a commit slot may still hold on disk are pins too
         // (FORMAT.md 7): D, the last durable version, and the version that
         // was in the other slot when D was synced (D's own durable base) —
@@ -155,9 +171,9 @@ public final class WriteTransaction {
                 throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
                                         detail: "catalog entry for tree \"\(name)\" counts \(entry.count) entries, more than the file's bytes")
             }
-            tree = MutableTree(root: entry.root, count: entry.count, context: context)
+            tree = MutableTree(root: entry.root, count: entry.count, context: context, churn: .branches)
         } else if create {
-            tree = MutableTree(root: .none, count: 0, context: context)
+            tree = MutableTree(root: .none, count: 0, context: context, churn: .branches)
             created.insert(name)
         }
         guard let tree else { return nil }
@@ -266,6 +282,10 @@ public final class WriteTransaction {
         // `.none` skips the sync: its commits are not durable, and no
         // durable version is claimed for them.
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
+        let runPages = context.allocator.runAllocations
+        store.runHint.withLock { $0 = runPages }
+        let written = WrittenNodes(version: version, trees: [catalog, ledger.tree] + Array(trees.values))
+        store.writtenNodes.withLock { $0 = written }
         finish()
         return version
     }

@@ -15,11 +15,26 @@ final class MutableTree {
     /// so a put allocates nothing.
     @exclusivity(unchecked) private var path: [(Node, Int)] = []
     unowned let context: WriteContext
+    /// Which of this tree's pages most commits rewrite, and so go to runs
+    /// (`PageAllocator.Kind`); the others live on and fill holes.
+    enum Churn {
+        /// Named trees: the branches (every change rewrites the root);
+        /// leaves live on for many commits.
+        case branches
+        /// The catalog and the space tree: the rightmost path. A small
+        /// commit's space entries (newest history, free list, retired
+        /// batches) sort last; the leaves to the left hold older history,
+        /// and a split's left half stays for hundreds of commits — in a
+        /// run it would cut it.
+        case rightEdge
+    }
+    let churn: Churn
 
-    init(root: PageRef, count: UInt64, context: WriteContext) {
+    init(root: PageRef, count: UInt64, context: WriteContext, churn: Churn = .rightEdge) {
         self.root = root.isNone ? nil : .page(root)
         self.count = count
         self.context = context
+        self.churn = churn
     }
 
     private var capacity: Int { context.geometry.capacity }
@@ -94,11 +109,16 @@ final class MutableTree {
     }
 
     /// Removes `key`; returns false (changing nothing) when it is absent.
+    /// `present`: the caller has just seen the key in this tree (a cursor
+    /// over it), so the lookup that keeps a missing key's delete from
+    /// copying the path is skipped.
     @discardableResult
-    func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
+    func delete(_ key: [UInt8], present: Bool = false) throws(FirnError) -> Bool {
         guard root != nil else { return false }
         // Look before copying: a delete of a missing key must not rewrite the path.
-        guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
+        if !present {
+            guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
+        }
         changed = true
         path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
@@ -125,23 +145,37 @@ final class MutableTree {
     /// Writes every changed node (children first) and returns the root's reference.
     func write() throws(FirnError) -> PageRef {
         guard let root else { return .none }
-        return try write(root)
+        return try write(root, rightEdge: true)
     }
 
-    private func write(_ child: Child) throws(FirnError) -> PageRef {
+    /// `rightEdge`: the node is on the tree's rightmost path.
+    private func write(_ child: Child, rightEdge: Bool) throws(FirnError) -> PageRef {
         switch child {
         case let .page(ref):
             return ref
         case let .node(node):
             if !node.dirty, let ref = node.writtenRef { return ref }
             if !node.isLeaf {
-                for i in node.children.indices { node.page.setChild(i, try write(node.children[i])) }
+                // A child still on disk already has its reference in the
+                // cell (copied with the page); only nodes in memory need
+                // writing and their new reference stored. A small commit's
+                // roots have dozens of children and change one.
+                let last = node.children.count - 1
+                for i in node.children.indices {
+                    if case .node = node.children[i] {
+                        node.page.setChild(i, try write(node.children[i], rightEdge: rightEdge && i == last))
+                    }
+                }
             }
             let page: UInt64
             if let existing = node.writtenPage {
                 page = existing
             } else {
-                page = try context.allocate()
+                let hot = switch churn {
+                case .branches: !node.isLeaf
+                case .rightEdge: rightEdge
+                }
+                page = try context.allocate(hot ? .run : .hole)
                 node.writtenPage = page
             }
             let crc = try context.writeNode(node, page: page)
@@ -196,6 +230,10 @@ final class MutableTree {
     /// Copies a page into a node to change it; its page is retired (the base
     /// version still sees it).
     private func loadForChange(_ ref: PageRef, level: Int?) throws(FirnError) -> Node {
+        if let node = context.writtenNodes?.take(ref, level: level) {
+            context.release(page: ref.page, birth: ref.birth)
+            return node
+        }
         let view = try context.source.view(ref, level: level)
         let node = try Node.load(view)
         context.release(page: ref.page, birth: ref.birth)

@@ -30,6 +30,15 @@ final class Node {
         self.level = level
     }
 
+    /// A fresh node with a copy of `other`'s page as last written, its
+    /// children as that image references them: how a commit's written
+    /// nodes seed the next transaction (`WrittenNodes`).
+    init(cloning other: Node) {
+        level = other.level
+        page = NodePage(cloning: other.page)
+        if level > 0 { children = (0..<page.count).map { .page(page.child($0)) } }
+    }
+
     /// Copies a leaf or branch page into a node.
     static func load(_ view: PageView) throws(FirnError) -> Node {
         try view.checkTreePage(expectLeaf: nil)

@@ -29,6 +29,18 @@ final class NodePage {
 
     deinit { PageBufferPool.give(base, pageSize: pageSize) }
 
+    /// A copy of another node page as it stands (a page this process
+    /// built, so its cells need no checking): one memcpy instead of the
+    /// cell-by-cell copy of `init(copying:)`.
+    init(cloning other: NodePage) {
+        pageSize = other.pageSize
+        isLeaf = other.isLeaf
+        base = PageBufferPool.take(pageSize: pageSize)
+        base.copyMemory(from: other.base, byteCount: pageSize)
+        count = other.count
+        cellTop = other.cellTop
+    }
+
     /// Copies a page's cells, checking each one lies inside the page.
     convenience init(copying view: PageView) throws(FirnError) {
         let leaf = view.typeByte == PageType.leaf.rawValue

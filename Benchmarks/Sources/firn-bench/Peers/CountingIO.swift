@@ -26,6 +26,16 @@ final class CountingIO: FileIO, @unchecked Sendable {
         }
     }
 
+    /// Forwarded whole, so the commit child writes what an unwrapped store
+    /// writes (one pwritev per run of pages), and counted as pages.
+    func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError) {
+        try base.write(gathering: buffers, at: offset)
+        if offset >= 2 * pageSize {
+            let bytes = buffers.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+            counts.withLock { $0.pages += (bytes + pageSize - 1) / pageSize }
+        }
+    }
+
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
         try base.read(into: buffer, at: offset)
     }
