@@ -74,7 +74,7 @@ import Glibc
             guard let db = try? Database(configuration: configuration, queue: queue) else { exit(3) }
             // Bursts of 1 to 23 writes, 2 ms apart: some runs end (and are
             // synced) between bursts, others run into the group limit.
-            bursts.value += 1
+            bursts.update { $0 += 1 }
             for _ in 0..<(1 + bursts.value * 7 % 23) {
                 let number = next.value
                 next.value = number + 1

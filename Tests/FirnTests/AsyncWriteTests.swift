@@ -35,7 +35,7 @@ import Testing
             try onQueue(queue) { try body(try self.db) }
         }
 
-        func log(_ event: String) { events.value.append(event) }
+        func log(_ event: String) { events.update { $0.append(event) } }
         func done() { signal.signal() }
         /// Waits for `count` calls of `done()`; false after 10 s.
         func wait(_ count: Int = 1) -> Bool {

@@ -163,7 +163,7 @@ import Testing
 
     static func converting(_ scratch: Scratch, runs: Box<Int>) -> Configuration {
         Configuration(path: scratch.file, objectTypes: PetsConverted.types, schemaVersion: 1) { migration, oldVersion in
-            runs.value += 1
+            runs.update { $0 += 1 }
             #expect(oldVersion == 0 && migration.oldSchemaVersion == 0 && migration.newSchemaVersion == 1)
             try migration.renameProperty(onType: "Pet", from: "tags", to: "labels")
             try migration.enumerateObjects(ofType: "Pet") { old, new in
@@ -390,9 +390,9 @@ import Testing
                 do {
                     let db = try Database(configuration: config)
                     let names = db.objects(PetsConverted.Pet.self).map(\.given)
-                    given.value.append(names)
+                    given.update { $0.append(names) }
                 } catch {
-                    failures.value.append("\(error)")
+                    failures.update { $0.append("\(error)") }
                 }
                 group.leave()
             }

@@ -63,7 +63,7 @@ import Testing
         let config = Configuration(path: scratch.file, objectTypes: [TourDog.self])
         let queue = DispatchQueue(label: "ui")
         let printed = Box<[String]>([])
-        func print(_ line: Any) { printed.value.append("\(line)") }
+        func print(_ line: Any) { printed.update { $0.append("\(line)") } }
         let holder = Box<NotificationToken?>(nil)
         var token: NotificationToken? {
             get { holder.value }

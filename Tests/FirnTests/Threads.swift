@@ -32,4 +32,11 @@ final class Box<Value>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+
+    /// Changes the value under one hold of the lock: `box.value += 1` from
+    /// several threads is a locked read and a separate locked write, and
+    /// loses updates.
+    func update(_ body: (inout Value) -> Void) {
+        lock.withLock { body(&stored) }
+    }
 }
