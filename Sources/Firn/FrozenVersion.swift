@@ -18,12 +18,16 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
     /// The version this is a view of (nil for the one that owns the share);
     /// held so the share outlives every view.
     private let owner: FrozenVersion?
+    /// The pin's frozen-object count, copied into each view: every object
+    /// made and released adds to it without touching the shared objects.
+    private let frozenObjects: FrozenObjectCounter?
 
     init(share: SnapshotShare, configuration: Configuration, infos: [ObjectIdentifier: ClassInfo]) {
         self.share = share
         self.configuration = configuration
         self.infos = infos
         owner = nil
+        frozenObjects = share.frozenObjects
     }
 
     private init(viewOf owner: FrozenVersion) {
@@ -31,6 +35,7 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
         configuration = owner.configuration
         infos = owner.infos
         self.owner = owner
+        frozenObjects = owner.frozenObjects
     }
 
     deinit { if owner == nil { share.release() } }
@@ -68,6 +73,6 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
 
     func count(in tree: String) throws(DatabaseError) -> Int { Int(clamping: try reader(tree)?.count ?? 0) }
 
-    func objectCreated() { share.addFrozenObjects(1) }
-    func objectReleased() { share.addFrozenObjects(-1) }
+    func objectCreated() { frozenObjects?.add(1) }
+    func objectReleased() { frozenObjects?.add(-1) }
 }

@@ -10,9 +10,12 @@ final class ManagedObject {
     /// ones skip the call when released.
     private let counted: Bool
     /// Unretained: `ClassInfo.of` keeps every class's info for the life of
-    /// the process, and retaining it here made each object made by two
-    /// threads at once bounce the info's reference count between them.
-    unowned(unsafe) let info: ClassInfo
+    /// the process. Retaining it in each object, or loading it as an
+    /// `unowned(unsafe)` reference (which retains it for each use), made
+    /// threads reading objects of one class at once bounce the info's
+    /// reference count between them; the hot paths below borrow it.
+    private let infoReference: Unmanaged<ClassInfo>
+    var info: ClassInfo { infoReference.takeUnretainedValue() }
     private let keyBytes: ObjectKeyBytes
     /// The object's key in its type's tree (an array made on each use).
     var key: [UInt8] { keyBytes.array }
@@ -29,7 +32,7 @@ final class ManagedObject {
 
     init(source: any ObjectSource, info: ClassInfo, keyBytes: ObjectKeyBytes, record: RecordBytes? = nil) {
         self.source = source
-        self.info = info
+        infoReference = Unmanaged.passUnretained(info)
         self.keyBytes = keyBytes
         session = source.session
         if let record {
@@ -67,12 +70,20 @@ final class ManagedObject {
 
     /// Property `index` of the record. A getter cannot throw: a deleted
     /// object or an unreadable record stops the program with the reason.
+    /// The schema index of the property whose wrapper lies at `offset`.
+    @inline(__always)
+    func propertyIndex(ofWrapperAt offset: Int) -> Int {
+        infoReference._withUnsafeGuaranteedRef { $0.index(ofWrapperAt: offset) }
+    }
+
     /// The caller checked the binding (`_ManagedAccess`).
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
         // Only the type and optionality on this path: copying the whole
         // schema entry retained its strings, which every thread reading
         // this class shares.
-        let type = info.schema.properties[index].type
+        let (type, isOptional) = infoReference._withUnsafeGuaranteedRef {
+            ($0.schema.properties[index].type, $0.schema.properties[index].isOptional)
+        }
         do {
             guard let record = try record() else {
                 fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(info.schema.properties[index].name))")
@@ -80,7 +91,7 @@ final class ManagedObject {
             let value = try engine { () throws(FirnError) in
                 try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: type, in: bytes) }
             }
-            if value == nil, !info.schema.properties[index].isOptional { return V._persistedDefault }
+            if value == nil, !isOptional { return V._persistedDefault }
             guard let decoded = V._persisted(from: PersistedField(value)) else {
                 let property = info.schema.properties[index]
                 fatalError("Firn: \(DatabaseError.typeMismatch(type: info.name, property: property.name, expected: "\(V.self)", found: value.map { "\($0)" } ?? "null"))")

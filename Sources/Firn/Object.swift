@@ -22,7 +22,7 @@ open class Object {
     @usableFromInline
     final func _managedAccess(wrapperOffset offset: Int) -> _ManagedAccess? {
         guard let managed else { return nil }
-        return _ManagedAccess(managed: managed, index: managed.info.index(ofWrapperAt: offset))
+        return _ManagedAccess(managed: managed, index: managed.propertyIndex(ofWrapperAt: offset))
     }
 
     /// An unmanaged property was read: an instance made to learn which

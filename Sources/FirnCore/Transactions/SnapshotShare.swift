@@ -10,8 +10,10 @@ public final class SnapshotShare: Sendable {
     private let registry: SnapshotShares
     private let key: SnapshotShares.Key
     private let released = Atomic<Bool>(false)
-    /// Resolved once: every frozen object made and released adds to it.
-    private let frozenObjects: FrozenObjectCounter?
+    /// Resolved once: every frozen object made and released adds to it
+    /// (holders on many threads keep a copy: reading it here made each of
+    /// them retain this shared object per object).
+    public let frozenObjects: FrozenObjectCounter?
 
     init(snapshot: Snapshot, registry: SnapshotShares, key: SnapshotShares.Key) {
         self.snapshot = snapshot
