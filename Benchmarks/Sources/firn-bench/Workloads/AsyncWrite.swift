@@ -56,11 +56,7 @@ let asyncChildFlag = "--async-child"
 /// requests, every completion and every stored object checked; prints the
 /// rate and (Firn) the median seconds a `writeAsync` call kept its caller.
 func runAsyncChild(_ args: [String]) -> Never {
-    guard args.count == 3, let count = Int(args[2]), count > 0 else {
-        fputs("usage: firn-bench \(asyncChildFlag) CONTENDER PATH N\n", stderr)
-        exit(64)
-    }
-    let (name, path) = (args[0], args[1])
+    let (name, path, count) = childArguments(args, flag: asyncChildFlag, subject: "CONTENDER")
     let items = SDKItems(count: count)
     do {
         switch name {

@@ -62,11 +62,7 @@ let commitChildFlag = "--commit-child"
 /// The commit child: `firn-bench --commit-child ENGINE PATH N` puts N
 /// records, one transaction each, and prints "txn/s [pages/commit]".
 func runCommitChild(_ args: [String]) -> Never {
-    guard args.count == 3, let n = Int(args[2]), n > 0 else {
-        fputs("usage: firn-bench \(commitChildFlag) ENGINE PATH N\n", stderr)
-        exit(64)
-    }
-    let (engine, path) = (args[0], args[1])
+    let (engine, path, n) = childArguments(args, flag: commitChildFlag, subject: "ENGINE")
     let ds = Dataset(count: n, seed: 0xC0_3317)
     do {
         switch engine {
@@ -123,4 +119,14 @@ func selfExecutable() -> String {
     var buf = [CChar](repeating: 0, count: 4096)
     let n = readlink("/proc/self/exe", &buf, buf.count - 1)
     return n > 0 ? String(cString: buf) : CommandLine.arguments[0]
+}
+
+/// The arguments of a child mode, `FLAG SUBJECT PATH N` (N > 0); a
+/// malformed line prints the usage and exits 64.
+func childArguments(_ args: [String], flag: String, subject: String) -> (subject: String, path: String, count: Int) {
+    guard args.count == 3, let n = Int(args[2]), n > 0 else {
+        fputs("usage: firn-bench \(flag) \(subject) PATH N\n", stderr)
+        exit(64)
+    }
+    return (args[0], args[1], n)
 }
