@@ -68,14 +68,14 @@ final class ManagedObject {
         return record
     }
 
-    /// Property `index` of the record. A getter cannot throw: a deleted
-    /// object or an unreadable record stops the program with the reason.
     /// The schema index of the property whose wrapper lies at `offset`.
     @inline(__always)
     func propertyIndex(ofWrapperAt offset: Int) -> Int {
         infoReference._withUnsafeGuaranteedRef { $0.index(ofWrapperAt: offset) }
     }
 
+    /// Property `index` of the record. A getter cannot throw: a deleted
+    /// object or an unreadable record stops the program with the reason.
     /// The caller checked the binding (`_ManagedAccess`).
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
         // Only the type and optionality on this path: copying the whole

@@ -14,21 +14,30 @@ import CFirnShims
 public struct FrozenObjectCounter: Sendable {
     private let mapping: SharedMapping
     private let slot: PinSlot
-    private let readerSlots: Int
+    /// The slot's state word and its counter in stripe 0 (nil for a slot
+    /// index outside the table: adding then does nothing), and the
+    /// distance from one stripe's counter to the next.
+    private let offsets: (state: Int, counter: Int)?
+    private let stripeStride: Int
 
     init(mapping: SharedMapping, slot: PinSlot, readerSlots: Int) {
         self.mapping = mapping
         self.slot = slot
-        self.readerSlots = readerSlots
+        stripeStride = LockFileLayout.stripeRegionSize(readerSlots: readerSlots)
+        if slot.index >= 0, slot.index < readerSlots {
+            offsets = (LockFileLayout.slotOffset(slot.index) + ReaderSlotLayout.stateOffset,
+                       LockFileLayout.frozenObjectsOffset(slot: slot.index, stripe: 0, readerSlots: readerSlots))
+        } else {
+            offsets = nil
+        }
     }
 
     /// Adds `delta` (which may be negative) to the count.
     public func add(_ delta: Int64) {
-        guard slot.index >= 0, slot.index < readerSlots else { return }
-        let state = mapping.load32(LockFileLayout.slotOffset(slot.index) + ReaderSlotLayout.stateOffset)
-        guard SlotStateWord(raw: state) == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }
+        guard let offsets else { return }
+        guard SlotStateWord(raw: mapping.load32(offsets.state))
+                == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }
         let stripe = Int(firn_thread_stripe()) % LockFileLayout.frozenObjectStripes
-        mapping.add64(LockFileLayout.frozenObjectsOffset(slot: slot.index, stripe: stripe, readerSlots: readerSlots),
-                      UInt64(bitPattern: delta))
+        mapping.add64(offsets.counter + stripe * stripeStride, UInt64(bitPattern: delta))
     }
 }

@@ -96,12 +96,8 @@ final class WriteContext {
         while start < nodes.count {
             var end = start + 1
             while end < nodes.count, nodes[end].key == nodes[end - 1].key + 1 { end += 1 }
-            let first = nodes[start].key
-            for (page, _) in nodes[start..<end] { try checkWritable(page) }
             let buffers = nodes[start..<end].map { UnsafeRawBufferPointer(start: $0.value.page.base, count: geometry.pageSize) }
-            try io.write(gathering: buffers, at: first * UInt64(geometry.pageSize))
-            pagesWritten += UInt64(end - start)
-            bytesWritten += UInt64(end - start) * UInt64(geometry.pageSize)
+            try writePages(buffers, from: nodes[start].key)
             start = end
         }
     }
@@ -153,9 +149,15 @@ final class WriteContext {
     }
 
     private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
-        try checkWritable(page)
-        try io.write(bytes, at: page * UInt64(geometry.pageSize))
-        pagesWritten += 1
-        bytesWritten += UInt64(geometry.pageSize)
+        try writePages([bytes], from: page)
+    }
+
+    /// Writes `pages` (each one page long) to consecutive pages from
+    /// `first`, in one gathered write, each page checked writable first.
+    private func writePages(_ pages: [UnsafeRawBufferPointer], from first: UInt64) throws(FirnError) {
+        for offset in 0..<UInt64(pages.count) { try checkWritable(first + offset) }
+        try io.write(gathering: pages, at: first * UInt64(geometry.pageSize))
+        pagesWritten += UInt64(pages.count)
+        bytesWritten += UInt64(pages.count) * UInt64(geometry.pageSize)
     }
 }
