@@ -58,6 +58,60 @@ import Testing
         #expect(try allocator.allocate(.run) == 100)
     }
 
+    @Test func withFewFreePagesARunGoesPastTheEndRatherThanIntoPieces() throws {
+        let (allocator, dir) = try Self.allocator(hint: 4)
+        _ = dir
+        // Pieces 5…6 and 9, no run of four; three free pages are few.
+        allocator.addUnlisted([5, 6, 9])
+        allocator.freePagesAtStart = 3
+        #expect(try allocator.allocate(.run) == 100)
+        #expect(try allocator.allocate(.run) == 101)
+        // Long-lived pages take the shortest piece first.
+        #expect(try allocator.allocate(.hole) == 9)
+        #expect(try allocator.allocate(.run) == 102)
+        #expect(try allocator.allocate(.hole) == 5)
+        #expect(allocator.logicalPageCount == 103)
+    }
+
+    @Test func withoutAFreePageCountOrWithManyFreePagesRunsUsePieces() throws {
+        for free: UInt64? in [nil, 200] {
+            let (allocator, dir) = try Self.allocator(pages: 1000, hint: 4)
+            _ = dir
+            allocator.addUnlisted([5, 6, 9])
+            allocator.freePagesAtStart = free
+            // The longest piece, then the run in progress is used up: the
+            // next page is the shortest piece, and the file does not grow.
+            #expect(try allocator.allocate(.run) == 5)
+            #expect(try allocator.allocate(.run) == 6)
+            #expect(try allocator.allocate(.run) == 9)
+            #expect(allocator.logicalPageCount == 1000)
+        }
+    }
+
+    @Test func aUsedUpRunContinuesFromTheShortestPieceNotAnotherWholeRun() throws {
+        let (allocator, dir) = try Self.allocator(pages: 1000, hint: 3)
+        _ = dir
+        // Runs 10…12 and 20…23 and a piece at 30.
+        allocator.addUnlisted([10, 11, 12, 20, 21, 22, 23, 30])
+        #expect(try allocator.allocate(.run) == 10)
+        #expect(try allocator.allocate(.run) == 11)
+        #expect(try allocator.allocate(.run) == 12)
+        #expect(try allocator.allocate(.run) == 30)
+        // The run 20…23 is still whole for the next commit.
+        #expect(try allocator.allocate(.run) == 20)
+    }
+
+    @Test func theRunHintIsTheLongestOfTheLastFewCommits() {
+        var recent = RecentRunLengths()
+        #expect(recent.longest == 0)
+        recent.record(4)
+        recent.record(6)
+        for _ in 0..<(RecentRunLengths.kept - 1) { recent.record(4) }
+        #expect(recent.longest == 6)
+        recent.record(4)
+        #expect(recent.longest == 4)
+    }
+
     @Test func listedPagesAreReadInBatchesAndConsumedOnce() throws {
         let (allocator, dir) = try Self.allocator(hint: 2)
         _ = dir
@@ -122,9 +176,9 @@ import Testing
         }
         let mean = Double(runCounts.reduce(0, +)) / Double(runCounts.count)
         // About five pages a commit: the leaf in a hole, the rest in runs
-        // (3.3 runs on average when written). Scattered, as before this
-        // allocator, they were five runs.
-        #expect(mean <= 3.8, "a small commit wrote its pages in \(mean) runs on average")
+        // (2.7 runs on average when written; 3.3 before runs could go past
+        // the end of the file). Scattered, as before runs, they were five.
+        #expect(mean <= 3.0, "a small commit wrote its pages in \(mean) runs on average")
         let snapshot = try store.snapshot()
         #expect(Verifier.verify(snapshot, slots: try store.readSlots()).findings == [])
         let usage = try snapshot.spaceUsage(pinnedVersions: [])

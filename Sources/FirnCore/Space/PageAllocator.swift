@@ -10,17 +10,16 @@
 /// commit are mostly replaced together too: the roots, branches, catalog
 /// and space-tree pages that every commit rewrites. Those (`.run`) go to
 /// runs of consecutive pages — the page after the run's last one, else
-/// the start of the first run as long as the store's last commit needed
-/// (or the longest) among the lowest candidates — so a run comes back
-/// whole two commits later, and `WriteContext.flush` writes it with one
-/// gathered write that the device takes as one request at the sync (a
-/// small commit's single fdatasync took about a tenth longer with its five
-/// pages scattered, measured with strace). Long-lived pages (`.hole`:
+/// the start of the first run as long as the longest of the store's recent
+/// commits needed (`RecentRunLengths`), else past the end of the file
+/// while free pages are few (`mayGrowForRun`), else the longest run among
+/// the lowest candidates — so a run comes back whole two commits later,
+/// and `WriteContext.flush` writes it with one gathered write that the
+/// device takes as one request at the sync. Long-lived pages (`.hole`:
 /// leaves of named trees, space-tree pages off its rightmost path, see
-/// `MutableTree.Churn`) take free pages with no free neighbour, which is
-/// where such pages were before, and so do not cut the runs. The file never
-/// grows for the sake of a run: fresh pages are used only when no free
-/// page is left, as before.
+/// `MutableTree.Churn`) take the shortest pieces of free pages, isolated
+/// pages first, which is where such pages were before, and so do not cut
+/// the runs.
 final class PageAllocator {
     let pageSize: UInt64
     /// One past the highest page in use; fresh pages come from here.
@@ -61,7 +60,7 @@ final class PageAllocator {
     enum Kind {
         /// Rewritten by most commits (branches, catalog, space tree): kept in runs.
         case run
-        /// Long-lived (`MutableTree.Churn`): fills isolated free pages.
+        /// Long-lived (`MutableTree.Churn`): fills isolated pages and the pieces of broken runs.
         case hole
     }
 
@@ -136,19 +135,61 @@ final class PageAllocator {
         allocations += 1
         switch kind {
         case .hole:
-            if remaining > 0 { return take(isolated() ?? low) }
+            if remaining > 0 { return take(shortestPiece()) }
         case .run:
             runAllocations += 1
             if let index = continuation() { return takeForRun(index) }
+            if let last = lastRunPage {
+                // The run in progress is used up. At the end of the file it
+                // goes on past it; elsewhere the page comes from the
+                // shortest piece, not from the start of another whole run,
+                // which would break that run for good.
+                if last &+ 1 == logicalPageCount && mayGrowForRun { return try freshForRun() }
+                if remaining > 0 { return takeForRun(shortestPiece()) }
+            }
             var run = firstRun(atLeast: runHint)
             if run.length < runHint && moreFree {
                 // No run that long among the reclaimed pages: look in the free list too.
                 try readFreeBatch()
                 run = firstRun(atLeast: runHint)
             }
-            if remaining > 0 { return takeForRun(run.start) }
+            if remaining > 0 && (run.length >= runHint || !mayGrowForRun) { return takeForRun(run.start) }
+            if mayGrowForRun { return try freshForRun() }
         }
         return try fresh()
+    }
+
+    /// Free pages (listed and reclaimed) when the transaction began, set
+    /// after reclaiming when no version is pinned; `nil` forbids growing
+    /// for runs.
+    var freePagesAtStart: UInt64?
+
+    /// Whether a run may start past the end of the file rather than in
+    /// the pieces of broken runs. A run broken once (a commit that needed
+    /// one page more than the run it reused, a space-tree split) stays
+    /// broken: its pieces come back together, commit after commit, and
+    /// each commit then writes three or four ranges, which the device
+    /// takes as as many requests at the sync (a small commit's fdatasync
+    /// took about 290 µs with its pages in six places and 190 µs in one,
+    /// on this project's test machine). So a run may take pages past the
+    /// logical end while the free pages are a small part of the file — at
+    /// most a thirty-second, or `runSlackMinimum` pages in a small file —
+    /// and the pieces are left to `.hole` pages, which take the shortest
+    /// pieces first; the file holds at most that slack more than it would
+    /// otherwise. Not while a version is pinned (`freePagesAtStart` is then
+    /// nil): the pinned pages already make the file grow, and runs would
+    /// only add to it.
+    private var mayGrowForRun: Bool {
+        guard let free = freePagesAtStart else { return false }
+        return free < max(Self.runSlackMinimum, logicalPageCount / Self.runSlackDivisor)
+    }
+    static let runSlackMinimum: UInt64 = 16
+    static let runSlackDivisor: UInt64 = 32
+
+    private func freshForRun() throws(FirnError) -> UInt64 {
+        let page = try fresh()
+        lastRunPage = page
+        return page
     }
 
     /// Puts the next batch of the free list among the candidates.
@@ -253,22 +294,42 @@ final class PageAllocator {
         return (best, bestLength)
     }
 
-    /// The lowest candidate, among the lowest `searchWindow`, whose
-    /// neighbouring pages are not candidates.
-    private func isolated() -> Int? {
+    /// A candidate from the shortest run of free pages among the lowest
+    /// `searchWindow` (its first page; the lowest such run on a tie): an
+    /// isolated page when there is one, which is where long-lived pages
+    /// were before, else a piece of a broken run — never the start of a
+    /// long run while a shorter one is there.
+    private func shortestPiece() -> Int {
+        var best = low, bestLength = Int.max
+        var start = low, length = 0
+        var previous: UInt64? = nil
         var seen = 0
         var i = low
+        func close() {
+            if length > 0 && length < bestLength {
+                best = start
+                bestLength = length
+            }
+        }
         while i < pool.count && seen < Self.searchWindow {
             if !taken[i] {
                 seen += 1
-                let page = pool[i]
-                let before = i > low && !taken[i - 1] && pool[i - 1] == page &- 1
-                let after = i + 1 < pool.count && !taken[i + 1] && pool[i + 1] == page &+ 1
-                if !before && !after { return i }
+                if let previous, previous < UInt64.max, pool[i] == previous + 1 {
+                    length += 1
+                } else {
+                    close()
+                    if bestLength == 1 { return best }
+                    start = i
+                    length = 1
+                }
+                previous = pool[i]
+            } else {
+                previous = nil
             }
             i += 1
         }
-        return nil
+        close()
+        return best
     }
 
     /// Merges sorted `pages` into the pool, dropping taken entries.
@@ -317,4 +378,25 @@ final class PageAllocator {
         try io.extend(to: target)
         fileSize = target
     }
+}
+
+/// The run pages (`PageAllocator.Kind.run`) of a store's last few commits:
+/// the next commit looks for a free run as long as the longest, so a
+/// commit one page bigger than the last (a split, a history batch) still
+/// finds its pages in one run, and the run it returns is whole.
+struct RecentRunLengths {
+    static let kept = 8
+    private var lengths: [Int] = []
+    private var next = 0
+
+    mutating func record(_ length: Int) {
+        if lengths.count < Self.kept {
+            lengths.append(length)
+        } else {
+            lengths[next] = length
+            next = (next + 1) % Self.kept
+        }
+    }
+
+    var longest: Int { lengths.max() ?? 0 }
 }

@@ -49,10 +49,10 @@ public final class Store: @unchecked Sendable {
     /// and freed per commit, it sat at the top of the heap and made glibc
     /// trim and regrow the heap every few commits (page faults, measured).
     let slotReadBuffer = Locked<[UInt8]>([])
-    /// How many run pages (`PageAllocator.Kind.run`) the last commit of
-    /// this store allocated: the next commit looks for a free run that long
-    /// first, since successive commits tend to be alike.
-    let runHint = Locked<Int>(0)
+    /// How many run pages (`PageAllocator.Kind.run`) this store's recent
+    /// commits allocated: the next commit looks for a free run as long as
+    /// the longest of them first, since successive commits tend to be alike.
+    let runHint = Locked(RecentRunLengths())
     /// The nodes this store's last commit wrote (`WrittenNodes`), taken by
     /// the next write transaction.
     let writtenNodes = Locked<WrittenNodes?>(nil)

@@ -65,7 +65,7 @@ public final class WriteTransaction {
         let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
         let allocator = PageAllocator(
             pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io,
-            runHint: store.runHint.withLock { $0 })
+            runHint: store.runHint.withLock { $0.longest })
         let version = version
         context = WriteContext(
             source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
@@ -106,6 +106,7 @@ public final class WriteTransaction {
         pins.sort()
         do {
             try ledger.reclaim(baseVersion: base.version, livePins: pins)
+            if pins.isEmpty { allocator.freePagesAtStart = ledger.freeCount }
         } catch {
             throw error.located(in: store.path, version: base.version)
         }
@@ -283,7 +284,7 @@ public final class WriteTransaction {
         // durable version is claimed for them.
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
         let runPages = context.allocator.runAllocations
-        store.runHint.withLock { $0 = runPages }
+        store.runHint.withLock { $0.record(runPages) }
         let written = WrittenNodes(version: version, trees: [catalog, ledger.tree] + Array(trees.values))
         store.writtenNodes.withLock { $0 = written }
         finish()
