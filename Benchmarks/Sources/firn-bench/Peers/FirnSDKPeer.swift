@@ -66,18 +66,27 @@ final class FirnSDKPeer: ObjectPeer {
         return (count, sum)
     }
 
-    /// Iterates the frozen results of every object on `threads` threads at
-    /// once, each reading every object's `value`; returns the seconds from
-    /// the start of the first to the end of the last, and each thread's sum.
-    func frozenIterate(threads: Int) throws -> (seconds: Double, sums: [Int]) {
+    /// Iterates the frozen results of every object `passes` times on
+    /// `threads` threads at once, each reading every object's `value`;
+    /// returns the seconds from the start of the first to the end of the
+    /// last, each thread's sum of one pass, and the threads' CPU time per
+    /// object read (thread CPU clocks: whether threads slow each other down,
+    /// which wall time on a shared 2-core machine cannot tell).
+    func frozenIterate(threads: Int, passes: Int) throws -> (seconds: Double, sums: [Int], cpuPerObject: Double) {
         let frozen = try open.objects(Item.self).freeze()
         let sums = SumSlots(threads)
+        let cpu = SumSlots(threads)
         let seconds = timed {
             DispatchQueue.concurrentPerform(iterations: threads) { t in
-                sums.set(t, Self.iterate(frozen).sum)
+                let start = threadCPUNanoseconds()
+                var sum = 0
+                for _ in 0..<passes { sum = Self.iterate(frozen).sum }
+                cpu.set(t, threadCPUNanoseconds() - start)
+                sums.set(t, sum)
             }
         }
-        return (seconds, sums.values)
+        let objects = Double(frozen.count * passes * threads)
+        return (seconds, sums.values, Double(cpu.values.reduce(0, +)) / objects)
     }
 
     /// One slot per thread: each thread writes only its own (a buffer, not

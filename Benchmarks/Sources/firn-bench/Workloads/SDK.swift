@@ -90,21 +90,35 @@ func runSDK(_ ctx: Context) throws {
     ctx.report.add(.higherIsBetter("sdk iterate (1 property)", firn: iterated["firn"]!, peer: "grdb", peerValue: iterated["grdb"]!,
                                    unit: "objects/s", target: .ratioAtLeast(3.0)))
 
+    // Each thread reads the results `frozenPasses` times and the row takes
+    // at least `frozenReps` repetitions: on this 2-core virtual machine a
+    // core's speed drifts by half from one second to the next (the same
+    // pass took 265 to 525 ms of thread CPU time, no page faults or system
+    // time to explain it), and the 2-thread side waits for its slower core.
+    // The CPU time per object shows whether the threads slow each other.
+    let frozenPasses = 3, frozenReps = max(ctx.reps, 5)
+    var cpuPerObject: [String: [Double]] = [:]
     func frozen(threads: Int, name: String) -> Contender {
         Contender(name: name) { _ in
             let peer = try FirnSDKPeer(path: try fixture(FirnSDKPeer.name))
             defer { peer.close() }
-            let (t, sums) = try peer.frozenIterate(threads: threads)
+            let (t, sums, cpu) = try peer.frozenIterate(threads: threads, passes: frozenPasses)
             guard sums.allSatisfy({ $0 == expectedSum }) else {
                 throw EngineError(description: "frozen iterate on \(threads) threads: sums \(sums) (expected \(expectedSum))")
             }
-            return Double(n * threads) / t
+            cpuPerObject[name, default: []].append(cpu)
+            return Double(n * threads * frozenPasses) / t
         }
     }
     // "firn" is the 2-thread side, so --firn-only still measures it.
-    let scaled = try alternate("sdk frozen", reps: ctx.reps, [frozen(threads: 2, name: "firn"), frozen(threads: 1, name: "firn 1 thread")])
+    let scaled = try alternate("sdk frozen", reps: frozenReps, [frozen(threads: 2, name: "firn"), frozen(threads: 1, name: "firn 1 thread")])
     ctx.report.add(.higherIsBetter("sdk frozen iterate, 2 threads", firn: scaled["firn"]!, peer: "firn 1 thread",
                                    peerValue: scaled["firn 1 thread"]!, unit: "objects/s", target: .ratioAtLeast(1.8)))
+    let cpuLine = ["firn 1 thread", "firn"].map { name in
+        "\(name == "firn" ? "2 threads" : "1 thread") \(formatDecimal(cpuPerObject[name].map(median) ?? .nan, places: 0)) ns"
+    }.joined(separator: ", ")
+    log("   sdk frozen: CPU time per object read (median): \(cpuLine)")
+    ctx.report.header.append("sdk frozen: CPU per object \(cpuLine)")
 
     // Peak RSS: one child per repetition and library, the median kept.
     let exe = selfExecutable()
