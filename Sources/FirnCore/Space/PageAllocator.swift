@@ -26,12 +26,16 @@ final class PageAllocator {
     private(set) var logicalPageCount: UInt64
     /// The file's size in bytes, at least `logicalPageCount` pages.
     private(set) var fileSize: UInt64
-    /// Candidate free pages, ascending. `taken[i]` marks those handed out
-    /// (entries are not removed: a big reclaimed batch would make each
-    /// removal a long move); `listed[i]` those that have a free-list entry.
-    private var pool: [UInt64] = []
-    private var listed: [Bool] = []
-    private var taken: [Bool] = []
+    /// Candidate free pages, ascending by page. Those handed out stay,
+    /// marked taken: a big reclaimed batch would make each removal a long move.
+    private var pool: [Candidate] = []
+
+    private struct Candidate {
+        let page: UInt64
+        /// The page has a free-list entry (else it was reclaimed by this transaction).
+        let listed: Bool
+        var taken = false
+    }
     /// Index of the lowest candidate not taken (every one below is taken).
     private var low = 0
     /// Candidates not taken.
@@ -100,25 +104,22 @@ final class PageAllocator {
     /// free page, so no page can be handed out twice.
     func takeUnlisted() -> [UInt64] {
         var out: [UInt64] = []
-        var keptPages: [UInt64] = []
-        var keptListed: [Bool] = []
-        for i in low..<pool.count where !taken[i] {
-            if listed[i] {
-                keptPages.append(pool[i])
-                keptListed.append(true)
+        var kept: [Candidate] = []
+        for candidate in pool[low...] where !candidate.taken {
+            if candidate.listed {
+                kept.append(candidate)
             } else {
-                out.append(pool[i])
+                out.append(candidate.page)
             }
         }
         guard !out.isEmpty else { return [] }
-        replacePool(keptPages, listed: keptListed)
+        replacePool(kept)
         return out
     }
 
     /// True while candidates without a free-list entry remain.
     var hasUnlisted: Bool {
-        for i in low..<pool.count where !taken[i] && !listed[i] { return true }
-        return false
+        pool[low...].contains { !$0.taken && !$0.listed }
     }
 
     func allocate(_ kind: Kind = .run) throws(FirnError) -> UInt64 {
@@ -221,11 +222,11 @@ final class PageAllocator {
     }
 
     private func take(_ index: Int) -> UInt64 {
-        taken[index] = true
+        pool[index].taken = true
         remaining -= 1
-        while low < pool.count && taken[low] { low += 1 }
-        let page = pool[index]
-        if listed[index] { consumed.append(page) } else { consumedUnlisted += 1 }
+        while low < pool.count && pool[low].taken { low += 1 }
+        let page = pool[index].page
+        if pool[index].listed { consumed.append(page) } else { consumedUnlisted += 1 }
         return page
     }
 
@@ -255,9 +256,9 @@ final class PageAllocator {
         var lo = low, hi = pool.count
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if pool[mid] < wanted { lo = mid + 1 } else { hi = mid }
+            if pool[mid].page < wanted { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < pool.count, pool[lo] == wanted, !taken[lo] else { return nil }
+        guard lo < pool.count, pool[lo].page == wanted, !pool[lo].taken else { return nil }
         return lo
     }
 
@@ -272,9 +273,9 @@ final class PageAllocator {
         var seen = 0
         var i = low
         while i < pool.count && seen < Self.searchWindow {
-            if !taken[i] {
+            if !pool[i].taken {
                 seen += 1
-                if let previous, previous < UInt64.max, pool[i] == previous + 1 {
+                if let previous, previous < UInt64.max, pool[i].page == previous + 1 {
                     length += 1
                 } else {
                     start = i
@@ -285,7 +286,7 @@ final class PageAllocator {
                     bestLength = length
                     if length >= wanted { break }
                 }
-                previous = pool[i]
+                previous = pool[i].page
             } else {
                 previous = nil
             }
@@ -312,9 +313,9 @@ final class PageAllocator {
             }
         }
         while i < pool.count && seen < Self.searchWindow {
-            if !taken[i] {
+            if !pool[i].taken {
                 seen += 1
-                if let previous, previous < UInt64.max, pool[i] == previous + 1 {
+                if let previous, previous < UInt64.max, pool[i].page == previous + 1 {
                     length += 1
                 } else {
                     close()
@@ -322,7 +323,7 @@ final class PageAllocator {
                     start = i
                     length = 1
                 }
-                previous = pool[i]
+                previous = pool[i].page
             } else {
                 previous = nil
             }
@@ -334,37 +335,31 @@ final class PageAllocator {
 
     /// Merges sorted `pages` into the pool, dropping taken entries.
     private func merge(_ pages: [UInt64], listed isListed: Bool) {
-        var mergedPages: [UInt64] = []
-        var mergedListed: [Bool] = []
-        mergedPages.reserveCapacity(remaining + pages.count)
-        mergedListed.reserveCapacity(remaining + pages.count)
+        var merged: [Candidate] = []
+        merged.reserveCapacity(remaining + pages.count)
         var i = low, j = 0
         while i < pool.count || j < pages.count {
-            if i < pool.count && taken[i] {
+            if i < pool.count && pool[i].taken {
                 i += 1
                 continue
             }
-            if j >= pages.count || (i < pool.count && pool[i] <= pages[j]) {
+            if j >= pages.count || (i < pool.count && pool[i].page <= pages[j]) {
                 // A page already a candidate is not added twice.
-                if j < pages.count && pool[i] == pages[j] { j += 1 }
-                mergedPages.append(pool[i])
-                mergedListed.append(listed[i])
+                if j < pages.count && pool[i].page == pages[j] { j += 1 }
+                merged.append(pool[i])
                 i += 1
             } else {
-                mergedPages.append(pages[j])
-                mergedListed.append(isListed)
+                merged.append(Candidate(page: pages[j], listed: isListed))
                 j += 1
             }
         }
-        replacePool(mergedPages, listed: mergedListed)
+        replacePool(merged)
     }
 
-    private func replacePool(_ pages: [UInt64], listed isListed: [Bool]) {
-        pool = pages
-        listed = isListed
-        taken = [Bool](repeating: false, count: pages.count)
+    private func replacePool(_ candidates: [Candidate]) {
+        pool = candidates
         low = 0
-        remaining = pages.count
+        remaining = candidates.count
     }
 
     /// Grows the file in steps (a sixteenth of its size, 16 pages to 64 MiB):
