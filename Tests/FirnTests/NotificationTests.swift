@@ -210,6 +210,76 @@ import Glibc
         token.invalidate()
     }
 
+    @Test func objectObserverNamesAListWhoseElementsChangedAndOnlyItsOwn() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        let (ann, bob) = (Person(), Person())
+        ann.name = "Ann"
+        bob.name = "Bob"
+        try db.write {
+            try db.add(ann)
+            try db.add(bob)
+        }
+        let log = Log<String>()
+        let token = try ann.observe { change in
+            switch change {
+            case let .change(_, properties):
+                log.append(properties.map { "\($0.name):\($0.oldValue.map { "\($0)" } ?? "nil")>\($0.newValue.map { "\($0)" } ?? "nil")" }
+                    .joined(separator: ","))
+            case .deleted: log.append("deleted")
+            case let .error(error): log.append("error \(error)")
+            }
+        }
+        try db.write { try ann.dogs.append(Self.dog(1, "Rex")) }
+        try db.write { try bob.dogs.append(Self.dog(2, "Fido")) }  // another owner's list: nothing for Ann
+        try db.write { try bob.nicknames.append("B") }
+        try db.write {
+            ann.name = "Annie"
+            try ann.nicknames.append("A")
+        }
+        try db.write { try Self.find(db, 1).age = 7 }  // a listed dog's own record: not Ann's list
+        try db.write { try ann.dogs.remove(at: 0) }
+        try db.write { try db.delete(ann) }
+        #expect(log.entries == ["dogs:nil>nil", "name:Ann>Annie,nicknames:nil>nil", "dogs:nil>nil", "deleted"])
+        token.invalidate()
+    }
+
+    @Test(arguments: [false, true])
+    func resultsReportAnObjectWhoseListChangedAsAModification(sorted: Bool) throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        let people = (0..<5).map { i -> Person in
+            let person = Person()
+            person.name = "P\(i)"
+            return person
+        }
+        try db.write { for person in people { try db.add(person) } }
+        let results = sorted ? try db.objects(Person.self).sorted(by: \.name, ascending: false) : db.objects(Person.self)
+        let log = Log<Seen>()
+        let token = try results.observe { log.append(Self.seen($0)) }
+        let index = try #require(results.enumerated().first { $0.element.name == "P3" }?.offset)
+        try db.write { try people[3].nicknames.append("three") }
+        try db.write { try people[3].dogs.append(Self.dog(9)) }
+        // A list change together with an insertion: the new object is an
+        // insertion only, the other a modification.
+        let newcomer = Person()
+        newcomer.name = "P9"
+        try db.write {
+            try db.add(newcomer)
+            try newcomer.nicknames.append("new")
+            try people[3].nicknames.removeAll()
+        }
+        let after = try #require(results.enumerated().first { $0.element.name == "P3" }?.offset)
+        let inserted = try #require(results.enumerated().first { $0.element.name == "P9" }?.offset)
+        #expect(log.entries == [
+            .initial(5),
+            .update(deletions: [], insertions: [], modifications: [index]),
+            .update(deletions: [], insertions: [], modifications: [index]),
+            .update(deletions: [], insertions: [inserted], modifications: [after]),
+        ])
+        token.invalidate()
+    }
+
     @Test func databaseObserverOnAThreadHearsOtherThreadsAtRefresh() throws {
         let scratch = Scratch()
         let configuration = scratch.configuration()

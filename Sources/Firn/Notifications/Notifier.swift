@@ -196,6 +196,18 @@ final class VersionChanges {
         return names.contains(name)
     }
 
+    /// Whether tree `name` has an inserted, deleted or changed key that
+    /// starts with `prefix` (the changes are in key order: a binary search).
+    func hasChange(in name: String, withPrefix prefix: [UInt8]) throws(FirnError) -> Bool {
+        let all = try changes(in: name)
+        var low = 0, high = all.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if all[mid].key.lexicographicallyPrecedes(prefix) { low = mid + 1 } else { high = mid }
+        }
+        return low < all.count && all[low].key.starts(with: prefix)
+    }
+
     /// The keys of tree `name` inserted, deleted or changed, in key order.
     func changes(in name: String) throws(FirnError) -> [KeyChange] {
         if let cached = keys[name] { return cached }

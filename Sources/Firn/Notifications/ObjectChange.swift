@@ -7,7 +7,8 @@ public struct PropertyChange {
     public let name: String
     /// The value before and after, as the property's Swift type (`Int`,
     /// `String?`, `Date`…; nil for null). A link gives the target's stored
-    /// key bytes (`[UInt8]`), not an object.
+    /// key bytes (`[UInt8]`), not an object. Both nil for a list property
+    /// (its elements changed: read the list for the new ones).
     public let oldValue: Any?
     public let newValue: Any?
 }
@@ -26,10 +27,10 @@ public enum ObjectChange {
 extension Object {
     /// Calls `block` after each refresh point (docs/SDK.md "Notifications")
     /// at which this object's stored properties changed (`.change`, with
-    /// the properties and their old and new values), or when it was deleted.
-    /// List properties are not compared (their elements live in trees of
-    /// their own). Frozen objects throw `.frozen`, unmanaged ones
-    /// `.unmanagedObject`, deleted ones `.invalidatedObject`.
+    /// the properties and their old and new values; a list property whose
+    /// elements changed is named, with no values), or when it was deleted.
+    /// Frozen objects throw `.frozen`, unmanaged ones `.unmanagedObject`,
+    /// deleted ones `.invalidatedObject`.
     public func observe(_ block: @escaping (ObjectChange) -> Void) throws(DatabaseError) -> NotificationToken {
         let typeName = String(describing: type(of: self))
         guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "observe") }
@@ -73,22 +74,36 @@ final class ObjectObservation: Observation, FailableObservation {
     }
 
     /// `.deleted`, `.change` with the properties whose values differ, or
-    /// nil when the record is the same.
+    /// nil when nothing of the object changed.
     private func compare(_ changes: VersionChanges) throws(FirnError) -> ObjectChange? {
         let tree = info.schema.treeName
-        guard try changes.touched(tree) else { return nil }
-        guard let new = try changes.new.tree(tree)?.get(key) else { return .deleted }
-        guard let old = try changes.old.tree(tree)?.get(key), !old.bytes.elementsEqual(new.bytes) else { return nil }
         var properties: [PropertyChange] = []
-        for (index, property) in info.schema.properties.enumerated() where !property.isList {
-            let before = try ObjectRecord.value(index, as: property.type, in: old.bytes)
-            let after = try ObjectRecord.value(index, as: property.type, in: new.bytes)
-            guard before != after else { continue }
-            properties.append(PropertyChange(name: property.name, oldValue: before.map { Self.swiftValue($0, property.type) },
-                                             newValue: after.map { Self.swiftValue($0, property.type) }))
+        if try changes.touched(tree) {
+            guard let new = try changes.new.tree(tree)?.get(key) else { return .deleted }
+            if let old = try changes.old.tree(tree)?.get(key), !old.bytes.elementsEqual(new.bytes) {
+                for (index, property) in info.schema.properties.enumerated() where !property.isList {
+                    let before = try ObjectRecord.value(index, as: property.type, in: old.bytes)
+                    let after = try ObjectRecord.value(index, as: property.type, in: new.bytes)
+                    guard before != after else { continue }
+                    properties.append(PropertyChange(name: property.name, oldValue: before.map { Self.swiftValue($0, property.type) },
+                                                     newValue: after.map { Self.swiftValue($0, property.type) }))
+                }
+            }
+        }
+        // A list's elements live in its own tree, one entry each, under the
+        // owner's key: the list changed when the step's diff of that tree
+        // (computed once per step for every observer) has a key in the
+        // owner's run. Like Realm, no old and new values for a list.
+        for property in info.schema.properties where property.isList {
+            let listTree = info.schema.listTreeName(property)
+            guard try changes.touched(listTree), try changes.hasChange(in: listTree, withPrefix: listPrefix) else { continue }
+            properties.append(PropertyChange(name: property.name, oldValue: nil, newValue: nil))
         }
         return properties.isEmpty ? nil : .change(object, properties)
     }
+
+    /// The owner part of this object's list keys (`ListKey`).
+    private lazy var listPrefix = ListKey.prefix(key)
 
     /// A stored field as the Swift type its property is declared with.
     static func swiftValue(_ value: FieldValue, _ type: PropertyType) -> Any {

@@ -17,9 +17,10 @@ public enum ResultsChange<Element: Object> {
 extension Results {
     /// Calls `block` with `.initial`, then with `.update` after each
     /// refresh point (docs/SDK.md "Notifications") at which objects of the
-    /// type were inserted, deleted or changed in these results. Computed
-    /// from the diff of the type's tree between the two versions: a
-    /// version that did not touch the tree costs one catalog diff.
+    /// type were inserted, deleted or changed in these results (an object
+    /// whose list elements changed is a modification). Computed from the
+    /// diffs of the type's tree and its list trees between the two
+    /// versions: a version that touched none of them costs one catalog diff.
     /// `.initial` comes later on the instance's queue or actor, and inside
     /// this call for a thread-bound instance. Frozen results throw `.frozen`.
     public func observe(_ block: @escaping (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
@@ -71,13 +72,15 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         let tree = info.schema.treeName
         let diff: (deletions: [Int], insertions: [Int], modifications: [Int])
         do {
-            let keyChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
+            let recordChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
+            let owners = try engine { () throws(FirnError) in try listOwnersChanged(changes) }
+            let keyChanges = owners.isEmpty ? recordChanges : Self.merging(recordChanges, listOwners: owners)
             guard !keyChanges.isEmpty else { return }
             if let plan = results.plan {
                 // A query or a sort: recomputed, but only for a step that
                 // changed the type's tree (its condition and order read
-                // nothing else).
-                let now = try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
+                // nothing else; a list's elements change no position).
+                let now = recordChanges.isEmpty ? keys : try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
                 var changed = Set<[UInt8]>()
                 for change in keyChanges where change.kind == .changed { changed.insert(change.key) }
                 let compared = Self.compare(old: keys, new: now, changed: changed)
@@ -91,6 +94,37 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         }
         guard notify, !(diff.deletions.isEmpty && diff.insertions.isEmpty && diff.modifications.isEmpty) else { return }
         block(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+    }
+
+    /// The objects (keys, ascending) whose list elements changed in this
+    /// step: the owners of the keys in each list tree's diff, which is
+    /// computed once per step for every observer.
+    private func listOwnersChanged(_ changes: VersionChanges) throws(FirnError) -> [[UInt8]] {
+        var owners: [[UInt8]] = []
+        for property in info.schema.properties where property.isList {
+            let name = info.schema.listTreeName(property)
+            guard try changes.touched(name) else { continue }
+            for change in try changes.changes(in: name) {
+                let owner = try change.key.withUnsafeBytes { bytes in
+                    Result { () throws(FirnError) in Array(try ListKey.decode(bytes).owner) }
+                }.get()
+                if owners.last != owner { owners.append(owner) }
+            }
+        }
+        owners.sort { $0.lexicographicallyPrecedes($1) }
+        var distinct: [[UInt8]] = []
+        for owner in owners where distinct.last != owner { distinct.append(owner) }
+        return distinct
+    }
+
+    /// The record changes with each list owner not already among them
+    /// added as changed (a modification, like Realm's), in key order.
+    static func merging(_ changes: [VersionChanges.KeyChange], listOwners: [[UInt8]]) -> [VersionChanges.KeyChange] {
+        let present = Set(changes.map(\.key))
+        var merged = changes
+        for owner in listOwners where !present.contains(owner) { merged.append(VersionChanges.KeyChange(key: owner, kind: .changed)) }
+        merged.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        return merged
     }
 
     private static func keys(of plan: QueryPlan?, info: ClassInfo, in source: any ObjectSource) throws(DatabaseError) -> [[UInt8]] {
