@@ -18,32 +18,33 @@ enum SpaceKey {
     static let pinned: UInt8 = 0x4B  // K
     static let history: UInt8 = 0x43  // C
 
-    static func freePage(_ page: UInt64) -> [UInt8] {
-        var key: [UInt8] = [free]
-        key.reserveCapacity(9)
-        key.appendBE(page)
-        return key
-    }
+    static func freePage(_ page: UInt64) -> [UInt8] { key(free, page) }
 
     static func retiredPage(death: UInt64, birth: UInt64, page: UInt64) -> [UInt8] {
-        var key: [UInt8] = [retired]
-        key.reserveCapacity(25)
-        key.appendBE(death)
-        key.appendBE(birth)
-        key.appendBE(page)
-        return key
+        // One allocation: a reclaim builds a few of these per commit, and
+        // appending to a one-byte array reallocated it on the way.
+        [UInt8](unsafeUninitializedCapacity: 25) { buffer, count in
+            guard let base = buffer.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+            base.storeBytes(of: retired, as: UInt8.self)
+            base.storeBE(death, at: 1)
+            base.storeBE(birth, at: 9)
+            base.storeBE(page, at: 17)
+            count = 25
+        }
     }
 
-    static func pinnedVersion(_ version: UInt64) -> [UInt8] {
-        var key: [UInt8] = [pinned]
-        key.appendBE(version)
-        return key
-    }
+    static func pinnedVersion(_ version: UInt64) -> [UInt8] { key(pinned, version) }
 
-    static func historyEntry(_ version: UInt64) -> [UInt8] {
-        var key: [UInt8] = [history]
-        key.appendBE(version)
-        return key
+    static func historyEntry(_ version: UInt64) -> [UInt8] { key(history, version) }
+
+    /// A tag and a big-endian integer, in one allocation.
+    private static func key(_ tag: UInt8, _ value: UInt64) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 9) { buffer, count in
+            guard let base = buffer.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+            base.storeBytes(of: tag, as: UInt8.self)
+            base.storeBE(value, at: 1)
+            count = 9
+        }
     }
 
     /// Decodes a key; nil for a key of no known shape.

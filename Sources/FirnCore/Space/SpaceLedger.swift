@@ -146,11 +146,15 @@ final class SpaceLedger {
                 batch.append((b, p))
                 try cursor.next()
             }
-            for (birth, page) in batch {
-                guard try tree.delete(SpaceKey.retiredPage(death: death, birth: birth, page: page), present: true) else {
-                    throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
-                                            detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)) vanished while reclaimed")
+            if let missing = try tree.delete(sortedKeys: batch.map { SpaceKey.retiredPage(death: death, birth: $0.birth, page: $0.page) }) {
+                var entry = "P"
+                if case let .retired(d, b, p)? = missing.withUnsafeBytes({ SpaceKey.decode($0) }) {
+                    entry = "P(death \(d), birth \(b), page \(p))"
                 }
+                throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                        detail: "space tree retired entry \(entry) vanished while reclaimed")
+            }
+            for (_, page) in batch {
                 // Free and retired at once is damage; handing such a page
                 // out from both lists would write it twice.
                 if try withBytes(SpaceKey.freePage(page), { (k) throws(FirnError) in try tree.get(k) }) != nil {

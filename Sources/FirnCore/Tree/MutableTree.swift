@@ -132,6 +132,40 @@ final class MutableTree {
         return true
     }
 
+    /// Deletes `keys`, which are ascending and each present, with one
+    /// descent per leaf they fall in rather than one per key (a reclaim
+    /// deletes a batch of neighbouring retired entries every commit).
+    /// Returns the first key found missing (nothing after it is deleted),
+    /// nil when all were deleted.
+    func delete(sortedKeys keys: [[UInt8]]) throws(FirnError) -> [UInt8]? {
+        var i = 0
+        while i < keys.count {
+            guard root != nil else { return keys[i] }
+            changed = true
+            path.removeAll(keepingCapacity: true)
+            let node = try mutableLeaf(for: keys[i], path: &path)
+            let leaf = node.page
+            var removedHere = 0
+            while i < keys.count {
+                let (index, found) = keys[i].withUnsafeBytes { leaf.search($0) }
+                guard found else {
+                    // Past this leaf's last entry: the next descent finds
+                    // the key's leaf; in this leaf's range, it is missing.
+                    if index == leaf.count && removedHere > 0 { break }
+                    try rebalance(node, path: &path)
+                    return keys[i]
+                }
+                try release(leaf.value(index))
+                leaf.remove(at: index)
+                count = count > 0 ? count - 1 : 0  // system trees do not track counts
+                removedHere += 1
+                i += 1
+            }
+            try rebalance(node, path: &path)
+        }
+        return nil
+    }
+
     /// Removes every entry, releasing every page of the tree.
     func removeAll() throws(FirnError) {
         if let root { try releaseSubtree(root, level: nil) }
