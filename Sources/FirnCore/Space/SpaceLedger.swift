@@ -306,14 +306,20 @@ final class SpaceLedger {
                     try tree.put(SpaceKey.historyEntry(version), .inline(bytes))
                 }
             }
-            let root = try tree.write()
-            // Settled when writing the tree left nothing to record: no page
-            // consumed, retired or recycled by it, no reclaimed page without
-            // its entry, and the history entry still describes the result.
-            if round > 0, context.allocator.consumed.isEmpty, context.allocator.consumedUnlisted == 0, context.retired.isEmpty, context.recycled.isEmpty,
-               !context.allocator.hasUnlisted, let record,
-               try history(timestamp: timestamp, catalogRoot: catalogRoot) == record {
-                return (root, record)
+            try tree.assignPages()
+            // Settled when placing the tree's nodes left nothing to record:
+            // no page consumed, retired or recycled by it, no reclaimed page
+            // without its entry, and the history entry still describes the
+            // result. Then the nodes are sealed, once; sealing takes no page,
+            // which the same check confirms.
+            func settled() throws(FirnError) -> Bool {
+                guard round > 0, context.allocator.consumed.isEmpty, context.allocator.consumedUnlisted == 0,
+                      context.retired.isEmpty, context.recycled.isEmpty, !context.allocator.hasUnlisted, let record else { return false }
+                return try history(timestamp: timestamp, catalogRoot: catalogRoot) == record
+            }
+            if try settled() {
+                let root = try tree.write()
+                if try settled(), let record { return (root, record) }
             }
         }
         throw FirnError.misuse("space bookkeeping did not settle in 64 rounds (version \(version))")

@@ -182,6 +182,35 @@ final class MutableTree {
         return try write(root, rightEdge: true)
     }
 
+    /// Gives every changed node its page, children first as `write` does,
+    /// without sealing it: the space tree's rounds only need to know which
+    /// pages it takes, and sealing each round (zeroing the free space and
+    /// checksumming the page) sealed its nodes two or three times a commit.
+    func assignPages() throws(FirnError) {
+        guard let root else { return }
+        try assignPages(root, rightEdge: true)
+    }
+
+    private func assignPages(_ child: Child, rightEdge: Bool) throws(FirnError) {
+        guard case let .node(node) = child, node.dirty || node.writtenRef == nil else { return }
+        if !node.isLeaf {
+            let last = node.children.count - 1
+            for i in node.children.indices {
+                if case .node = node.children[i] { try assignPages(node.children[i], rightEdge: rightEdge && i == last) }
+            }
+        }
+        if node.writtenPage == nil { node.writtenPage = try context.allocate(pageKind(node, rightEdge: rightEdge)) }
+    }
+
+    /// Where a node's page should go (`PageAllocator.Kind`).
+    private func pageKind(_ node: Node, rightEdge: Bool) -> PageAllocator.Kind {
+        let hot = switch churn {
+        case .branches: !node.isLeaf
+        case .rightEdge: rightEdge
+        }
+        return hot ? .run : .hole
+    }
+
     /// `rightEdge`: the node is on the tree's rightmost path.
     private func write(_ child: Child, rightEdge: Bool) throws(FirnError) -> PageRef {
         switch child {
@@ -205,11 +234,7 @@ final class MutableTree {
             if let existing = node.writtenPage {
                 page = existing
             } else {
-                let hot = switch churn {
-                case .branches: !node.isLeaf
-                case .rightEdge: rightEdge
-                }
-                page = try context.allocate(hot ? .run : .hole)
+                page = try context.allocate(pageKind(node, rightEdge: rightEdge))
                 node.writtenPage = page
             }
             let crc = try context.writeNode(node, page: page)
