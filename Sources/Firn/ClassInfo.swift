@@ -49,8 +49,9 @@ final class ClassInfo: @unchecked Sendable {
         addOperation = "add \(name)"
         // Made only to read its wrappers' ordinals; never managed.
         let prototype = Self.numberedInstance(of: type)
+        let wrappers = Self.wrappers(of: prototype)
         var properties: [PropertySchema] = []
-        for (label, property) in Self.wrappers(of: prototype) {
+        for (label, property) in wrappers {
             let stored = property.persistedType
             if let invalid = stored.invalid { throw DatabaseError.invalidSchema(type: name, detail: "property \(label) \(invalid)") }
             properties.append(PropertySchema(
@@ -58,7 +59,7 @@ final class ClassInfo: @unchecked Sendable {
                 isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
                 isList: stored.isList, objectType: stored.objectType))
         }
-        guard let layout = Self.layout(of: prototype, ordinals: Self.wrappers(of: prototype).map(\.1.ordinal)) else {
+        guard let layout = Self.layout(of: prototype, ordinals: wrappers.map(\.1.ordinal)) else {
             throw DatabaseError.invalidSchema(
                 type: name, detail: "the runtime's field list does not locate its @Persisted properties")
         }

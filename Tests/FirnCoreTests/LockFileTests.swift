@@ -208,8 +208,8 @@ import Glibc
         let dir = try TemporaryDirectory()
         let lock = try LockFile.open(databasePath: dir.file("db"))
         let slot = try lock.claimPin(version: 1, kind: .frozen, label: "")
-        lock.addFrozenObjects(slot, 10)
-        lock.addFrozenObjects(slot, -3)
+        lock.frozenObjectCounter(slot).add(10)
+        lock.frozenObjectCounter(slot).add(-3)
         #expect(lock.pins().first?.frozenObjects == 7)
     }
 
@@ -223,8 +223,8 @@ import Glibc
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<4 {
             Thread {
-                for _ in 0..<10_000 { lock.addFrozenObjects(slot, 1) }
-                for _ in 0..<4_000 { lock.addFrozenObjects(slot, -1) }
+                for _ in 0..<10_000 { lock.frozenObjectCounter(slot).add(1) }
+                for _ in 0..<4_000 { lock.frozenObjectCounter(slot).add(-1) }
                 done.signal()
             }.start()
         }
@@ -244,7 +244,7 @@ import Glibc
         let dir = try TemporaryDirectory()
         let lock = try LockFile.open(databasePath: dir.file("db"), readerSlots: 1)
         let old = try lock.claimPin(version: 1, kind: .frozen, label: "")
-        lock.addFrozenObjects(old, 5)
+        lock.frozenObjectCounter(old).add(5)
         lock.releasePin(old)
         // Leftovers in every stripe (a holder that died with objects alive).
         for stripe in 0..<LockFileLayout.frozenObjectStripes {
@@ -254,7 +254,7 @@ import Glibc
         let new = try lock.claimPin(version: 2, kind: .frozen, label: "")
         #expect(new.index == old.index)
         #expect(lock.pins().first?.frozenObjects == 0)
-        lock.addFrozenObjects(new, 2)
+        lock.frozenObjectCounter(new).add(2)
         #expect(lock.pins().first?.frozenObjects == 2)
     }
 

@@ -100,21 +100,17 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
     /// step: the owners of the keys in each list tree's diff, which is
     /// computed once per step for every observer.
     private func listOwnersChanged(_ changes: VersionChanges) throws(FirnError) -> [[UInt8]] {
-        var owners: [[UInt8]] = []
+        var owners = Set<[UInt8]>()
         for property in info.schema.properties where property.isList {
             let name = info.schema.listTreeName(property)
             guard try changes.touched(name) else { continue }
             for change in try changes.changes(in: name) {
-                let owner = try change.key.withUnsafeBytes { bytes in
+                owners.insert(try change.key.withUnsafeBytes { bytes in
                     Result { () throws(FirnError) in Array(try ListKey.decode(bytes).owner) }
-                }.get()
-                if owners.last != owner { owners.append(owner) }
+                }.get())
             }
         }
-        owners.sort { $0.lexicographicallyPrecedes($1) }
-        var distinct: [[UInt8]] = []
-        for owner in owners where distinct.last != owner { distinct.append(owner) }
-        return distinct
+        return owners.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// The record changes with each list owner not already among them

@@ -57,11 +57,6 @@ extension LockFile {
         mapping.write(PinLabel.encode(label), at: offset + ReaderSlotLayout.labelOffset, paddedTo: ReaderSlotLayout.labelCapacity)
     }
 
-    /// Adds `delta` (which may be negative) to the pin's frozen-object count.
-    public func addFrozenObjects(_ slot: PinSlot, _ delta: Int64) {
-        frozenObjectCounter(slot).add(delta)
-    }
-
     /// The pin's frozen-object count as a handle that adds without looking
     /// anything up (see `FrozenObjectCounter`).
     public func frozenObjectCounter(_ slot: PinSlot) -> FrozenObjectCounter {
@@ -150,13 +145,6 @@ extension LockFile {
     private func ownedSlotOffset(_ slot: PinSlot) -> Int? {
         guard slot.index >= 0, slot.index < readerSlotCount,
               local.withLock({ !$0.closed && $0.pins.contains(slot) }) else { return nil }
-        return activeSlotOffset(slot)
-    }
-
-    /// The offset of `slot` while it is active in its generation (no check
-    /// that this process holds it: callers that hold the pin know).
-    private func activeSlotOffset(_ slot: PinSlot) -> Int? {
-        guard slot.index >= 0, slot.index < readerSlotCount else { return nil }
         let offset = LockFileLayout.slotOffset(slot.index)
         let word = SlotStateWord(raw: mapping.load32(offset + ReaderSlotLayout.stateOffset))
         guard word == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return nil }

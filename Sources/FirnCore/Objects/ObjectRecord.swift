@@ -50,8 +50,7 @@ package enum ObjectRecord {
         _ record: UnsafeRawBufferPointer, _ body: (Field) throws(FirnError) -> Bool
     ) throws(FirnError) {
         var scanner = try fields(of: record)
-        var previous: UInt64? = nil
-        while let field = try nextField(&scanner, after: &previous) {
+        while let field = try nextField(&scanner) {
             guard try body(field) else { return }
         }
     }
@@ -63,8 +62,7 @@ package enum ObjectRecord {
     /// property read.
     package static func field(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
         var scanner = try fields(of: record)
-        var previous: UInt64? = nil
-        while let field = try nextField(&scanner, after: &previous) {
+        while let field = try nextField(&scanner) {
             if field.tag >= tag { return field.tag == tag ? field : nil }
         }
         return nil
@@ -87,12 +85,14 @@ package enum ObjectRecord {
         var bytes: ByteScanner
         let count: Int
         var index = 0
+        /// The last field's tag: tags ascend.
+        var previous: UInt64? = nil
     }
 
     /// The next field, every tag, type code and length checked; nil after
     /// the last (when no bytes follow it).
     @inline(__always)
-    private static func nextField(_ walk: inout FieldScanner, after previous: inout UInt64?) throws(FirnError) -> Field? {
+    private static func nextField(_ walk: inout FieldScanner) throws(FirnError) -> Field? {
         let index = walk.index
         guard index < walk.count else {
             guard walk.bytes.isAtEnd else { throw ByteScanner.defect("\(walk.bytes.remaining) bytes after the last field") }
@@ -100,11 +100,11 @@ package enum ObjectRecord {
         }
         walk.index += 1
         let tag = try walk.bytes.varint("field \(index) tag")
-        if let previous, tag <= previous {
+        if let previous = walk.previous, tag <= previous {
             throw ByteScanner.defect("field \(index) tag \(tag) does not follow tag \(previous)")
         }
         guard tag < UInt64(Int32.max) else { throw ByteScanner.defect("field \(index) tag \(tag) is too large") }
-        previous = tag
+        walk.previous = tag
         let code = try walk.bytes.byte("field \(index) type")
         let type: PropertyType?
         if code == nullType {

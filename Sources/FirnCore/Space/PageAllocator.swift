@@ -68,15 +68,15 @@ final class PageAllocator {
         case hole
     }
 
-    /// How many of the lowest candidates are searched for a run or an
-    /// isolated page: bounds the work per page whatever the pool's size.
+    /// How many of the lowest candidates are searched for a run or a
+    /// piece: bounds the work per page whatever the pool's size.
     static let searchWindow = 256
     /// Free-list entries read at a time.
     static let freeBatch = 256
 
-    /// The run length a new run should have: the run pages of the store's
-    /// last commit (at most `maxRunHint`), so a commit like the last one
-    /// finds its pages in one run.
+    /// The run length a new run should have: the most run pages one of
+    /// the store's recent commits took (`RecentRunLengths`, at most
+    /// `maxRunHint`), so a commit like them finds its pages in one run.
     private let runHint: Int
     /// Run pages handed out (for the next commit's hint).
     private(set) var runAllocations = 0
@@ -155,7 +155,7 @@ final class PageAllocator {
                 run = firstRun(atLeast: runHint)
             }
             if remaining > 0 && (run.length >= runHint || !mayGrowForRun) { return takeForRun(run.start) }
-            if mayGrowForRun { return try freshForRun() }
+            return try freshForRun()
         }
         return try fresh()
     }
@@ -267,32 +267,12 @@ final class PageAllocator {
     /// else of the longest run there (the lowest on a tie); and the run's
     /// length (0 with no candidates).
     private func firstRun(atLeast wanted: Int) -> (start: Int, length: Int) {
-        var best = low, bestLength = 0
-        var start = low, length = 0
-        var previous: UInt64? = nil
-        var seen = 0
-        var i = low
-        while i < pool.count && seen < Self.searchWindow {
-            if !pool[i].taken {
-                seen += 1
-                if let previous, previous < UInt64.max, pool[i].page == previous + 1 {
-                    length += 1
-                } else {
-                    start = i
-                    length = 1
-                }
-                if length > bestLength {
-                    best = start
-                    bestLength = length
-                    if length >= wanted { break }
-                }
-                previous = pool[i].page
-            } else {
-                previous = nil
-            }
-            i += 1
+        var best = (start: low, length: 0)
+        forEachRun { start, length in
+            if length > best.length { best = (start, length) }
+            return length >= wanted
         }
-        return (best, bestLength)
+        return best
     }
 
     /// A candidate from the shortest run of free pages among the lowest
@@ -301,25 +281,29 @@ final class PageAllocator {
     /// were before, else a piece of a broken run — never the start of a
     /// long run while a shorter one is there.
     private func shortestPiece() -> Int {
-        var best = low, bestLength = Int.max
+        var best = (start: low, length: Int.max)
+        forEachRun { start, length in
+            if length < best.length { best = (start, length) }
+            return length == 1
+        }
+        return best.start
+    }
+
+    /// Calls `body` with each run of consecutive free pages among the
+    /// lowest `searchWindow` candidates not taken, lowest first, as its
+    /// first candidate's index and its length, until `body` returns true.
+    private func forEachRun(_ body: (_ start: Int, _ length: Int) -> Bool) {
         var start = low, length = 0
         var previous: UInt64? = nil
         var seen = 0
         var i = low
-        func close() {
-            if length > 0 && length < bestLength {
-                best = start
-                bestLength = length
-            }
-        }
         while i < pool.count && seen < Self.searchWindow {
             if !pool[i].taken {
                 seen += 1
                 if let previous, previous < UInt64.max, pool[i].page == previous + 1 {
                     length += 1
                 } else {
-                    close()
-                    if bestLength == 1 { return best }
+                    if length > 0, body(start, length) { return }
                     start = i
                     length = 1
                 }
@@ -329,8 +313,7 @@ final class PageAllocator {
             }
             i += 1
         }
-        close()
-        return best
+        if length > 0 { _ = body(start, length) }
     }
 
     /// Merges sorted `pages` into the pool, dropping taken entries.

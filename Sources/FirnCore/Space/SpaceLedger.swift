@@ -147,12 +147,9 @@ final class SpaceLedger {
                 try cursor.next()
             }
             if let missing = try tree.delete(sortedKeys: batch.map { SpaceKey.retiredPage(death: death, birth: $0.birth, page: $0.page) }) {
-                var entry = "P"
-                if case let .retired(d, b, p)? = missing.withUnsafeBytes({ SpaceKey.decode($0) }) {
-                    entry = "P(death \(d), birth \(b), page \(p))"
-                }
+                let (birth, page) = batch[missing]
                 throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
-                                        detail: "space tree retired entry \(entry) vanished while reclaimed")
+                                        detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)) vanished while reclaimed")
             }
             for (_, page) in batch {
                 // Free and retired at once is damage; handing such a page

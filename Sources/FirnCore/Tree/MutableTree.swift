@@ -109,38 +109,23 @@ final class MutableTree {
     }
 
     /// Removes `key`; returns false (changing nothing) when it is absent.
-    /// `present`: the caller has just seen the key in this tree (a cursor
-    /// over it), so the lookup that keeps a missing key's delete from
-    /// copying the path is skipped.
     @discardableResult
-    func delete(_ key: [UInt8], present: Bool = false) throws(FirnError) -> Bool {
+    func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
         guard root != nil else { return false }
         // Look before copying: a delete of a missing key must not rewrite the path.
-        if !present {
-            guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
-        }
-        changed = true
-        path.removeAll(keepingCapacity: true)
-        let node = try mutableLeaf(for: key, path: &path)
-        let leaf = node.page
-        let (index, found) = key.withUnsafeBytes { leaf.search($0) }
-        guard found else { return false }
-        try release(leaf.value(index))
-        leaf.remove(at: index)
-        count = count > 0 ? count - 1 : 0  // system trees do not track counts
-        try rebalance(node, path: &path)
-        return true
+        guard try withBytes(key, { (k) throws(FirnError) in try get(k) }) != nil else { return false }
+        return try delete(sortedKeys: [key]) == nil
     }
 
-    /// Deletes `keys`, which are ascending and each present, with one
-    /// descent per leaf they fall in rather than one per key (a reclaim
-    /// deletes a batch of neighbouring retired entries every commit).
-    /// Returns the first key found missing (nothing after it is deleted),
-    /// nil when all were deleted.
-    func delete(sortedKeys keys: [[UInt8]]) throws(FirnError) -> [UInt8]? {
+    /// Deletes `keys`, which are ascending, with one descent per leaf they
+    /// fall in rather than one per key (a reclaim deletes a batch of
+    /// neighbouring retired entries every commit). Returns the index of
+    /// the first key found missing (nothing after it is deleted), nil when
+    /// all were deleted.
+    func delete(sortedKeys keys: [[UInt8]]) throws(FirnError) -> Int? {
         var i = 0
         while i < keys.count {
-            guard root != nil else { return keys[i] }
+            guard root != nil else { return i }
             changed = true
             path.removeAll(keepingCapacity: true)
             let node = try mutableLeaf(for: keys[i], path: &path)
@@ -153,7 +138,7 @@ final class MutableTree {
                     // the key's leaf; in this leaf's range, it is missing.
                     if index == leaf.count && removedHere > 0 { break }
                     try rebalance(node, path: &path)
-                    return keys[i]
+                    return i
                 }
                 try release(leaf.value(index))
                 leaf.remove(at: index)
@@ -179,18 +164,21 @@ final class MutableTree {
     /// Writes every changed node (children first) and returns the root's reference.
     func write() throws(FirnError) -> PageRef {
         guard let root else { return .none }
-        return try write(root, rightEdge: true)
+        try assignPages(root, rightEdge: true)
+        return try seal(root)
     }
 
-    /// Gives every changed node its page, children first as `write` does,
-    /// without sealing it: the space tree's rounds only need to know which
-    /// pages it takes, and sealing each round (zeroing the free space and
-    /// checksumming the page) sealed its nodes two or three times a commit.
+    /// Gives every changed node its page, children first, without sealing
+    /// it: the space tree's rounds only need to know which pages it takes,
+    /// and sealing each round (zeroing the free space and checksumming the
+    /// page) sealed its nodes two or three times a commit. `write` places
+    /// the nodes the same way, then seals them.
     func assignPages() throws(FirnError) {
         guard let root else { return }
         try assignPages(root, rightEdge: true)
     }
 
+    /// `rightEdge`: the node is on the tree's rightmost path.
     private func assignPages(_ child: Child, rightEdge: Bool) throws(FirnError) {
         guard case let .node(node) = child, node.dirty || node.writtenRef == nil else { return }
         if !node.isLeaf {
@@ -211,8 +199,9 @@ final class MutableTree {
         return hot ? .run : .hole
     }
 
-    /// `rightEdge`: the node is on the tree's rightmost path.
-    private func write(_ child: Child, rightEdge: Bool) throws(FirnError) -> PageRef {
+    /// Seals every changed node on the page `assignPages` gave it,
+    /// children first, each parent recording its children's references.
+    private func seal(_ child: Child) throws(FirnError) -> PageRef {
         switch child {
         case let .page(ref):
             return ref
@@ -221,21 +210,14 @@ final class MutableTree {
             if !node.isLeaf {
                 // A child still on disk already has its reference in the
                 // cell (copied with the page); only nodes in memory need
-                // writing and their new reference stored. A small commit's
+                // sealing and their new reference stored. A small commit's
                 // roots have dozens of children and change one.
-                let last = node.children.count - 1
                 for i in node.children.indices {
-                    if case .node = node.children[i] {
-                        node.page.setChild(i, try write(node.children[i], rightEdge: rightEdge && i == last))
-                    }
+                    if case .node = node.children[i] { node.page.setChild(i, try seal(node.children[i])) }
                 }
             }
-            let page: UInt64
-            if let existing = node.writtenPage {
-                page = existing
-            } else {
-                page = try context.allocate(pageKind(node, rightEdge: rightEdge))
-                node.writtenPage = page
+            guard let page = node.writtenPage else {
+                throw FirnError.misuse("sealing a tree node that was given no page")
             }
             let crc = try context.writeNode(node, page: page)
             let ref = PageRef(page: page, birth: context.version, checksum: crc)

@@ -71,6 +71,12 @@ func runChild(_ argv: [String], stdoutPath: String = "/dev/null", scratch: Strin
     return result
 }
 
+/// The numbers a child printed to `path`, separated by spaces and newlines
+/// (anything that does not parse as a `T` is skipped).
+func numbers<T: LosslessStringConvertible>(in path: String, as _: T.Type = T.self) -> [T] {
+    readSmallFile(path).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { T(String($0)) }
+}
+
 func readSmallFile(_ path: String) -> String {
     guard let f = fopen(path, "r") else { return "" }
     defer { fclose(f) }

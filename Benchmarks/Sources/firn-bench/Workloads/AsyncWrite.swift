@@ -27,7 +27,7 @@ func runAsyncWrite(_ ctx: Context) throws {
                 try runChild([exe, asyncChildFlag, name, path, String(count)], stdoutPath: out, scratch: ctx.scratch,
                              environment: ["LD_PRELOAD": shim, "FIRN_BENCH_SYNC_DELAY_US": String(delay)])
                 removeDatabase(path)
-                let fields = readSmallFile(out).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double(String($0)) }
+                let fields = numbers(in: out, as: Double.self)
                 unlink(out)
                 guard let rate = fields.first else { throw EngineError(description: "\(name) async child printed nothing") }
                 if name == "firn", delay == 0, fields.count >= 2 { callMedians.append(fields[1]) }

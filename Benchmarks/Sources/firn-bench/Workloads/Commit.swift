@@ -30,7 +30,7 @@ func runCommit(_ ctx: Context) throws {
                              environment: ["LD_PRELOAD": shim, "FIRN_BENCH_SYNC_DELAY_US": String(delay),
                                            "FIRN_BENCH_SYNC_COUNT_FILE": count])
                 removeDatabase(path)
-                let fields = readSmallFile(out).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double(String($0)) }
+                let fields = numbers(in: out, as: Double.self)
                 guard let rate = fields.first else { throw EngineError(description: "\(engine) commit child printed nothing") }
                 if fields.count >= 2 { pages = fields[1] }
                 syncs[engine] = (Double(readSmallFile(count).filter(\.isNumber)) ?? .nan) / Double(n)

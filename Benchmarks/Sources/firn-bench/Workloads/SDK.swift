@@ -126,7 +126,7 @@ func runSDK(_ ctx: Context) throws {
         Contender(name: name) { _ in
             let out = ctx.path("sdk-memory-\(name).out")
             try runChild([exe, sdkMemoryChildFlag, name, try fixture(name)], stdoutPath: out, scratch: ctx.scratch)
-            let fields = readSmallFile(out).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int(String($0)) }
+            let fields = numbers(in: out, as: Int.self)
             unlink(out)
             guard fields.count == 4, fields[2] == n, fields[3] == expectedSum else {
                 throw EngineError(description: "\(name) memory child printed \(fields) (expected \(n) objects, sum \(expectedSum))")
