@@ -158,9 +158,16 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
         throw FirnError.io(path: path, operation: "fallocate to \(size) bytes", errno: code)
     }
 
+    /// The file's size, from `lseek(SEEK_END)`, not `fstat`: on Linux 6.13+
+    /// (multigrain timestamps) reading a file's timestamps makes its next
+    /// write store a fine-grained mtime, which dirties the inode, and on
+    /// ext4 that turns every `fdatasync` after it into an extra synchronous
+    /// inode write. Every commit sizes the file, so `fstat` here cost each
+    /// durable commit one more device round trip (measured: 2 inode writes
+    /// per 2 commits with `fstat`, ~0 with `lseek`). The descriptor's offset
+    /// is never used (all I/O is positional), so moving it is harmless.
     public func size() throws(FirnError) -> UInt64 {
-        var info = stat()
-        _ = try retryingEINTR(path: path, "fstat") { fstat(descriptor, &info) }
-        return UInt64(info.st_size)
+        let end = try retryingEINTR(path: path, "lseek to the end") { lseek(descriptor, 0, SEEK_END) }
+        return UInt64(end)
     }
 }
