@@ -35,7 +35,7 @@ let package = Package(
         // A profiling aid for the SDK's read path: CPU per object, no peers.
         .executableTarget(
             name: "firn-sdk-probe",
-            dependencies: [.product(name: "Firn", package: firnPackage)]
+            dependencies: [.product(name: "Firn", package: firnPackage), .product(name: "FirnCore", package: firnPackage)]
         ),
     ]
 )

@@ -4,6 +4,7 @@
 // time, which other processes' load does not inflate, unlike wall time).
 import Dispatch
 import Firn
+import FirnCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,11 +16,7 @@ final class Item: Object {
     @Persisted var value = 0
 }
 
-func threadCPU() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func threadCPU() -> Double { Double(threadCPUNanoseconds()) / 1e9 }
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 final class Slots: @unchecked Sendable {

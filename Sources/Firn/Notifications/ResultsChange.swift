@@ -96,10 +96,10 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         block(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
     }
 
-    /// The objects (keys, ascending) whose list elements changed in this
-    /// step: the owners of the keys in each list tree's diff, which is
-    /// computed once per step for every observer.
-    private func listOwnersChanged(_ changes: VersionChanges) throws(FirnError) -> [[UInt8]] {
+    /// The objects (keys) whose list elements changed in this step: the
+    /// owners of the keys in each list tree's diff, which is computed once
+    /// per step for every observer.
+    private func listOwnersChanged(_ changes: VersionChanges) throws(FirnError) -> Set<[UInt8]> {
         var owners = Set<[UInt8]>()
         for property in info.schema.properties where property.isList {
             let name = info.schema.listTreeName(property)
@@ -110,15 +110,14 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
                 }.get())
             }
         }
-        return owners.sorted { $0.lexicographicallyPrecedes($1) }
+        return owners
     }
 
     /// The record changes with each list owner not already among them
     /// added as changed (a modification, like Realm's), in key order.
-    static func merging(_ changes: [VersionChanges.KeyChange], listOwners: [[UInt8]]) -> [VersionChanges.KeyChange] {
-        let present = Set(changes.map(\.key))
+    static func merging(_ changes: [VersionChanges.KeyChange], listOwners: Set<[UInt8]>) -> [VersionChanges.KeyChange] {
         var merged = changes
-        for owner in listOwners where !present.contains(owner) { merged.append(VersionChanges.KeyChange(key: owner, kind: .changed)) }
+        for owner in listOwners.subtracting(changes.map(\.key)) { merged.append(VersionChanges.KeyChange(key: owner, kind: .changed)) }
         merged.sort { $0.key.lexicographicallyPrecedes($1.key) }
         return merged
     }

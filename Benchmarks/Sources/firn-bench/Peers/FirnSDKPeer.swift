@@ -1,5 +1,6 @@
 import Dispatch
 import Firn
+import FirnCore
 
 /// The Firn SDK as an application uses it: an `Object` subclass with
 /// `@Persisted` properties, a thread-bound `Database` (the bench's thread),
@@ -81,7 +82,7 @@ final class FirnSDKPeer: ObjectPeer {
                 let start = threadCPUNanoseconds()
                 var sum = 0
                 for _ in 0..<passes { sum = Self.iterate(frozen).sum }
-                cpu.set(t, threadCPUNanoseconds() - start)
+                cpu.set(t, Int(threadCPUNanoseconds() - start))
                 sums.set(t, sum)
             }
         }

@@ -46,13 +46,6 @@ func timed(_ body: () throws -> Void) rethrows -> Double {
     return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
 
-/// The calling thread's CPU time, in nanoseconds.
-func threadCPUNanoseconds() -> Int {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
-}
-
 func log(_ s: String) {
     fputs(s + "\n", stderr)
 }
