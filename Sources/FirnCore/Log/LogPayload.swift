@@ -1,0 +1,180 @@
+/// The payload of a commit frame: the version's changes as logical
+/// operations, applied in order (docs/COMMIT-PATH.md, "The commit log").
+/// Integers are little-endian.
+///
+/// | tag | then | meaning |
+/// |----:|------|---------|
+/// | 1 | u16 length, tree name | later operations apply to this tree |
+/// | 2 | u16 length, key, u32 length, value | put the value under the key |
+/// | 3 | u16 length, key | delete the key |
+/// | 4 | — | the tree is created empty (new, or again after a drop) |
+/// | 5 | — | the tree is dropped with all its entries |
+///
+/// A tree name is 1 to `maxKeyLength` bytes of UTF-8, as in the catalog; a
+/// key is 0 to `maxKeyLength` bytes. Operations 2–5 need a tree named before
+/// them. A value may be of any length the frame holds: the frame, not an
+/// overflow chain, carries it.
+enum LogOperation: Equatable {
+    case put(tree: String, key: [UInt8], value: [UInt8])
+    case delete(tree: String, key: [UInt8])
+    case createTree(String)
+    case dropTree(String)
+
+    var tree: String {
+        switch self {
+        case let .put(tree, _, _), let .delete(tree, _): return tree
+        case let .createTree(tree), let .dropTree(tree): return tree
+        }
+    }
+}
+
+/// One operation as read from a payload: its key and value point into the
+/// payload's bytes (the map, once frames are read through it).
+enum LogOperationView {
+    case put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+    case delete(key: UnsafeRawBufferPointer)
+    case createTree
+    case dropTree
+}
+
+enum LogPayload {
+    enum Tag: UInt8 {
+        case tree = 1, put = 2, delete = 3, create = 4, drop = 5
+    }
+
+    /// Builds a payload operation by operation; names a tree only when it
+    /// differs from the one before.
+    struct Builder {
+        private(set) var bytes: [UInt8] = []
+        private var currentTree: String?
+
+        init() {}
+
+        private mutating func select(_ tree: String) {
+            guard tree != currentTree else { return }
+            currentTree = tree
+            let name = Array(tree.utf8)
+            bytes.append(Tag.tree.rawValue)
+            bytes.appendLE(UInt16(truncatingIfNeeded: name.count))
+            bytes.append(contentsOf: name)
+        }
+
+        /// Appends `operation`. Lengths must already be within the limits
+        /// (the write transaction checks them when the change is made).
+        mutating func append(_ operation: LogOperation) {
+            select(operation.tree)
+            switch operation {
+            case let .put(_, key, value):
+                bytes.append(Tag.put.rawValue)
+                bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
+                bytes.append(contentsOf: key)
+                bytes.appendLE(UInt32(truncatingIfNeeded: value.count))
+                bytes.append(contentsOf: value)
+            case let .delete(_, key):
+                bytes.append(Tag.delete.rawValue)
+                bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
+                bytes.append(contentsOf: key)
+            case .createTree:
+                bytes.append(Tag.create.rawValue)
+            case .dropTree:
+                bytes.append(Tag.drop.rawValue)
+            }
+        }
+    }
+
+    /// Why a payload cannot be applied: the offset of the operation and
+    /// what was expected there.
+    struct Defect: Error, Equatable, CustomStringConvertible {
+        var offset: Int
+        var detail: String
+        var description: String { "payload byte \(offset): \(detail)" }
+    }
+
+    /// Walks every operation of `payload`, checking each length against the
+    /// bytes left and the page geometry's limits before it is used.
+    static func forEach(
+        _ payload: UnsafeRawBufferPointer, geometry: PageGeometry,
+        _ body: (_ tree: String, _ operation: LogOperationView) throws(FirnError) -> Void
+    ) throws(FirnError) -> Defect? {
+        var reader = Reader(bytes: payload)
+        var tree: String?
+        while !reader.atEnd {
+            let start = reader.offset
+            guard let tagByte = reader.u8(), let tag = Tag(rawValue: tagByte) else {
+                return Defect(offset: start, detail: "operation tag \(payload[start]): expected 1 to 5")
+            }
+            if tag == .tree {
+                guard let length = reader.u16(), let name = reader.bytes(Int(length)) else {
+                    return Defect(offset: start, detail: "tree name runs past the payload's end")
+                }
+                switch CatalogEntry.name(name, geometry: geometry) {
+                case let .success(valid): tree = valid
+                case let .failure(defect): return Defect(offset: start, detail: "tree name: \(defect)")
+                }
+                continue
+            }
+            guard let current = tree else {
+                return Defect(offset: start, detail: "operation before any tree is named")
+            }
+            switch tag {
+            case .put:
+                guard let keyLength = reader.u16(), Int(keyLength) <= geometry.maxKeyLength else {
+                    return Defect(offset: start, detail: "key length beyond the limit of \(geometry.maxKeyLength) or the payload")
+                }
+                guard let key = reader.bytes(Int(keyLength)), let valueLength = reader.u32(),
+                      let value = reader.bytes(Int(valueLength)) else {
+                    return Defect(offset: start, detail: "put runs past the payload's end")
+                }
+                try body(current, .put(key: key, value: value))
+            case .delete:
+                guard let keyLength = reader.u16(), Int(keyLength) <= geometry.maxKeyLength else {
+                    return Defect(offset: start, detail: "key length beyond the limit of \(geometry.maxKeyLength) or the payload")
+                }
+                guard let key = reader.bytes(Int(keyLength)) else {
+                    return Defect(offset: start, detail: "delete runs past the payload's end")
+                }
+                try body(current, .delete(key: key))
+            case .create:
+                try body(current, .createTree)
+            case .drop:
+                try body(current, .dropTree)
+            case .tree:
+                break
+            }
+        }
+        return nil
+    }
+
+    /// Every operation of `payload`, copied out; for tests and tools.
+    static func operations(_ payload: UnsafeRawBufferPointer, geometry: PageGeometry) -> Result<[LogOperation], Defect> {
+        var out: [LogOperation] = []
+        let defect = try? forEach(payload, geometry: geometry) { tree, operation in
+            switch operation {
+            case let .put(key, value): out.append(.put(tree: tree, key: Array(key), value: Array(value)))
+            case let .delete(key): out.append(.delete(tree: tree, key: Array(key)))
+            case .createTree: out.append(.createTree(tree))
+            case .dropTree: out.append(.dropTree(tree))
+            }
+        }
+        if let defect { return .failure(defect) }
+        return .success(out)
+    }
+
+    /// Bounds-checked reading of little-endian fields.
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        var atEnd: Bool { offset >= bytes.count }
+
+        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
+            guard count >= 0, count <= bytes.count - offset else { return nil }
+            defer { offset += count }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+        }
+
+        mutating func u8() -> UInt8? { bytes(1).map { $0[0] } }
+        mutating func u16() -> UInt16? { bytes(2).map { $0.loadUnaligned(as: UInt16.self).littleEndian } }
+        mutating func u32() -> UInt32? { bytes(4).map { $0.loadUnaligned(as: UInt32.self).littleEndian } }
+    }
+}
