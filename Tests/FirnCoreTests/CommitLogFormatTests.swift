@@ -24,12 +24,12 @@ import Testing
                 pageCount: LogFrameHeader.pageCount(payloadLength: UInt64(payload.count), pageSize: 4096) ?? 1,
                 kind: kind, deferred: deferred, previousChecksum: chain, payloadChecksum: CRC32C.checksum(payload))
             edit(&header)
-            let encoded = header.encoded()
+            let (encoded, checksum) = header.encoded()
             let offset = Int(page) * 4096
             bytes.replaceSubrange(offset..<offset + encoded.count, with: encoded)
             let end = min(bytes.count, offset + encoded.count + payload.count)
             bytes.replaceSubrange(offset + encoded.count..<end, with: payload.prefix(end - offset - encoded.count))
-            chain = encoded.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian }
+            chain = checksum
             page += UInt64(max(header.pageCount, 1))
             return header
         }
@@ -53,8 +53,9 @@ import Testing
         let header = LogFrameHeader(epoch: 9, version: 12, timestampNanoseconds: 1_700_000_000_000_000_000,
                                     payloadLength: 5000, pageCount: 2, kind: .commit, deferred: true,
                                     previousChecksum: 0xDEAD_BEEF, payloadChecksum: 0x1234_5678)
-        let bytes = header.encoded()
+        let (bytes, encodedChecksum) = header.encoded()
         #expect(bytes.count == LogFrameHeader.size)
+        #expect(encodedChecksum == CRC32C.checksum(Array(bytes[0..<60])))
         guard case let .header(read, checksum) = bytes.withUnsafeBytes({ LogFrameHeader.read($0) }) else {
             Issue.record("header did not read back")
             return
@@ -73,7 +74,7 @@ import Testing
 
     /// Rewrites header bytes `[offset, offset + bytes.count)` and fixes the checksum.
     static func reading(_ header: LogFrameHeader, patch offset: Int, _ bytes: [UInt8]) -> LogFrameHeader.Reading {
-        var encoded = header.encoded()
+        var encoded = header.encoded().bytes
         encoded.replaceSubrange(offset..<offset + bytes.count, with: bytes)
         let crc = CRC32C.checksum(Array(encoded[0..<60]))
         withUnsafeBytes(of: crc.littleEndian) { encoded.replaceSubrange(60..<64, with: $0) }
@@ -98,14 +99,14 @@ import Testing
         var seal = header
         seal.kind = .seal
         seal.payloadLength = 1
-        guard case let .defect(detail) = seal.encoded().withUnsafeBytes({ LogFrameHeader.read($0) }) else {
+        guard case let .defect(detail) = seal.encoded().bytes.withUnsafeBytes({ LogFrameHeader.read($0) }) else {
             Issue.record("a seal frame with a payload was not refused")
             return
         }
         #expect(detail.contains("seal frame"))
         seal.payloadLength = 0
         seal.deferred = true
-        if case .header = seal.encoded().withUnsafeBytes({ LogFrameHeader.read($0) }) {
+        if case .header = seal.encoded().bytes.withUnsafeBytes({ LogFrameHeader.read($0) }) {
             Issue.record("a deferred seal frame was not refused")
         }
     }
@@ -118,7 +119,7 @@ import Testing
         let header = LogFrameHeader(epoch: 1, version: 2, timestampNanoseconds: 0, payloadLength: 0, pageCount: 1,
                                     kind: .commit, deferred: false, previousChecksum: 0, payloadChecksum: 0)
         for offset in [8, 17, 33, 44, 52, 60, 63] {
-            var bytes = header.encoded()
+            var bytes = header.encoded().bytes
             bytes[offset] ^= 0x10
             guard case .torn = bytes.withUnsafeBytes({ LogFrameHeader.read($0) }) else {
                 Issue.record("a flipped byte \(offset) was not taken for a torn header")
@@ -297,24 +298,12 @@ import Testing
         image.add(version: 41, payload: Self.samplePayload)
         image.add(version: 42, deferred: true, payload: Self.samplePayload)
         let scan = image.scan()
-        let io = NullIO()
+        let io = MemoryIO()
         // An open group: continued when the opener accepts it, else a new region.
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: scan, acceptOpenGroup: true) != nil)
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: scan, acceptOpenGroup: false) == nil)
         var torn = image
         torn.add(version: 43, payload: Self.samplePayload) { $0.payloadChecksum ^= 1 }
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: torn.scan(), acceptOpenGroup: true) == nil)
-    }
-
-    /// A FileIO that does nothing: for appenders that are only inspected.
-    final class NullIO: FileIO, @unchecked Sendable {
-        var path: String { "null" }
-        var descriptor: Int32 { -1 }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {}
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int { 0 }
-        func sync() throws(FirnError) {}
-        func extend(to size: UInt64) throws(FirnError) {}
-        func size() throws(FirnError) -> UInt64 { 0 }
-        func close() {}
     }
 }

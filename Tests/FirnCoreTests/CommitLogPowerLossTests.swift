@@ -163,20 +163,18 @@ import Testing
         }
         // Appending where the appender allows it: the new frame is accepted
         // right after the durable version.
-        let io = CommitLogFormatTests.NullIO()
+        let io = MemoryIO(image.bytes)
         guard let appender = LogAppender.resume(io: io, region: recording.region, geometry: geometry, scan: scan,
                                                 acceptOpenGroup: false) else { return true }
-        guard appender.newestVersion == scan.durableVersion, appender.fits(payloadLength: 10) else { return true }
-        var extended = regionBytes
         let payload = CommitLogFormatTests.samplePayload
-        let header = LogFrameHeader(
-            epoch: recording.region.epoch, version: scan.durableVersion + 1, timestampNanoseconds: 1,
-            payloadLength: UInt64(payload.count), pageCount: 1, kind: .commit, deferred: false,
-            previousChecksum: appender.chain, payloadChecksum: CRC32C.checksum(payload))
-        let frame = header.encoded() + payload
-        let offset = Int(appender.nextPage) * pageSize
-        extended.replaceSubrange(offset..<offset + pageSize, with: frame + [UInt8](repeating: 0, count: pageSize - frame.count))
-        let rescan = extended.withUnsafeBytes { LogScan.scan(recording.region, bytes: $0, geometry: geometry) }
+        guard appender.newestVersion == scan.durableVersion, appender.fits(payloadLength: payload.count) else { return true }
+        do {
+            try appender.appendCommit(payload: payload, deferred: false, timestampNanoseconds: 1)
+        } catch {
+            Issue.record("\(label()): appending after the scan failed: \(error)")
+            return false
+        }
+        let rescan = io.bytes[start..<end].withUnsafeBytes { LogScan.scan(recording.region, bytes: $0, geometry: geometry) }
         guard rescan.durableVersion == scan.durableVersion + 1, rescan.frames.count == scan.frames.count + 1 else {
             Issue.record("\(label()): a frame appended after the scan was not accepted (durable \(rescan.durableVersion), end \(rescan.end))")
             return false

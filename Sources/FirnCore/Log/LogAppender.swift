@@ -93,7 +93,7 @@ final class LogAppender {
             epoch: region.epoch, version: version, timestampNanoseconds: timestampNanoseconds,
             payloadLength: UInt64(payload.count), pageCount: pages, kind: kind, deferred: deferred,
             previousChecksum: chain, payloadChecksum: CRC32C.checksum(payload))
-        let headerBytes = header.encoded()
+        let (headerBytes, checksum) = header.encoded()
         // Whole pages, one buffer: the tail is zeros, so no byte of an older
         // use of the page stays inside the frame.
         var frame = headerBytes
@@ -101,7 +101,7 @@ final class LogAppender {
         frame.append(contentsOf: payload)
         frame.append(contentsOf: repeatElement(0, count: Int(pages) * pageSize - frame.count))
         try withBytes(frame) { (bytes) throws(FirnError) in try io.write(bytes, at: offset) }
-        chain = headerBytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian }
+        chain = checksum
         nextPage += UInt64(pages)
     }
 }

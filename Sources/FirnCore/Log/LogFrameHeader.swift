@@ -54,9 +54,11 @@ struct LogFrameHeader: Equatable, Sendable {
         return UInt32(exactly: pages)
     }
 
-    /// The 64 header bytes, checksum included.
-    func encoded() -> [UInt8] {
+    /// The 64 header bytes, and their checksum (stored at offset 60; the
+    /// value the next frame chains to).
+    func encoded() -> (bytes: [UInt8], checksum: UInt32) {
         var bytes = [UInt8](repeating: 0, count: Self.size)
+        var checksum: UInt32 = 0
         bytes.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             base.copyMemory(from: Self.magic, byteCount: Self.magic.count)
@@ -69,10 +71,10 @@ struct LogFrameHeader: Equatable, Sendable {
             base.storeLE(deferred ? Self.deferredFlag : 0, at: 45)
             base.storeLE(previousChecksum, at: 48)
             base.storeLE(payloadChecksum, at: 52)
-            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<60]))
-            base.storeLE(crc, at: 60)
+            checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<60]))
+            base.storeLE(checksum, at: 60)
         }
-        return bytes
+        return (bytes, checksum)
     }
 
     /// What the first bytes of a page are, read as a frame header.

@@ -96,53 +96,68 @@ enum LogPayload {
         _ payload: UnsafeRawBufferPointer, geometry: PageGeometry,
         _ body: (_ tree: String, _ operation: LogOperationView) throws(FirnError) -> Void
     ) throws(FirnError) -> Defect? {
-        var reader = Reader(bytes: payload)
+        var scanner = ByteScanner(payload)
         var tree: String?
-        while !reader.atEnd {
-            let start = reader.offset
-            guard let tagByte = reader.u8(), let tag = Tag(rawValue: tagByte) else {
-                return Defect(offset: start, detail: "operation tag \(payload[start]): expected 1 to 5")
+        while !scanner.isAtEnd {
+            let start = scanner.offset
+            let read: Read
+            do {
+                read = try next(&scanner, geometry: geometry)
+            } catch {
+                // The scanner's defects are `.corrupt` with the detail alone.
+                guard case let .corrupt(_, _, _, detail) = error else { return Defect(offset: start, detail: "\(error)") }
+                return Defect(offset: start, detail: detail)
             }
-            if tag == .tree {
-                guard let length = reader.u16(), let name = reader.bytes(Int(length)) else {
-                    return Defect(offset: start, detail: "tree name runs past the payload's end")
-                }
-                switch CatalogEntry.name(name, geometry: geometry) {
-                case let .success(valid): tree = valid
-                case let .failure(defect): return Defect(offset: start, detail: "tree name: \(defect)")
-                }
-                continue
-            }
-            guard let current = tree else {
-                return Defect(offset: start, detail: "operation before any tree is named")
-            }
-            switch tag {
-            case .put:
-                guard let keyLength = reader.u16(), Int(keyLength) <= geometry.maxKeyLength else {
-                    return Defect(offset: start, detail: "key length beyond the limit of \(geometry.maxKeyLength) or the payload")
-                }
-                guard let key = reader.bytes(Int(keyLength)), let valueLength = reader.u32(),
-                      let value = reader.bytes(Int(valueLength)) else {
-                    return Defect(offset: start, detail: "put runs past the payload's end")
-                }
-                try body(current, .put(key: key, value: value))
-            case .delete:
-                guard let keyLength = reader.u16(), Int(keyLength) <= geometry.maxKeyLength else {
-                    return Defect(offset: start, detail: "key length beyond the limit of \(geometry.maxKeyLength) or the payload")
-                }
-                guard let key = reader.bytes(Int(keyLength)) else {
-                    return Defect(offset: start, detail: "delete runs past the payload's end")
-                }
-                try body(current, .delete(key: key))
-            case .create:
-                try body(current, .createTree)
-            case .drop:
-                try body(current, .dropTree)
-            case .tree:
-                break
+            switch read {
+            case let .defect(detail):
+                return Defect(offset: start, detail: detail)
+            case let .tree(name):
+                tree = name
+            case let .operation(operation):
+                guard let tree else { return Defect(offset: start, detail: "operation before any tree is named") }
+                try body(tree, operation)
             }
         }
         return nil
+    }
+
+    /// One entry of a payload: a tree named, an operation, or why neither.
+    private enum Read {
+        case tree(String)
+        case operation(LogOperationView)
+        case defect(String)
+    }
+
+    /// Reads the entry at the scanner; throws (from the scanner) when it
+    /// runs past the payload's end.
+    private static func next(_ scanner: inout ByteScanner, geometry: PageGeometry) throws(FirnError) -> Read {
+        let tagByte = try scanner.byte("operation tag")
+        guard let tag = Tag(rawValue: tagByte) else { return .defect("operation tag \(tagByte): expected 1 to 5") }
+        func key(_ what: String) throws(FirnError) -> UnsafeRawBufferPointer? {
+            let length = Int(try scanner.littleEndian(UInt16.self, "\(what) runs past the payload's end: key length"))
+            guard length <= geometry.maxKeyLength else { return nil }
+            return try scanner.slice(length, "\(what) runs past the payload's end: key")
+        }
+        switch tag {
+        case .tree:
+            let length = Int(try scanner.littleEndian(UInt16.self, "tree name runs past the payload's end"))
+            let name = try scanner.slice(length, "tree name runs past the payload's end")
+            switch CatalogEntry.name(name, geometry: geometry) {
+            case let .success(valid): return .tree(valid)
+            case let .failure(defect): return .defect("tree name: \(defect)")
+            }
+        case .put:
+            guard let key = try key("put") else { return .defect("key length beyond the limit of \(geometry.maxKeyLength)") }
+            let length = Int(try scanner.littleEndian(UInt32.self, "put runs past the payload's end: value length"))
+            return .operation(.put(key: key, value: try scanner.slice(length, "put runs past the payload's end: value")))
+        case .delete:
+            guard let key = try key("delete") else { return .defect("key length beyond the limit of \(geometry.maxKeyLength)") }
+            return .operation(.delete(key: key))
+        case .create:
+            return .operation(.createTree)
+        case .drop:
+            return .operation(.dropTree)
+        }
     }
 
     /// Every operation of `payload`, copied out; for tests and tools.
@@ -158,23 +173,5 @@ enum LogPayload {
         }
         if let defect { return .failure(defect) }
         return .success(out)
-    }
-
-    /// Bounds-checked reading of little-endian fields.
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
-
-        var atEnd: Bool { offset >= bytes.count }
-
-        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
-            guard count >= 0, count <= bytes.count - offset else { return nil }
-            defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-        }
-
-        mutating func u8() -> UInt8? { bytes(1).map { $0[0] } }
-        mutating func u16() -> UInt16? { bytes(2).map { $0.loadUnaligned(as: UInt16.self).littleEndian } }
-        mutating func u32() -> UInt32? { bytes(4).map { $0.loadUnaligned(as: UInt32.self).littleEndian } }
     }
 }

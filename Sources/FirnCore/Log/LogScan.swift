@@ -36,16 +36,6 @@ struct LogScan: Equatable {
         /// A frame whose checksums hold but whose fields no writer produces.
         case damaged(page: UInt64, detail: String)
 
-        /// The page the scan stopped at (the region's size when full).
-        func page(regionPages: UInt64) -> UInt64 {
-            switch self {
-            case .full: return regionPages
-            case let .blank(page), let .foreign(page), let .torn(page, _), let .stale(page, _),
-                 let .damaged(page, _):
-                return page
-            }
-        }
-
         /// Whether a frame appended here can never be taken for part of a
         /// chain it does not belong to: the page holds nothing of this
         /// epoch. After a torn, stale or damaged end a whole frame of this
@@ -82,7 +72,7 @@ struct LogScan: Equatable {
             case .blank: scan.end = .blank(page: page); return scan
             case .foreign: scan.end = .foreign(page: page); return scan
             case let .torn(stored, computed):
-                scan.end = .torn(page: page, detail: "header checksum \(hex(stored)), computed \(hex(computed))")
+                scan.end = .torn(page: page, detail: "header checksum \(hex32(stored)), computed \(hex32(computed))")
                 return scan
             case let .defect(detail):
                 scan.end = .damaged(page: page, detail: detail)
@@ -98,7 +88,7 @@ struct LogScan: Equatable {
                 return scan
             }
             guard header.previousChecksum == scan.chain else {
-                scan.end = .stale(page: page, detail: "chained to \(hex(header.previousChecksum)), expected \(hex(scan.chain))")
+                scan.end = .stale(page: page, detail: "chained to \(hex32(header.previousChecksum)), expected \(hex32(scan.chain))")
                 return scan
             }
             // Chained and whole: from here on a wrong field is damage.
@@ -110,7 +100,7 @@ struct LogScan: Equatable {
             let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + Int(header.payloadLength)])
             let computed = CRC32C.checksum(payload)
             guard computed == header.payloadChecksum else {
-                scan.end = .torn(page: page, detail: "payload checksum \(hex(header.payloadChecksum)), computed \(hex(computed))")
+                scan.end = .torn(page: page, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
                 return scan
             }
             if header.kind == .commit {
@@ -156,5 +146,3 @@ struct LogScan: Equatable {
         return nil
     }
 }
-
-private func hex(_ value: UInt32) -> String { String(value, radix: 16) }

@@ -71,6 +71,12 @@ package struct ByteScanner {
         return UnsafeRawBufferPointer(start: base + offset, count: count)
     }
 
+    /// A little-endian fixed-width integer.
+    @inline(__always)
+    package mutating func littleEndian<T: FixedWidthInteger>(_: T.Type, _ what: @autoclosure () -> String) throws(FirnError) -> T {
+        T(littleEndian: try slice(MemoryLayout<T>.size, what()).loadUnaligned(as: T.self))
+    }
+
     package static func defect(_ detail: String) -> FirnError {
         .corrupt(path: "", page: nil, version: nil, detail: detail)
     }
