@@ -136,6 +136,7 @@ import Testing
             .createTree("a"), .put(tree: "a", key: [], value: []), .put(tree: "a", key: [1, 2], value: Array(0..<200)),
             .delete(tree: "b", key: [9]), .dropTree("b"), .createTree("b"), .put(tree: "b", key: [0xFF], value: [1]),
             .put(tree: "a", key: [UInt8](repeating: 7, count: Self.geometry.maxKeyLength), value: [UInt8](repeating: 1, count: 70_000)),
+            .count(tree: "a", entries: 3), .count(tree: "b", entries: UInt64.max),
         ]
         let bytes = Self.payload(operations)
         #expect(bytes.withUnsafeBytes { LogPayload.operations($0, geometry: Self.geometry) } == .success(operations))
@@ -149,7 +150,7 @@ import Testing
         func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
         let named: [UInt8] = [1] + le16(1) + [0x74]
         let cases: [([UInt8], Int, String)] = [
-            ([0], 0, "operation tag 0"), ([6], 0, "operation tag 6"), ([2] + le16(0) + [0, 0, 0, 0], 0, "before any tree"),
+            ([0], 0, "operation tag 0"), ([7], 0, "operation tag 7"), ([6] + [UInt8](repeating: 0, count: 8), 0, "before any tree"), ([2] + le16(0) + [0, 0, 0, 0], 0, "before any tree"),
             ([4], 0, "before any tree"), ([1] + le16(0), 0, "tree name"), ([1] + le16(3) + [0x74], 0, "past the payload"),
             ([1] + le16(2) + [0xC3, 0x28], 0, "tree name"), ([1] + le16(max + 1) + [UInt8](repeating: 0x61, count: Int(max) + 1), 0, "tree name"),
             ([1], 0, "past the payload"),
@@ -158,6 +159,7 @@ import Testing
             (named + [2] + le16(1) + [5] + [0xFF, 0xFF, 0xFF, 0xFF], 4, "past the payload's end"),
             (named + [3] + le16(max + 1), 4, "key length"), (named + [3] + le16(2) + [1], 4, "past the payload's end"),
             (named + [3], 4, "key length"), (named + [5, 9], 5, "operation tag 9"),
+            (named + [6, 1, 2, 3, 4, 5, 6, 7], 4, "count runs past the payload's end"),
         ]
         for (bytes, offset, expected) in cases {
             switch bytes.withUnsafeBytes({ LogPayload.operations($0, geometry: Self.geometry) }) {

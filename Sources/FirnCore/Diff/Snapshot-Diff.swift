@@ -27,6 +27,10 @@ extension Snapshot {
     ) throws(FirnError) -> DiffStats {
         try checkSameDatabase(base)
         do {
+            if base.log != nil || log != nil {
+                if base.log === log, base.info.catalogRoot == info.catalogRoot { return DiffStats() }
+                return try logChanges(in: name, since: base, body)
+            }
             if base.info.catalogRoot == info.catalogRoot {
                 // One catalog: the tree's entry, hence the tree, is the same.
                 var stats = DiffStats()
@@ -63,6 +67,9 @@ extension Snapshot {
         since base: Snapshot, _ body: (TreeChange) throws(FirnError) -> Bool
     ) throws(FirnError) -> DiffStats {
         try checkSameDatabase(base)
+        if base.log != nil || log != nil {
+            do { return try logTreeChanges(since: base, body) } catch { throw error.located(in: store.path) }
+        }
         var diff = TreeDiff(older: base, root: base.info.catalogRoot, newer: self, root: info.catalogRoot)
         do {
             return try diff.run { (change) throws(FirnError) -> Bool in

@@ -9,20 +9,25 @@
 /// | 3 | u16 length, key | delete the key |
 /// | 4 | — | the tree is created empty (new, or again after a drop) |
 /// | 5 | — | the tree is dropped with all its entries |
+/// | 6 | u64 entries | the tree holds this many entries after the version |
 ///
 /// A tree name is 1 to `maxKeyLength` bytes of UTF-8, as in the catalog; a
-/// key is 0 to `maxKeyLength` bytes. Operations 2–5 need a tree named before
+/// key is 0 to `maxKeyLength` bytes. Operations 2–6 need a tree named before
 /// them. A value may be of any length the frame holds: the frame, not an
-/// overflow chain, carries it.
+/// overflow chain, carries it. Every tree a commit puts into, deletes from or
+/// creates gets a count (6) after its changes, as its catalog entry would:
+/// readers take a tree's size from it without looking keys up
+/// (`LogOverlay` checks that it is there and within the file's bounds).
 enum LogOperation: Equatable {
     case put(tree: String, key: [UInt8], value: [UInt8])
     case delete(tree: String, key: [UInt8])
     case createTree(String)
     case dropTree(String)
+    case count(tree: String, entries: UInt64)
 
     var tree: String {
         switch self {
-        case let .put(tree, _, _), let .delete(tree, _): return tree
+        case let .put(tree, _, _), let .delete(tree, _), let .count(tree, _): return tree
         case let .createTree(tree), let .dropTree(tree): return tree
         }
     }
@@ -35,11 +40,12 @@ enum LogOperationView {
     case delete(key: UnsafeRawBufferPointer)
     case createTree
     case dropTree
+    case count(UInt64)
 }
 
 enum LogPayload {
     enum Tag: UInt8 {
-        case tree = 1, put = 2, delete = 3, create = 4, drop = 5
+        case tree = 1, put = 2, delete = 3, create = 4, drop = 5, count = 6
     }
 
     /// Builds a payload operation by operation; names a tree only when it
@@ -78,6 +84,9 @@ enum LogPayload {
                 bytes.append(Tag.create.rawValue)
             case .dropTree:
                 bytes.append(Tag.drop.rawValue)
+            case let .count(_, entries):
+                bytes.append(Tag.count.rawValue)
+                bytes.appendLE(entries)
             }
         }
     }
@@ -132,7 +141,7 @@ enum LogPayload {
     /// runs past the payload's end.
     private static func next(_ scanner: inout ByteScanner, geometry: PageGeometry) throws(FirnError) -> Read {
         let tagByte = try scanner.byte("operation tag")
-        guard let tag = Tag(rawValue: tagByte) else { return .defect("operation tag \(tagByte): expected 1 to 5") }
+        guard let tag = Tag(rawValue: tagByte) else { return .defect("operation tag \(tagByte): expected 1 to 6") }
         func key(_ what: String) throws(FirnError) -> UnsafeRawBufferPointer? {
             let length = Int(try scanner.littleEndian(UInt16.self, "\(what) runs past the payload's end: key length"))
             guard length <= geometry.maxKeyLength else { return nil }
@@ -157,6 +166,8 @@ enum LogPayload {
             return .operation(.createTree)
         case .drop:
             return .operation(.dropTree)
+        case .count:
+            return .operation(.count(try scanner.littleEndian(UInt64.self, "count runs past the payload's end")))
         }
     }
 
@@ -169,6 +180,7 @@ enum LogPayload {
             case let .delete(key): out.append(.delete(tree: tree, key: Array(key)))
             case .createTree: out.append(.createTree(tree))
             case .dropTree: out.append(.dropTree(tree))
+            case let .count(entries): out.append(.count(tree: tree, entries: entries))
             }
         }
         if let defect { return .failure(defect) }

@@ -59,9 +59,24 @@ struct LogScan: Equatable {
 
     /// Scans `region`, whose bytes are `bytes` (exactly `pageCount` pages).
     static func scan(_ region: LogRegion, bytes: UnsafeRawBufferPointer, geometry: PageGeometry) -> LogScan {
+        var scan = start(region)
+        scan.resume(region, bytes: bytes, geometry: geometry)
+        return scan
+    }
+
+    /// A scan of `region` that has read nothing yet.
+    static func start(_ region: LogRegion) -> LogScan {
+        LogScan(frames: [], end: .full, newestVersion: region.epoch, durableVersion: region.epoch, nextPage: 0, chain: region.seed)
+    }
+
+    /// Reads on from the page after the last frame accepted, as `scan`
+    /// would from the start: a reader following a log another process
+    /// appends to reads each frame once. Where the scan stopped before (a
+    /// frame still being written was torn then) is read again.
+    mutating func resume(_ region: LogRegion, bytes: UnsafeRawBufferPointer, geometry: PageGeometry) {
+        var scan = self
+        defer { self = scan }
         let pageSize = UInt64(geometry.pageSize)
-        var scan = LogScan(frames: [], end: .full, newestVersion: region.epoch, durableVersion: region.epoch,
-                           nextPage: 0, chain: region.seed)
         let regionPages = min(region.pageCount, UInt64(bytes.count) / pageSize)
         while scan.nextPage < regionPages {
             let page = scan.nextPage
@@ -69,14 +84,14 @@ struct LogScan: Equatable {
             let first = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(pageSize)])
             let header: LogFrameHeader, checksum: UInt32
             switch LogFrameHeader.read(first) {
-            case .blank: scan.end = .blank(page: page); return scan
-            case .foreign: scan.end = .foreign(page: page); return scan
+            case .blank: scan.end = .blank(page: page); return
+            case .foreign: scan.end = .foreign(page: page); return
             case let .torn(stored, computed):
                 scan.end = .torn(page: page, detail: "header checksum \(hex32(stored)), computed \(hex32(computed))")
-                return scan
+                return
             case let .defect(detail):
                 scan.end = .damaged(page: page, detail: detail)
-                return scan
+                return
             case let .header(read, sum):
                 header = read
                 checksum = sum
@@ -85,29 +100,29 @@ struct LogScan: Equatable {
             // a frame the chain does not hold: not part of this log.
             guard header.epoch == region.epoch else {
                 scan.end = .stale(page: page, detail: "epoch \(header.epoch), expected \(region.epoch)")
-                return scan
+                return
             }
             guard header.previousChecksum == scan.chain else {
                 scan.end = .stale(page: page, detail: "chained to \(hex32(header.previousChecksum)), expected \(hex32(scan.chain))")
-                return scan
+                return
             }
             // Chained and whole: from here on a wrong field is damage.
-            if let defect = fieldDefect(header, page: page, regionPages: regionPages, pageSize: pageSize, scan: scan) {
+            if let defect = Self.fieldDefect(header, page: page, regionPages: regionPages, pageSize: pageSize, scan: scan) {
                 scan.end = .damaged(page: page, detail: defect)
-                return scan
+                return
             }
             let payloadStart = offset + LogFrameHeader.size
             let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + Int(header.payloadLength)])
             let computed = CRC32C.checksum(payload)
             guard computed == header.payloadChecksum else {
                 scan.end = .torn(page: page, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
-                return scan
+                return
             }
             if header.kind == .commit {
                 let defect = try? LogPayload.forEach(payload, geometry: geometry) { _, _ in }
                 if let defect {
                     scan.end = .damaged(page: page, detail: defect.description)
-                    return scan
+                    return
                 }
                 scan.newestVersion = header.version
                 if !header.deferred { scan.durableVersion = header.version }
@@ -119,7 +134,6 @@ struct LogScan: Equatable {
             scan.nextPage = page + UInt64(header.pageCount)
         }
         scan.end = .full
-        return scan
     }
 
     /// What is wrong with a chained frame's fields, or nil.

@@ -5,18 +5,24 @@
 /// it lives. Thread-safe: share it freely.
 public final class Snapshot: @unchecked Sendable {
     public let store: Store
+    /// The version's checkpoint: for a version between checkpoints, the
+    /// commit whose trees the log's frames stand over.
     public let info: VersionInfo
     let source: PageSource
     private let pinState: Locked<PinSlot?>
+    /// The log's frames up to this version, for a version between
+    /// checkpoints; nil when it is a checkpoint (a commit record's version).
+    let log: LogOverlayVersion?
 
-    public var version: UInt64 { info.version }
+    public var version: UInt64 { log?.version ?? info.version }
     /// False when no reader-table slot protects this snapshot (read-only
     /// store without a lock file): a writer could then reuse its pages.
     public let isPinned: Bool
 
-    init(store: Store, info: VersionInfo, source: PageSource, pin: PinSlot?) {
+    init(store: Store, info: VersionInfo, source: PageSource, pin: PinSlot?, log: LogOverlayVersion? = nil) {
         self.store = store
         self.info = info
+        self.log = log?.isCheckpoint == true ? nil : log
         self.source = source
         pinState = Locked(pin)
         isPinned = pin != nil
@@ -92,7 +98,24 @@ public final class Snapshot: @unchecked Sendable {
                 try cursor.next()
             }
         } catch { throw error.located(in: store.path, version: version) }
-        return out
+        guard let log, !log.trees.isEmpty else { return out }
+        // Between checkpoints: the trees the frames touched, as they left them.
+        var merged: [(name: String, entry: CatalogEntry)] = []
+        for (name, entry) in out {
+            guard let state = log.trees[name] else {
+                merged.append((name, entry))
+                continue
+            }
+            if state.exists {
+                merged.append((name, CatalogEntry(root: state.showsCheckpoint ? entry.root : .none, count: state.count)))
+            }
+        }
+        let known = Set(out.map { $0.0 })
+        for (name, state) in log.trees where state.exists && !known.contains(name) {
+            merged.append((name, CatalogEntry(root: .none, count: state.count)))
+        }
+        merged.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        return merged
     }
 
     /// The tree name under a catalog cursor; `.corrupt` naming the catalog
@@ -115,12 +138,27 @@ public final class Snapshot: @unchecked Sendable {
 
     /// The tree called `name`, or nil when the version has none.
     public func tree(_ name: String) throws(FirnError) -> TreeReader? {
+        let state = log?.trees[name]
+        if let state, !state.exists { return nil }
         var cursor = catalogCursor
+        let checkpointEntry: CatalogEntry?
         do {
             try cursor.seek(Array(name.utf8))
-            guard cursor.isValid, try cursor.key == Array(name.utf8) else { return nil }
-            return TreeReader(name: name, entry: try catalogEntry(cursor), snapshot: self)
+            if cursor.isValid, try cursor.key == Array(name.utf8) {
+                checkpointEntry = try catalogEntry(cursor)
+            } else {
+                checkpointEntry = nil
+            }
         } catch { throw error.located(in: store.path, version: version) }
+        guard let log, let state else {
+            return checkpointEntry.map { TreeReader(name: name, entry: $0, snapshot: self) }
+        }
+        // Between checkpoints, a tree the frames touched: their entries over
+        // the checkpoint's tree, unless a frame dropped or created it anew.
+        let root = state.showsCheckpoint ? checkpointEntry?.root ?? .none : .none
+        return TreeReader(
+            name: name, entry: CatalogEntry(root: root, count: state.count), snapshot: self,
+            log: TreeReader.LogLayer(entries: log.entries(of: name), showsBase: state.showsCheckpoint))
     }
 
     /// A cursor over the tree rooted at `root` in this version: a named

@@ -2,8 +2,28 @@
 /// version's pages, without copying.
 public struct TreeReader: Sendable {
     public let name: String
+    /// The tree's root and count. For a version between checkpoints, the
+    /// root is the checkpoint's tree (none after a reset) and the count the
+    /// version's own.
     public let entry: CatalogEntry
     public let snapshot: Snapshot
+    /// The commit log's entries over the checkpoint's tree, for a version
+    /// between checkpoints whose frames touched it.
+    let log: LogLayer?
+
+    /// A tree's log entries at a version, and whether the checkpoint's tree
+    /// shows through them.
+    struct LogLayer: @unchecked Sendable {
+        var entries: [LogEntry]
+        var showsBase: Bool
+    }
+
+    init(name: String, entry: CatalogEntry, snapshot: Snapshot, log: LogLayer? = nil) {
+        self.name = name
+        self.entry = entry
+        self.snapshot = snapshot
+        self.log = log
+    }
 
     public var count: UInt64 { entry.count }
     var source: PageSource { snapshot.source }
@@ -11,9 +31,8 @@ public struct TreeReader: Sendable {
     /// The value under `key`: inline values point into the map (zero-copy);
     /// values in overflow chains are assembled once.
     public func get(_ key: UnsafeRawBufferPointer) throws(FirnError) -> Value? {
-        guard !entry.root.isNone else { return nil }
         do {
-            switch try source.lookup(key, in: entry.root) {
+            switch try storedValue(key) {
             case nil:
                 return nil
             case let .inline(bytes)?:
@@ -26,6 +45,17 @@ public struct TreeReader: Sendable {
         }
     }
 
+    /// The value under `key` as stored: a log entry's bytes in its frame,
+    /// else the checkpoint's leaf cell.
+    func storedValue(_ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
+        if let log {
+            if let logged = log.entries.entry(for: key) { return logged.value.map { .inline($0) } }
+            if !log.showsBase { return nil }
+        }
+        guard !entry.root.isNone else { return nil }
+        return try source.lookup(key, in: entry.root)
+    }
+
     public func get(_ key: [UInt8]) throws(FirnError) -> Value? {
         try withBytes(key) { (k) throws(FirnError) in try get(k) }
     }
@@ -34,10 +64,15 @@ public struct TreeReader: Sendable {
 
     /// A cursor positioned before the first entry (call `first()` or `seek`).
     public func cursor() -> Cursor {
-        Cursor(TreeCursor(source: source, rootRef: entry.root), owner: snapshot, path: snapshot.store.path)
+        let base = TreeCursor(source: source, rootRef: entry.root)
+        if let log {
+            return Cursor(LogMergeCursor(base: base, entries: log.entries, showsBase: log.showsBase),
+                          owner: snapshot, path: snapshot.store.path)
+        }
+        return Cursor(base, owner: snapshot, path: snapshot.store.path)
     }
 
-    /// Height of the tree: 0 when empty, 1 for a single leaf.
+    /// Height of the checkpoint's tree: 0 when empty, 1 for a single leaf.
     public func depth() throws(FirnError) -> Int {
         guard !entry.root.isNone else { return 0 }
         return try source.view(entry.root).level + 1
@@ -85,6 +120,9 @@ public final class Cursor {
     // closure runs while one is open), and a cursor is used by one thread at
     // a time: the runtime exclusivity check, a large share of a step, is off.
     @exclusivity(unchecked) private var core: TreeCursor
+    /// Set for a tree of a version between checkpoints: the walk merges the
+    /// log's entries over the checkpoint's tree, and `core` is not used.
+    @exclusivity(unchecked) private var merge: LogMergeCursor?
     private let owner: AnyObject
     private let path: String
     /// The cursor reads a snapshot, whose pages never change while it lives.
@@ -98,6 +136,11 @@ public final class Cursor {
         residencyPages = max(1, Int(Mapping.residencyBudget) / max(1, core.pageSize))
     }
 
+    convenience init(_ merge: LogMergeCursor, owner: AnyObject, path: String) {
+        self.init(merge.base, owner: owner, path: path)
+        self.merge = merge
+    }
+
     /// Runs `body` on the cursor in place. A read through the stored
     /// property (`core.key`) copied the whole struct first, retaining its
     /// page source, root and stack, on every step of a scan.
@@ -106,17 +149,32 @@ public final class Cursor {
         try body(&core)
     }
 
-    public var isValid: Bool { Self.borrow(&core) { $0.isValid } }
+    public var isValid: Bool {
+        if let merge { return merge.isValid }
+        return Self.borrow(&core) { $0.isValid }
+    }
 
     public func first() throws(FirnError) {
-        do { try core.first() } catch { throw error.located(in: path) }
+        do {
+            if merge != nil { try merge?.first() } else { try core.first() }
+        } catch { throw error.located(in: path) }
     }
 
     public func last() throws(FirnError) {
-        do { try core.last() } catch { throw error.located(in: path) }
+        do {
+            if merge != nil { try merge?.last() } else { try core.last() }
+        } catch { throw error.located(in: path) }
     }
 
     public func next() throws(FirnError) {
+        if merge != nil {
+            do { try merge?.next() } catch { throw error.located(in: path) }
+            if readsSnapshot, let entered = merge?.subtreesEnteredForward, entered >= nextResidencyDrop {
+                nextResidencyDrop = entered + residencyPages
+                if entered >= residencyPages { merge?.dropResidentPages() }
+            }
+            return
+        }
         do { try core.next() } catch { throw error.located(in: path) }
         // A scan over a snapshot touches every page of the tree through
         // the map, and touched file pages count in the resident set: drop
@@ -133,25 +191,35 @@ public final class Cursor {
     private var nextResidencyDrop = 0
 
     public func previous() throws(FirnError) {
-        do { try core.previous() } catch { throw error.located(in: path) }
+        do {
+            if merge != nil { try merge?.previous() } else { try core.previous() }
+        } catch { throw error.located(in: path) }
     }
 
     /// Moves to the first entry whose key is at or after `key`.
     public func seek(_ key: [UInt8]) throws(FirnError) {
-        do { try core.seek(key) } catch { throw error.located(in: path) }
+        do {
+            if merge != nil { try merge?.seek(key) } else { try core.seek(key) }
+        } catch { throw error.located(in: path) }
     }
 
     /// The current key (a copy), nil when not on an entry.
     public var key: [UInt8]? {
         get throws(FirnError) {
-            do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.key } } catch { throw error.located(in: path) }
+            do {
+                if let merge { return try merge.key }
+                return try Self.borrow(&core) { (c) throws(FirnError) in try c.key }
+            } catch { throw error.located(in: path) }
         }
     }
 
     /// The current value, overflow chains followed.
     public var value: [UInt8]? {
         get throws(FirnError) {
-            do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() } } catch { throw error.located(in: path) }
+            do {
+                if let merge { return try merge.value() }
+                return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() }
+            } catch { throw error.located(in: path) }
         }
     }
 
@@ -161,6 +229,14 @@ public final class Cursor {
     /// step (an iteration makes a key for every object).
     public func copyKey(into buffer: UnsafeMutableRawBufferPointer) throws(FirnError) -> Int? {
         do {
+            if let merge {
+                return try merge.withKey { key in
+                    if key.count <= buffer.count, let base = buffer.baseAddress, let source = key.baseAddress {
+                        base.copyMemory(from: source, byteCount: key.count)
+                    }
+                    return key.count
+                }
+            }
             return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey { key in
                 if key.count <= buffer.count, let base = buffer.baseAddress, let source = key.baseAddress {
                     base.copyMemory(from: source, byteCount: key.count)
@@ -174,7 +250,10 @@ public final class Cursor {
 
     /// The current key without copying, valid during `body`.
     public func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
-        do { return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey(body) } } catch { throw error.located(in: path) }
+        do {
+            if let merge { return try merge.withKey(body) }
+            return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey(body) }
+        } catch { throw error.located(in: path) }
     }
 
     /// The current value as a `Value`, nil when not on an entry: zero-copy
@@ -188,6 +267,12 @@ public final class Cursor {
                 // snapshot), not the snapshot directly: threads iterating
                 // one snapshot at once would bounce its reference count
                 // between them on every value.
+                if let merge {
+                    if readsSnapshot, case let .inline(bytes)? = try merge.storedValue() {
+                        return Value(bytes: bytes, owner: self)
+                    }
+                    return try merge.value().map { Value(copying: $0, owner: owner) }
+                }
                 if readsSnapshot, case let .inline(bytes)? = try Self.borrow(&core, { (c) throws(FirnError) in try c.storedValue() }) {
                     return Value(bytes: bytes, owner: self)
                 }
@@ -202,7 +287,11 @@ public final class Cursor {
     /// for values in overflow chains (use `value`).
     public func withInlineValue<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R? {
         let stored: StoredValue?
-        do { stored = try Self.borrow(&core) { (c) throws(FirnError) in try c.storedValue() } } catch { throw error.located(in: path) }
+        do {
+            if let merge { stored = try merge.storedValue() } else {
+                stored = try Self.borrow(&core) { (c) throws(FirnError) in try c.storedValue() }
+            }
+        } catch { throw error.located(in: path) }
         if case let .inline(bytes)? = stored { return body(bytes) }
         return nil
     }

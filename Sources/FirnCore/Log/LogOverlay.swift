@@ -1,0 +1,193 @@
+/// What the commit log says of one tree at a version, against the tree its
+/// checkpoint holds.
+struct LogTreeState: Equatable, Sendable {
+    /// False once a frame dropped the tree (and none created it again).
+    var exists: Bool
+    /// The version of the last frame that dropped or created the tree; nil
+    /// while the checkpoint's tree shows through. A reset hides the
+    /// checkpoint's tree and every frame before it.
+    var resetVersion: UInt64?
+    /// Entries the tree holds, from the frame's count.
+    var count: UInt64
+
+    var showsCheckpoint: Bool { resetVersion == nil }
+}
+
+/// One frame's changes to one tree, net of the frame's own order: entries
+/// sorted by key, one per key, and whether the frame dropped or created the
+/// tree first (its entries then stand on an empty tree).
+struct LogFrameTreeChanges {
+    var reset: Bool
+    var entries: [LogEntry]
+}
+
+/// The versions of one epoch as a chain: the checkpoint itself, then one
+/// link per commit frame, each immutable once made. A snapshot of a version
+/// between checkpoints holds its link and reads the checkpoint's trees
+/// through it (`TreeReader`, `Cursor`). Entries point into the frames'
+/// bytes, which `owner` (the map) keeps alive.
+final class LogOverlayVersion: @unchecked Sendable {
+    let epoch: UInt64
+    let version: UInt64
+    private let parent: LogOverlayVersion?
+    /// This version's frame, per tree it touched.
+    let changes: [String: LogFrameTreeChanges]
+    /// Every tree a frame of the epoch touched up to this version.
+    let trees: [String: LogTreeState]
+    private let owner: AnyObject?
+    /// Merged entries per tree at this version, built when first read.
+    private let merged = Locked<[String: [LogEntry]]>([:])
+
+    private init(epoch: UInt64, version: UInt64, parent: LogOverlayVersion?, changes: [String: LogFrameTreeChanges],
+                 trees: [String: LogTreeState], owner: AnyObject?) {
+        self.epoch = epoch
+        self.version = version
+        self.parent = parent
+        self.changes = changes
+        self.trees = trees
+        self.owner = owner
+    }
+
+    /// The checkpoint itself: no frame yet.
+    static func checkpoint(_ epoch: UInt64) -> LogOverlayVersion {
+        LogOverlayVersion(epoch: epoch, version: epoch, parent: nil, changes: [:], trees: [:], owner: nil)
+    }
+
+    /// True when no frame of the epoch is in it: reads go to the checkpoint alone.
+    var isCheckpoint: Bool { parent == nil }
+
+    // MARK: reading
+
+    /// The entries that stand over `tree`'s checkpoint tree at this
+    /// version: sorted by key, one per key, deletions included (they hide
+    /// the checkpoint's entries). Empty when no frame touched the tree.
+    func entries(of tree: String) -> [LogEntry] {
+        if let cached = merged.withLock({ $0[tree] }) { return cached }
+        // Newest first, back to the last reset or a version that merged them already.
+        var runs: [[LogEntry]] = []
+        var link: LogOverlayVersion? = self
+        while let current = link {
+            if current !== self, let cached = current.merged.withLock({ $0[tree] }) {
+                runs.append(cached)
+                break
+            }
+            if let change = current.changes[tree] {
+                runs.append(change.entries)
+                if change.reset { break }
+            }
+            link = current.parent
+        }
+        let result = runs.isEmpty ? [] : [LogEntry].mergingNewestFirst(runs)
+        merged.withLock { $0[tree] = result }
+        return result
+    }
+
+    /// Whether a frame after version `older` and up to this one touched
+    /// `tree` (`older` must be this link's version or an earlier one of
+    /// its chain).
+    func touched(_ tree: String, after older: UInt64) -> Bool {
+        var link: LogOverlayVersion? = self
+        while let current = link, current.version > older {
+            if current.changes[tree] != nil { return true }
+            link = current.parent
+        }
+        return false
+    }
+
+    // MARK: applying a frame
+
+    /// The next version: this one with the commit frame whose `payload` is
+    /// given applied. Every operation is checked against the trees as they
+    /// stand (a put needs the tree, a create needs it absent, each tree
+    /// changed needs its count, no count exceeds `countLimit`); a frame that
+    /// fails is `.corrupt`, naming the version and `page` when known.
+    /// `checkpointHasTree` says whether the checkpoint holds a tree.
+    func applying(
+        payload: UnsafeRawBufferPointer, version next: UInt64, owner: AnyObject, geometry: PageGeometry,
+        countLimit: UInt64, page: UInt64? = nil, checkpointHasTree: (String) throws(FirnError) -> Bool
+    ) throws(FirnError) -> LogOverlayVersion {
+        func defect(_ detail: String) -> FirnError {
+            .corrupt(path: "", page: page, version: next, detail: "commit frame of version \(next): \(detail)")
+        }
+        guard version < UInt64.max, next == version + 1 else {
+            throw defect("expected version \(version &+ 1)")
+        }
+        struct Pending {
+            var state: LogTreeState
+            var reset = false
+            var operations: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, order: Int)] = []
+            var needsCount = false
+        }
+        var pending: [String: Pending] = [:]
+        var order = 0
+        var failure: String?
+        let payloadDefect = try LogPayload.forEach(payload, geometry: geometry) { (tree, operation) throws(FirnError) in
+            guard failure == nil else { return }
+            var entry: Pending
+            if let existing = pending[tree] {
+                entry = existing
+            } else if let state = self.trees[tree] {
+                entry = Pending(state: state)
+            } else {
+                entry = Pending(state: LogTreeState(exists: try checkpointHasTree(tree), resetVersion: nil, count: 0))
+            }
+            order += 1
+            switch operation {
+            case .dropTree:
+                guard entry.state.exists else { failure = "drops tree \"\(tree)\", which does not exist"; return }
+                entry.state = LogTreeState(exists: false, resetVersion: next, count: 0)
+                entry.reset = true
+                entry.operations.removeAll()
+                entry.needsCount = false
+            case .createTree:
+                guard !entry.state.exists else { failure = "creates tree \"\(tree)\", which exists"; return }
+                entry.state = LogTreeState(exists: true, resetVersion: next, count: 0)
+                entry.reset = true
+                entry.operations.removeAll()
+                entry.needsCount = true
+            case let .put(key, value):
+                guard entry.state.exists else { failure = "puts into tree \"\(tree)\", which does not exist"; return }
+                entry.operations.append((key, value, order))
+                entry.needsCount = true
+            case let .delete(key):
+                guard entry.state.exists else { failure = "deletes from tree \"\(tree)\", which does not exist"; return }
+                entry.operations.append((key, nil, order))
+                entry.needsCount = true
+            case let .count(entries):
+                guard entry.state.exists else { failure = "counts tree \"\(tree)\", which does not exist"; return }
+                guard entries <= countLimit else {
+                    failure = "counts \(entries) entries in tree \"\(tree)\", more than the file's \(countLimit) bytes hold"
+                    return
+                }
+                entry.state.count = entries
+                entry.needsCount = false
+            }
+            pending[tree] = entry
+        }
+        if let payloadDefect { throw defect(payloadDefect.description) }
+        if let failure { throw defect(failure) }
+        var newTrees = self.trees
+        var changes: [String: LogFrameTreeChanges] = [:]
+        for (tree, entry) in pending {
+            if entry.needsCount { throw defect("changes tree \"\(tree)\" without giving its count") }
+            // The last operation on each key wins.
+            let sorted = entry.operations.sorted { a, b in
+                let c = compareBytes(a.key, b.key)
+                return c != 0 ? c < 0 : a.order < b.order
+            }
+            var entries: [LogEntry] = []
+            entries.reserveCapacity(sorted.count)
+            for operation in sorted {
+                let logged = LogEntry(key: operation.key, value: operation.value, version: next)
+                if let last = entries.last, compareBytes(last.key, operation.key) == 0 {
+                    entries[entries.count - 1] = logged
+                } else {
+                    entries.append(logged)
+                }
+            }
+            newTrees[tree] = entry.state
+            changes[tree] = LogFrameTreeChanges(reset: entry.reset, entries: entries)
+        }
+        return LogOverlayVersion(epoch: epoch, version: next, parent: self, changes: changes, trees: newTrees, owner: owner)
+    }
+}
