@@ -68,26 +68,39 @@ enum LogPayload {
         /// Appends `operation`. Lengths must already be within the limits
         /// (the write transaction checks them when the change is made).
         mutating func append(_ operation: LogOperation) {
-            select(operation.tree)
             switch operation {
-            case let .put(_, key, value):
-                bytes.append(Tag.put.rawValue)
-                bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
-                bytes.append(contentsOf: key)
-                bytes.appendLE(UInt32(truncatingIfNeeded: value.count))
-                bytes.append(contentsOf: value)
-            case let .delete(_, key):
-                bytes.append(Tag.delete.rawValue)
-                bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
-                bytes.append(contentsOf: key)
-            case .createTree:
+            case let .put(tree, key, value):
+                key.withUnsafeBytes { k in value.withUnsafeBytes { v in appendPut(tree, key: k, value: v) } }
+            case let .delete(tree, key):
+                key.withUnsafeBytes { appendDelete(tree, key: $0) }
+            case let .createTree(tree):
+                select(tree)
                 bytes.append(Tag.create.rawValue)
-            case .dropTree:
+            case let .dropTree(tree):
+                select(tree)
                 bytes.append(Tag.drop.rawValue)
-            case let .count(_, entries):
+            case let .count(tree, entries):
+                select(tree)
                 bytes.append(Tag.count.rawValue)
                 bytes.appendLE(entries)
             }
+        }
+
+        /// Appends a put from bytes held elsewhere (no copy into arrays first).
+        mutating func appendPut(_ tree: String, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            select(tree)
+            bytes.append(Tag.put.rawValue)
+            bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
+            bytes.append(contentsOf: key)
+            bytes.appendLE(UInt32(truncatingIfNeeded: value.count))
+            bytes.append(contentsOf: value)
+        }
+
+        mutating func appendDelete(_ tree: String, key: UnsafeRawBufferPointer) {
+            select(tree)
+            bytes.append(Tag.delete.rawValue)
+            bytes.appendLE(UInt16(truncatingIfNeeded: key.count))
+            bytes.append(contentsOf: key)
         }
     }
 

@@ -122,6 +122,20 @@ final class LogOverlayHarness {
         history.append((checkpoint.version, model))
     }
 
+    /// Applies a payload made elsewhere (a change set's) as the next frame;
+    /// `model` is what the version must then read as.
+    @discardableResult
+    func commit(payload: [UInt8], model: Model) throws -> (LogOverlayVersion, Snapshot) {
+        let frame = FrameBytes(payload)
+        let checkpoint = self.checkpoint
+        overlay = try overlay.applying(
+            payload: frame.bytes, version: overlay.version + 1, owner: frame, geometry: store.geometry,
+            countLimit: UInt64.max, checkpointHasTree: { (name) throws(FirnError) in try checkpoint.tree(name) != nil })
+        self.model = model
+        history.append((overlay.version, model))
+        return (overlay, snapshot(overlay))
+    }
+
     static func sortedKeys(_ entries: [[UInt8]: [UInt8]]) -> [[UInt8]] {
         entries.keys.sorted { $0.lexicographicallyPrecedes($1) }
     }

@@ -1,0 +1,29 @@
+/// Bytes copied into chunks that never move or shrink while the arena
+/// lives: a write transaction's keys and values, which its sorted entries
+/// and cursors point at without owning them. Freed all at once.
+final class ByteArena {
+    private var chunks: [UnsafeMutableRawBufferPointer] = []
+    private var used = 0
+    private static let chunkSize = 64 << 10
+
+    deinit { for chunk in chunks { chunk.deallocate() } }
+
+    /// A stable copy of `bytes`, valid while the arena lives.
+    func store(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard bytes.count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if chunks.isEmpty || used + bytes.count > chunks[chunks.count - 1].count {
+            // A value larger than a chunk gets a chunk of its own.
+            chunks.append(.allocate(byteCount: max(Self.chunkSize, bytes.count), alignment: 8))
+            used = 0
+        }
+        let chunk = chunks[chunks.count - 1]
+        let target = UnsafeMutableRawBufferPointer(rebasing: chunk[used..<used + bytes.count])
+        target.copyMemory(from: bytes)
+        used += bytes.count
+        return UnsafeRawBufferPointer(target)
+    }
+
+    func store(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
+        bytes.withUnsafeBytes { store($0) }
+    }
+}

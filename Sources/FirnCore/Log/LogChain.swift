@@ -1,0 +1,75 @@
+/// One process's reading of an epoch's log: the frames of the region read
+/// so far, each applied as a link (`LogOverlayVersion`) that snapshots of
+/// its version read through. Another process appends frames; this one
+/// reads each frame once, when a version past the last one it read is
+/// wanted (the lock file publishes a version only after its frame is
+/// written, so the frames up to it are whole). Thread-safe.
+final class LogChain: @unchecked Sendable {
+    let region: LogRegion
+    let geometry: PageGeometry
+    /// The largest entry count a frame may give a tree (the file's bytes).
+    let countLimit: UInt64
+    private let checkpointHasTree: @Sendable (String) throws(FirnError) -> Bool
+
+    private struct State {
+        var scan: LogScan
+        /// The link of each commit frame read, by version − epoch − 1.
+        var links: [LogOverlayVersion] = []
+        var root: LogOverlayVersion
+        /// Commit frames of the scan already applied.
+        var applied = 0
+    }
+    private let state: Locked<State>
+
+    init(region: LogRegion, geometry: PageGeometry, countLimit: UInt64,
+         checkpointHasTree: @escaping @Sendable (String) throws(FirnError) -> Bool) {
+        self.region = region
+        self.geometry = geometry
+        self.countLimit = countLimit
+        self.checkpointHasTree = checkpointHasTree
+        state = Locked(State(scan: LogScan.start(region), root: .checkpoint(region.epoch)))
+    }
+
+    /// The newest version read so far, and the durable one.
+    var newestVersion: UInt64 { state.withLock { $0.scan.newestVersion } }
+    var durableVersion: UInt64 { state.withLock { $0.scan.durableVersion } }
+    /// Why the last read stopped.
+    var end: LogScan.End { state.withLock { $0.scan.end } }
+
+    /// The link of `version`: the checkpoint's for the epoch, a frame's
+    /// otherwise, reading frames from `bytes` (the region's pages in the
+    /// map, which `owner` keeps mapped) when it has not been read yet. Nil
+    /// when the region holds no whole frame of that version (yet).
+    /// `.corrupt` when a frame that checks out cannot be applied.
+    func link(_ version: UInt64, bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(FirnError) -> LogOverlayVersion? {
+        try state.withLock { (s) throws(FirnError) -> LogOverlayVersion? in
+            if version == region.epoch { return s.root }
+            guard version > region.epoch else { return nil }
+            if version > s.scan.newestVersion { s.scan.resume(region, bytes: bytes, geometry: geometry) }
+            try apply(&s, bytes: bytes, owner: owner)
+            let index = version - region.epoch - 1
+            return index < UInt64(s.links.count) ? s.links[Int(index)] : nil
+        }
+    }
+
+    /// Applies the commit frames the scan accepted since the last call.
+    private func apply(_ s: inout State, bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(FirnError) {
+        let pageSize = geometry.pageSize
+        while s.applied < s.scan.frames.count {
+            let frame = s.scan.frames[s.applied]
+            s.applied += 1
+            guard frame.header.kind == .commit else { continue }
+            // The scan checked the page count against the region and the
+            // payload's length and checksum: the slice is inside `bytes`.
+            let start = Int(frame.page) * pageSize + LogFrameHeader.size
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(frame.header.payloadLength)])
+            let previous = s.links.last ?? s.root
+            let page = region.startPage.addingReportingOverflow(frame.page)
+            let link = try previous.applying(
+                payload: payload, version: frame.header.version, owner: owner, geometry: geometry,
+                countLimit: countLimit, page: page.overflow ? nil : page.partialValue,
+                checkpointHasTree: checkpointHasTree)
+            s.links.append(link)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+/// A write transaction's changes as the commit log carries them: per tree,
+/// the keys put and deleted (sorted, one entry per key, bytes in an arena)
+/// over a base version read through a snapshot (its checkpoint and its
+/// frames). Reads see the changes first, then the base. `payload()`
+/// encodes them as one commit frame's payload; a frame a `LogOverlayVersion`
+/// applied to the base version reads exactly as this change set does.
+final class LogChangeSet {
+    let base: Snapshot
+
+    private struct TreeChanges {
+        /// The base version has the tree.
+        var inBase: Bool
+        /// The tree exists now.
+        var exists: Bool
+        /// Dropped or created in this transaction: the base's entries are gone.
+        var reset: Bool
+        var count: UInt64
+        var entries: [LogEntry] = []
+        /// Changed since the transaction began (a frame must carry it).
+        var changed = false
+    }
+    private var trees: [String: TreeChanges] = [:]
+    /// The base version's trees as read, by name (nil: the base has none).
+    private var baseTrees: [String: TreeReader?] = [:]
+    private let arena = ByteArena()
+    /// Bytes the payload will take, roughly: the commit path uses it to
+    /// choose a checkpoint for large transactions.
+    private(set) var payloadEstimate = 0
+
+    init(base: Snapshot) {
+        self.base = base
+    }
+
+    var isEmpty: Bool { !trees.values.contains { $0.changed } }
+
+    private func baseTree(_ name: String) throws(FirnError) -> TreeReader? {
+        if let known = baseTrees[name] { return known }
+        let reader = try base.tree(name)
+        baseTrees[name] = reader
+        return reader
+    }
+
+    /// The tree's state, from the base when this transaction has not touched it.
+    private func state(_ name: String) throws(FirnError) -> TreeChanges {
+        if let known = trees[name] { return known }
+        let reader = try baseTree(name)
+        return TreeChanges(inBase: reader != nil, exists: reader != nil, reset: false, count: reader?.count ?? 0)
+    }
+
+    // MARK: reading
+
+    /// Whether tree `name` exists as this transaction sees it.
+    func exists(_ name: String) throws(FirnError) -> Bool { try state(name).exists }
+
+    func count(_ name: String) throws(FirnError) -> UInt64 { try state(name).count }
+
+    /// The names of the trees as this transaction sees them, in byte order.
+    func treeNames() throws(FirnError) -> [String] {
+        var names = Set(try base.treeNames())
+        for (name, tree) in trees {
+            if tree.exists { names.insert(name) } else { names.remove(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// The value under `key` in tree `name`, nil when absent (or no tree).
+    func get(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
+        let tree = try state(name)
+        guard tree.exists else { return nil }
+        if let entry = tree.entries.entry(for: key) { return entry.value.map { .inline($0) } }
+        if tree.reset { return nil }
+        return try baseTree(name)?.storedValue(key)
+    }
+
+    /// A walk over tree `name` as this transaction sees it; nil when it
+    /// does not exist. Valid until the tree next changes.
+    func cursor(_ name: String, owner: AnyObject) throws(FirnError) -> Cursor? {
+        let tree = try state(name)
+        guard tree.exists else { return nil }
+        let reader = tree.reset ? nil : try baseTree(name)
+        let root = reader?.entry.root ?? .none
+        let baseLog = reader?.log
+        let entries = [LogEntry].mergingNewestFirst([tree.entries, baseLog?.entries ?? []])
+        let merge = LogMergeCursor(
+            base: TreeCursor(source: base.source, rootRef: root), entries: entries,
+            showsBase: reader != nil && baseLog?.showsBase != false)
+        return Cursor(merge, owner: owner, path: base.store.path)
+    }
+
+    // MARK: changing
+
+    /// Creates tree `name` empty unless it exists; true when created.
+    @discardableResult
+    func createTree(_ name: String) throws(FirnError) -> Bool {
+        var tree = try state(name)
+        guard !tree.exists else { return false }
+        tree.exists = true
+        tree.reset = true
+        tree.count = 0
+        tree.entries = []
+        tree.changed = true
+        trees[name] = tree
+        payloadEstimate += name.utf8.count + 16
+        return true
+    }
+
+    /// Drops tree `name` with its entries; false when there was none.
+    @discardableResult
+    func dropTree(_ name: String) throws(FirnError) -> Bool {
+        var tree = try state(name)
+        guard tree.exists else { return false }
+        tree.exists = false
+        tree.reset = true
+        tree.count = 0
+        tree.entries = []
+        tree.changed = true
+        trees[name] = tree
+        payloadEstimate += name.utf8.count + 16
+        return true
+    }
+
+    /// Stores `value` under `key` in tree `name` (which must exist); true
+    /// when the key is new.
+    @discardableResult
+    func put(_ name: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
+        var tree = try state(name)
+        let existed = try get(name, key) != nil
+        // An empty value is an empty buffer, not nil: nil means deleted.
+        tree.entries.upsert(LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1))
+        if !existed { tree.count += 1 }
+        tree.changed = true
+        trees[name] = tree
+        payloadEstimate += key.count + value.count + 8
+        return !existed
+    }
+
+    /// Removes `key` from tree `name`; false when it was absent.
+    @discardableResult
+    func delete(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
+        var tree = try state(name)
+        guard try get(name, key) != nil else { return false }
+        if tree.reset {
+            // Nothing of the base shows through: the entry just goes.
+            tree.entries.remove(key)
+        } else {
+            tree.entries.upsert(LogEntry(key: arena.store(key), value: nil, version: base.version + 1))
+        }
+        tree.count -= 1
+        tree.changed = true
+        trees[name] = tree
+        payloadEstimate += key.count + 4
+        return true
+    }
+
+    // MARK: encoding
+
+    /// The changes as one commit frame's payload (`LogPayload`), trees in
+    /// name order: a drop where the base's tree went, a create where a new
+    /// one began, then its puts and deletes in key order and its count.
+    func payload() -> [UInt8] {
+        var builder = LogPayload.Builder()
+        for name in trees.keys.sorted() {
+            guard let tree = trees[name], tree.changed else { continue }
+            if tree.reset && tree.inBase { builder.append(.dropTree(name)) }
+            guard tree.exists else { continue }
+            if tree.reset { builder.append(.createTree(name)) }
+            for entry in tree.entries {
+                if let value = entry.value {
+                    builder.appendPut(name, key: entry.key, value: value)
+                } else {
+                    builder.appendDelete(name, key: entry.key)
+                }
+            }
+            builder.append(.count(tree: name, entries: tree.count))
+        }
+        return builder.bytes
+    }
+}
+
+extension Array where Element == LogEntry {
+    /// Puts `entry` in key order, replacing an entry of the same key.
+    mutating func upsert(_ entry: LogEntry) {
+        let index = lowerBound(entry.key)
+        if index < count, compareBytes(self[index].key, entry.key) == 0 {
+            self[index] = entry
+        } else {
+            insert(entry, at: index)
+        }
+    }
+
+    /// Removes the entry of `key`, if any.
+    mutating func remove(_ key: UnsafeRawBufferPointer) {
+        let index = lowerBound(key)
+        if index < count, compareBytes(self[index].key, key) == 0 { self.remove(at: index) }
+    }
+}
