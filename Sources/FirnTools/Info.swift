@@ -101,7 +101,8 @@ public enum Info {
             }
         }
         return Report(
-            path: options.path, formatVersion: CommitRecord.formatVersion, pageSize: store.pageSize,
+            path: options.path, formatVersion: snapshot.info.commitRecord?.format ?? CommitRecord.formatVersion,
+            pageSize: store.pageSize,
             currentVersion: snapshot.version, currentTime: Units.iso8601(nanoseconds: snapshot.info.timestampNanoseconds),
             durableVersion: Self.durableVersion(store: store, slots: slots, current: snapshot.version),
             slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),

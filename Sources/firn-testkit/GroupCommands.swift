@@ -140,7 +140,7 @@ final class DyingIO: FileIO, @unchecked Sendable {
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
         try base.write(bytes, at: offset)
-        if bytes.count == CommitRecord.size && offset <= UInt64(PageGeometry.maxPageSize) {
+        if bytes.count == CommitRecord.size || bytes.count == CommitRecord.maximumSize, offset <= UInt64(PageGeometry.maxPageSize) {
             records += 1
             if records == dieAfterRecord { kill(getpid(), SIGKILL) }
         }

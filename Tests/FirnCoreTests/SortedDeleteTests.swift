@@ -40,7 +40,7 @@ import Testing
         let doomed = Array(100..<400) + [401, 777, 778, 1500] + Array(1800..<2000)
         try store.write { txn in
             let tree = try #require(try txn.tree("t"))
-            #expect(try tree.tree.delete(sortedKeys: doomed.map(Self.key)) == nil)
+            #expect(try #require(tree.tree).delete(sortedKeys: doomed.map(Self.key)) == nil)
         }
         let left = Set(0..<2000).subtracting(doomed).sorted()
         #expect(try Self.keys(store) == left.map(Self.key))
@@ -57,7 +57,7 @@ import Testing
             let before = try Self.keys(store)
             try store.write { txn in
                 let tree = try #require(try txn.tree("t"))
-                #expect(try tree.tree.delete(sortedKeys: asked).map { asked[$0] } == Array(missing.utf8))
+                #expect(try #require(tree.tree).delete(sortedKeys: asked).map { asked[$0] } == Array(missing.utf8))
             }
             let gone = Set(expectedDeleted.map(Self.key))
             #expect(try Self.keys(store) == before.filter { !gone.contains($0) })

@@ -20,12 +20,27 @@
 /// | 96 | 8 | retired pages (replaced, still visible to an older version) |
 /// | 104 | 4 | durable base: bit 31 = unsealed; bits 0–30 = version − durable base (0 means 1) |
 /// | 108 | 4 | CRC32C of bytes [0, 108) |
+///
+/// Format 3, a checkpoint that made a commit log region (FORMAT.md 8.2), is
+/// 128 bytes: offsets 0–107 as above, then
+///
+/// | offset | size | field |
+/// |-------:|-----:|-------|
+/// | 108 | 8 | the log region's first page |
+/// | 116 | 4 | the log region's page count (at least 1) |
+/// | 120 | 4 | reserved, zero |
+/// | 124 | 4 | CRC32C of bytes [0, 124) |
 public struct CommitRecord: Sendable, Equatable, Codable {
+    /// The size of a format 2 record (no log region).
     public static let size = 112
+    /// The size of a format 3 record, the largest: how much of a slot a reader reads.
+    public static let maximumSize = 128
     public static let magic: [UInt8] = [0x46, 0x49, 0x52, 0x4E, 0x44, 0x42, 0x0D, 0x0A]
     /// 2: history entries moved from tag `H` to `C` (FORMAT.md 7), so a
     /// small commit's space entries share one leaf. Format 1 files are refused.
     public static let formatVersion: UInt32 = 2
+    /// 3: the record names the commit log region its checkpoint made.
+    public static let logFormatVersion: UInt32 = 3
 
     public var pageSize: UInt32
     public var version: UInt64
@@ -43,6 +58,15 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     /// ordinary commit's value and means 1. File data: `fieldDefect`
     /// refuses a distance that reaches below version 1.
     public var storedDistance: UInt32
+    /// The commit log region this checkpoint made (format 3): its first
+    /// page and page count; 0 pages for a record without one (format 2).
+    public var logRegionStart: UInt64 = 0
+    public var logRegionPages: UInt32 = 0
+
+    /// The format this record is written in: 3 with a log region.
+    public var format: UInt32 { logRegionPages > 0 ? Self.logFormatVersion : Self.formatVersion }
+    /// Its size on disk.
+    public var encodedSize: Int { logRegionPages > 0 ? Self.maximumSize : Self.size }
 
     /// The bit of offset 104 that marks an unsealed record.
     static let unsealedBit: UInt32 = 1 << 31
@@ -106,6 +130,9 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             case spaceRootBirth = "space root birth"
             case freeAndRetiredPages = "free + retired pages"
             case durableBase = "durable base distance (offset 104)"
+            case logRegion = "log region first page (offset 108)"
+            case logRegionPages = "log region page count (offset 116)"
+            case reserved = "reserved bytes (offset 120)"
         }
 
         /// True for what a torn or lost slot write leaves behind (or a new
@@ -124,23 +151,28 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             case .badMagic: "bad magic (expected FIRNDB\\r\\n)"
             case let .badChecksum(stored, computed):
                 "record checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"
-            case let .unsupportedFormat(v): "unsupported format version \(v) (expected \(CommitRecord.formatVersion))"
+            case let .unsupportedFormat(v): "unsupported format version \(v) (expected \(CommitRecord.formatVersion) or \(CommitRecord.logFormatVersion))"
             case let .badPageSize(s): "invalid page size \(s) (expected a power of two from 4096 to 65536)"
             case let .badField(field, value, expected): "\(field.rawValue) is \(value) (expected \(expected))"
             }
         }
     }
 
-    /// Decodes and checks a record; `bytes` must hold at least `size` bytes.
+    /// Decodes and checks a record from a slot's first bytes: at least
+    /// `size` of them, `maximumSize` to read a format 3 record.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<CommitRecord, Defect> {
         guard bytes.count >= size, let base = bytes.baseAddress else { return .failure(.empty) }
-        if bytes[0..<size].allSatisfy({ $0 == 0 }) { return .failure(.empty) }
+        if bytes[0..<min(bytes.count, maximumSize)].allSatisfy({ $0 == 0 }) { return .failure(.empty) }
         guard bytes[0..<8].elementsEqual(magic) else { return .failure(.badMagic) }
-        let stored = base.le(UInt32.self, at: 108)
-        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<108]))
-        guard stored == computed else { return .failure(.badChecksum(stored: stored, computed: computed)) }
+        // The format says where the checksum is; a torn format field fails
+        // the checksum it points to.
         let format = base.le(UInt32.self, at: 8)
-        guard format == formatVersion else { return .failure(.unsupportedFormat(format)) }
+        let checked = format == logFormatVersion ? maximumSize - 4 : size - 4
+        guard bytes.count >= checked + 4 else { return .failure(.empty) }
+        let stored = base.le(UInt32.self, at: checked)
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked]))
+        guard stored == computed else { return .failure(.badChecksum(stored: stored, computed: computed)) }
+        guard format == formatVersion || format == logFormatVersion else { return .failure(.unsupportedFormat(format)) }
         let pageSize = base.le(UInt32.self, at: 12)
         guard PageGeometry.isValidPageSize(Int(pageSize)) else { return .failure(.badPageSize(pageSize)) }
         var record = CommitRecord(
@@ -157,8 +189,28 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         let word = base.le(UInt32.self, at: 104)
         record.unsealed = word & unsealedBit != 0
         record.storedDistance = word & ~unsealedBit
+        if format == logFormatVersion {
+            record.logRegionStart = base.le(UInt64.self, at: 108)
+            record.logRegionPages = base.le(UInt32.self, at: 116)
+            guard record.logRegionPages >= 1 else {
+                return .failure(.badField(.logRegionPages, value: 0, expected: "at least 1 in a format 3 record"))
+            }
+            let reserved = base.le(UInt32.self, at: 120)
+            guard reserved == 0 else { return .failure(.badField(.reserved, value: UInt64(reserved), expected: "0")) }
+        }
         if let defect = record.fieldDefect { return .failure(defect) }
         return .success(record)
+    }
+
+    /// The record's checksum as encoded: the seed its log region's frames chain from.
+    public var checksum: UInt32 {
+        encoded().withUnsafeBytes { $0.load(fromByteOffset: encodedSize - 4, as: UInt32.self).littleEndian }
+    }
+
+    /// The log region this checkpoint made, with its epoch and chain seed; nil without one.
+    var logRegion: LogRegion? {
+        guard logRegionPages > 0 else { return nil }
+        return LogRegion(startPage: logRegionStart, pageCount: UInt64(logRegionPages), epoch: version, seed: checksum)
     }
 
     /// Versions run from 1 to 2^63 − 1: a writer never gets near the top,
@@ -188,6 +240,13 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             return .badField(.durableBase, value: UInt64(storedDistance),
                              expected: "0 or 1…\(min(version, Self.maximumDistance + 1) - 1) (version − durable base), and sealed for version 1")
         }
+        if logRegionPages > 0 {
+            let (end, overflow) = logRegionStart.addingReportingOverflow(UInt64(logRegionPages))
+            guard logRegionStart >= 2, !overflow, end <= logicalPageCount else {
+                return .badField(.logRegion, value: logRegionStart,
+                                 expected: "2 or more, with its \(logRegionPages) pages inside the \(logicalPageCount) in use")
+            }
+        }
         let (bookkept, overflow) = freePages.addingReportingOverflow(retiredPages)
         guard !overflow, bookkept <= logicalPageCount - 2 else {
             return .badField(.freeAndRetiredPages, value: overflow ? .max : bookkept,
@@ -198,11 +257,11 @@ public struct CommitRecord: Sendable, Equatable, Codable {
 
     /// Encodes the record, checksum included, into `size` bytes.
     public func encoded() -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: CommitRecord.size)
+        var bytes = [UInt8](repeating: 0, count: encodedSize)
         bytes.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             for (i, b) in CommitRecord.magic.enumerated() { buffer[i] = b }
-            base.storeLE(CommitRecord.formatVersion, at: 8)
+            base.storeLE(format, at: 8)
             base.storeLE(pageSize, at: 12)
             base.storeLE(version, at: 16)
             base.storeLE(timestampNanoseconds, at: 24)
@@ -213,8 +272,13 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             base.storeLE(freePages, at: 88)
             base.storeLE(retiredPages, at: 96)
             base.storeLE(storedDistance | (unsealed ? CommitRecord.unsealedBit : 0), at: 104)
-            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<108]))
-            base.storeLE(crc, at: 108)
+            if logRegionPages > 0 {
+                base.storeLE(logRegionStart, at: 108)
+                base.storeLE(logRegionPages, at: 116)
+            }
+            let checked = encodedSize - 4
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<checked]))
+            base.storeLE(crc, at: checked)
         }
         return bytes
     }

@@ -98,8 +98,16 @@ public struct PackedImageWriter {
         let catalog = try snapshot.catalog()
         var roots: [(name: [UInt8], entry: CatalogEntry)] = []
         for (name, entry) in catalog {
-            var cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
-            let root = try bulkLoad(&cursor)
+            let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
+            let root: PageRef
+            // A version between checkpoints: the log's entries over the checkpoint's tree.
+            if snapshot.log != nil, let log = try snapshot.tree(name)?.log {
+                var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
+                root = try bulkLoad(&merged)
+            } else {
+                var plain = cursor
+                root = try bulkLoad(&plain)
+            }
             roots.append((Array(name.utf8), CatalogEntry(root: root, count: entry.count)))
         }
         // The catalog itself, from the new roots.
@@ -179,15 +187,23 @@ public struct PackedImageWriter {
     }
 
     /// Copies one tree in key order; returns its new root.
-    private mutating func bulkLoad(_ cursor: inout TreeCursor) throws(FirnError) -> PageRef {
+    private mutating func bulkLoad<Walk: EntryWalk>(_ cursor: inout Walk) throws(FirnError) -> PageRef {
         var loader = TreeLoader(pageSize: pageSize)
+        let geometry = PageGeometry(pageSize: pageSize)
         try cursor.first()
         while cursor.isValid {
             guard let stored = try cursor.storedValue() else { break }
             let value: StoredValue
             switch stored {
-            case .inline:
-                value = stored
+            case let .inline(bytes):
+                // A log frame carries a value of any length: one too long
+                // for a leaf goes to an overflow chain, as a commit puts it.
+                let keyLength = try cursor.withKey { $0.count } ?? 0
+                if geometry.isInline(keyLength: keyLength, valueLength: bytes.count) {
+                    value = stored
+                } else {
+                    value = .overflow(try writeOverflow(Array(bytes)), length: UInt64(bytes.count))
+                }
             case let .overflow(head, length):
                 let bytes = try snapshot.source.readOverflow(head, length: length)
                 value = .overflow(try writeOverflow(bytes), length: length)
@@ -336,3 +352,16 @@ struct TreeLoader {
         return .none
     }
 }
+
+/// An ordered walk the image writer copies a tree from: a checkpoint's
+/// tree, or the log's entries merged over it.
+protocol EntryWalk {
+    var isValid: Bool { get }
+    mutating func first() throws(FirnError)
+    mutating func next() throws(FirnError)
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R?
+    func storedValue() throws(FirnError) -> StoredValue?
+}
+
+extension TreeCursor: EntryWalk {}
+extension LogMergeCursor: EntryWalk {}

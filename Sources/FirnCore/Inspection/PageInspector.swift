@@ -32,7 +32,7 @@ public enum PageInspector {
         }
         if number < 2 {
             page.kind = "commitSlot"
-            switch CommitRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<min(pageSize, CommitRecord.size)])) {
+            switch CommitRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<min(pageSize, CommitRecord.maximumSize)])) {
             case let .success(record):
                 page.commitRecord = record
                 page.checksumOK = true

@@ -51,8 +51,11 @@ final class LogAppender {
     /// synced unless `deferred`; returns its version. A deferred commit joins
     /// the open group, made durable by the next commit that is not deferred
     /// or by `seal()`. `misuse` when the frame does not fit (check `fits`).
+    /// `sync` false skips the sync of a commit that is not deferred: a
+    /// store with durability `.none`, whose commits survive a crash of the
+    /// process but promise nothing after a power loss.
     @discardableResult
-    func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64) throws(FirnError) -> UInt64 {
+    func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64, sync: Bool = true) throws(FirnError) -> UInt64 {
         guard fits(payloadLength: payload.count), newestVersion < UInt64.max else {
             throw FirnError.misuse("\(io.path): log frame of \(payload.count) bytes does not fit the region")
         }
@@ -61,7 +64,7 @@ final class LogAppender {
                   timestampNanoseconds: timestampNanoseconds)
         newestVersion = version
         if !deferred {
-            try io.sync()
+            if sync { try io.sync() }
             durableVersion = version
         }
         return version

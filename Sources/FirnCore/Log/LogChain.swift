@@ -35,6 +35,18 @@ final class LogChain: @unchecked Sendable {
     var durableVersion: UInt64 { state.withLock { $0.scan.durableVersion } }
     /// Why the last read stopped.
     var end: LogScan.End { state.withLock { $0.scan.end } }
+    /// The scan as far as it has read: where an appender continues.
+    var scan: LogScan { state.withLock { $0.scan } }
+
+    /// Reads every whole frame the region holds now (up to where the scan
+    /// stops), applying them; returns the scan.
+    func readAll(bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(FirnError) -> LogScan {
+        try state.withLock { (s) throws(FirnError) -> LogScan in
+            s.scan.resume(region, bytes: bytes, geometry: geometry)
+            try apply(&s, bytes: bytes, owner: owner)
+            return s.scan
+        }
+    }
 
     /// The link of `version`: the checkpoint's for the epoch, a frame's
     /// otherwise, reading frames from `bytes` (the region's pages in the

@@ -152,6 +152,16 @@ final class LogChangeSet {
         return true
     }
 
+    /// Each tree this transaction changed, in name order: whether the base
+    /// had it, whether it exists now, whether it was dropped or created
+    /// (the base's entries gone), and its entries (nil value: deleted).
+    func forEachChangedTree(_ body: (_ name: String, _ inBase: Bool, _ exists: Bool, _ reset: Bool, _ entries: [LogEntry]) throws(FirnError) -> Void) throws(FirnError) {
+        for name in trees.keys.sorted() {
+            guard let tree = trees[name], tree.changed else { continue }
+            try body(name, tree.inBase, tree.exists, tree.reset, tree.entries)
+        }
+    }
+
     // MARK: encoding
 
     /// The changes as one commit frame's payload (`LogPayload`), trees in

@@ -27,11 +27,18 @@ struct LogScan: Equatable {
         case blank(page: UInt64)
         /// Other data (a reused page), not a frame.
         case foreign(page: UInt64)
+        /// A whole frame of another epoch: the region's pages held an older
+        /// checkpoint's log before this checkpoint took them (regions are
+        /// reused, so every new region starts so). Like `foreign`: frames
+        /// of this epoch are written in order from the region's start, so
+        /// none was written here, and one beyond (a write that overtook a
+        /// lost one) chains to a frame that is not here, never to a new one.
+        case otherEpoch(page: UInt64, epoch: UInt64)
         /// A frame that did not reach the disk whole: its header or payload
         /// checksum fails. Expected after a power loss during a write.
         case torn(page: UInt64, detail: String)
-        /// A whole frame that does not follow the chain: of another epoch,
-        /// chained to another frame, or of an unexpected version.
+        /// A whole frame of this epoch that does not follow the chain:
+        /// chained to another frame.
         case stale(page: UInt64, detail: String)
         /// A frame whose checksums hold but whose fields no writer produces.
         case damaged(page: UInt64, detail: String)
@@ -42,7 +49,7 @@ struct LogScan: Equatable {
         /// epoch may lie beyond it, and the next commit starts a new region.
         var allowsAppend: Bool {
             switch self {
-            case .blank, .foreign: return true
+            case .blank, .foreign, .otherEpoch: return true
             case .full, .torn, .stale, .damaged: return false
             }
         }
@@ -99,7 +106,7 @@ struct LogScan: Equatable {
             // Another checkpoint's frame, or one of this epoch that follows
             // a frame the chain does not hold: not part of this log.
             guard header.epoch == region.epoch else {
-                scan.end = .stale(page: page, detail: "epoch \(header.epoch), expected \(region.epoch)")
+                scan.end = .otherEpoch(page: page, epoch: header.epoch)
                 return
             }
             guard header.previousChecksum == scan.chain else {

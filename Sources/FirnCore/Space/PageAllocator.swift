@@ -160,6 +160,44 @@ final class PageAllocator {
         return try fresh()
     }
 
+    /// `count` consecutive pages, for a commit log region: the lowest run of
+    /// free pages that long among the candidates (a region retired two
+    /// checkpoints ago normally comes back whole), else past the end of
+    /// the file. Ask before any other page of the commit, so the pages of
+    /// a freed region are still together.
+    func allocateContiguous(_ count: Int) throws(FirnError) -> UInt64 {
+        precondition(count >= 1)
+        if !prefetchDone {
+            prefetchDone = true
+            prefetched = try readFreeList()
+        }
+        func search() -> Int? {
+            var found: Int?
+            forEachRun { start, length in
+                if length >= count { found = start }
+                return found != nil
+            }
+            return found
+        }
+        var found = search()
+        if found == nil && moreFree {
+            try readFreeBatch()
+            found = search()
+        }
+        allocations += UInt64(count)
+        if let start = found {
+            let first = pool[start].page
+            for index in start..<start + count { _ = take(index) }
+            return first
+        }
+        let first = logicalPageCount
+        let (end, overflow) = first.addingReportingOverflow(UInt64(count))
+        guard !overflow else { throw FirnError.invalidArgument("the file cannot grow by \(count) pages") }
+        try ensureFileHolds(pages: end)
+        logicalPageCount = end
+        return first
+    }
+
     /// Free pages (listed and reclaimed) when the transaction began, set
     /// after reclaiming when no version is pinned; `nil` forbids growing
     /// for runs.

@@ -265,7 +265,7 @@ public struct CommitSlots: Sendable {
     static func readWithBytes(
         _ io: any FileIO, pageSize: Int, buffer: inout [UInt8]
     ) throws(FirnError) -> (slots: CommitSlots, bytes: [[UInt8]]) {
-        let size = CommitRecord.size
+        let size = CommitRecord.maximumSize
         if buffer.count != pageSize + size { buffer = [UInt8](repeating: 0, count: pageSize + size) }
         let n = try withMutableBytes(&buffer) { (b) throws(FirnError) in try io.read(into: b, at: 0) }
         if n == buffer.count {
@@ -290,9 +290,9 @@ public struct CommitSlots: Sendable {
     }
 
     static func readRecord(_ io: any FileIO, at offset: UInt64) throws(FirnError) -> Result<CommitRecord, CommitRecord.Defect> {
-        var bytes = [UInt8](repeating: 0, count: CommitRecord.size)
+        var bytes = [UInt8](repeating: 0, count: CommitRecord.maximumSize)
         let n = try withMutableBytes(&bytes) { (b) throws(FirnError) in try io.read(into: b, at: offset) }
-        guard n == CommitRecord.size else { return .failure(.empty) }
-        return bytes.withUnsafeBytes { CommitRecord.decode($0) }
+        guard n >= CommitRecord.size else { return .failure(.empty) }
+        return bytes.withUnsafeBytes { CommitRecord.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 }

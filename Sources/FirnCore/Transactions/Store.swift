@@ -56,6 +56,8 @@ public final class Store: @unchecked Sendable {
     /// The nodes this store's last commit wrote (`WrittenNodes`), taken by
     /// the next write transaction.
     let writtenNodes = Locked<WrittenNodes?>(nil)
+    /// The chains this store reads commit log regions with (`logChain(for:)`).
+    let logChains = Locked<[LogChain]>([])
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -114,6 +116,7 @@ public final class Store: @unchecked Sendable {
         let base = try POSIXFile(path: path, writable: !options.readOnly)
         let io = options.wrapIO?(base) ?? base
         var lockFile: LockFile? = nil
+        let store: Store
         do throws(FirnError) {
             var slots = try CommitSlots.read(io)
             guard let newest = slots.newest else {
@@ -143,24 +146,7 @@ public final class Store: @unchecked Sendable {
                 // would let a compaction pack it and drop that commit.
                 slots = try CommitSlots.read(io).validated(io, map: map, keepingCheckedPages: options.keepOpenCheckPages)
             }
-            if let lockFile, let accepted = slots.current, slots.isValidated {
-                // Only over 0: a writer may already have committed on top of
-                // a version another first opener published.
-                // Durable only once synced: after a crash of a process (not
-                // of the machine) the dead writer's pages and record may
-                // still be only in the page cache — the check accepts them,
-                // and claiming them durable unsynced would let a
-                // `waitForDurable` return for a version a power loss then
-                // takes back. Syncing a clean file costs next to nothing.
-                // A failing sync leaves the durable version unknown (0)
-                // instead of failing the open: the data is readable, and
-                // the next durable commit or `sync()` meets the disk's
-                // error itself, where the caller is asking for durability.
-                if lockFile.publishInitial(version: accepted.version), (try? io.sync()) != nil {
-                    lockFile.publishDurable(version: accepted.version)
-                }
-            }
-            return Store(
+            store = Store(
                 path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),
                 lockFile: lockFile, io: io, map: map, openCheck: slots)
         } catch {
@@ -168,6 +154,33 @@ public final class Store: @unchecked Sendable {
             io.close()
             throw error
         }
+        // From here the store owns the lock file and the file: an error
+        // closes them as it goes.
+        let slots = store.openCheck
+        if let lockFile = store.lockFile, let accepted = slots.current, slots.isValidated {
+            // A checkpoint with a log: its durable frame is current
+            // (FORMAT.md 8.2). Frames after it are a group whose durability
+            // point never came; a writer starts a new region rather than
+            // chain to them.
+            var current = accepted.version
+            if let scan = try store.logScan(of: accepted) { current = scan.durableVersion }
+            // Only over 0: a writer may already have committed on top of
+            // a version another first opener published.
+            // Durable only once synced: after a crash of a process (not
+            // of the machine) the dead writer's pages and record may
+            // still be only in the page cache — the check accepts them,
+            // and claiming them durable unsynced would let a
+            // `waitForDurable` return for a version a power loss then
+            // takes back. Syncing a clean file costs next to nothing.
+            // A failing sync leaves the durable version unknown (0)
+            // instead of failing the open: the data is readable, and
+            // the next durable commit or `sync()` meets the disk's
+            // error itself, where the caller is asking for durability.
+            if lockFile.publishInitial(version: current), (try? store.io.sync()) != nil {
+                lockFile.publishDurable(version: current)
+            }
+        }
+        return store
     }
 
     /// Closes the store: no new snapshots or transactions. Snapshots still
@@ -244,6 +257,7 @@ public final class Store: @unchecked Sendable {
         let lockFile = try writableLockFile()
         if lockFile.durableVersion != 0, lockFile.durableVersion >= lockFile.latestVersion { return lockFile.durableVersion }
         let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        if let sealed = try sealLog(lockFile: lockFile, lease: lease) { return sealed }
         addUse()
         defer {
             lockFile.unlockWriter(lease)
@@ -278,6 +292,12 @@ public final class Store: @unchecked Sendable {
     /// did even after a reopen; if that fails too, the store is marked
     /// failed (it refuses further use until reopened).
     func writeRecord(_ record: [UInt8], at offset: UInt64, replacing previous: [UInt8], sync: Bool) throws(FirnError) {
+        // A shorter record over a longer one (format 2 over 3) zeroes the
+        // rest: the slot page is zero after its record (FORMAT.md 2).
+        var record = record
+        if previous.count > record.count, previous[record.count...].contains(where: { $0 != 0 }) {
+            record += [UInt8](repeating: 0, count: previous.count - record.count)
+        }
         do {
             try withBytes(record) { (b) throws(FirnError) in try io.write(b, at: offset) }
             if sync { try io.sync() }
@@ -317,6 +337,12 @@ public final class Store: @unchecked Sendable {
         guard let lockFile else {
             guard let record = try readSlots().current else {
                 throw FirnError.corrupt(path: path, page: nil, version: nil, detail: "neither commit slot is valid")
+            }
+            // Nobody else is writing: the log's durable version is current
+            // (FORMAT.md 8.2), as for a first opener.
+            if let scan = try logScan(of: record), scan.durableVersion > record.version,
+               let link = try logLink(scan.durableVersion, of: record) {
+                return try makeSnapshot(VersionInfo(record), pin: nil, log: link)
             }
             return try makeSnapshot(VersionInfo(record), pin: nil)
         }
@@ -364,8 +390,8 @@ public final class Store: @unchecked Sendable {
                 // newer record nobody published is not looked at (a writer that
                 // has not published yet, or one that died: the next writer checks
                 // its record and publishes it).
-                guard let record = try CommitSlots.read(io).record(version: version) else { continue }
-                return try makeSnapshot(VersionInfo(record), pin: pin)
+                guard let snapshot = try makeSnapshot(version: version, slots: try CommitSlots.read(io), pin: pin) else { continue }
+                return snapshot
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
         }
@@ -415,9 +441,9 @@ public final class Store: @unchecked Sendable {
         lockFile.setPinVersion(pin, version)
         let slots = try CommitSlots.read(io)
         // The pin passes to the new snapshot only once it exists: until
-        // then `latest` owns it and releases it if anything throws.
-        if let record = slots.record(version: version) {
-            let snapshot = try makeSnapshot(VersionInfo(record), pin: pin)
+        // then `latest` owns it and releases it if anything throws. A
+        // frame of the newest record's log is protected as its checkpoint is.
+        if let snapshot = try makeSnapshot(version: version, slots: slots, pin: pin) {
             latest.detachPin()
             return snapshot
         }
@@ -436,10 +462,10 @@ public final class Store: @unchecked Sendable {
             "\(path): version \(version) is not readable (readable: the current version, the previous slot and pinned versions)")
     }
 
-    func makeSnapshot(_ info: VersionInfo, pin: PinSlot?) throws(FirnError) -> Snapshot {
+    func makeSnapshot(_ info: VersionInfo, pin: PinSlot?, log: LogOverlayVersion? = nil) throws(FirnError) -> Snapshot {
         let map = try mapCovering(pages: info.logicalPageCount, version: info.version)
         let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: info.logicalPageCount)
-        return Snapshot(store: self, info: info, source: source, pin: pin)
+        return Snapshot(store: self, info: info, source: source, pin: pin, log: log)
     }
 
     /// The current map, replaced by a larger one when the file has grown past it.

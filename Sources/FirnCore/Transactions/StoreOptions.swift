@@ -21,6 +21,14 @@ public struct StoreOptions: Sendable {
     /// page). Costs a dictionary entry per page checked.
     package var keepOpenCheckPages = false
     public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
+    /// Commits through the commit log (docs/COMMIT-PATH.md): each
+    /// checkpoint makes a region of this many pages, and a small commit is
+    /// one frame appended there; 0 (the default) commits every version as
+    /// a copy-on-write commit. In development: not yet covered by the kill,
+    /// power-loss and I/O-fault suites: only the package's tests and the
+    /// benchmark (through the `CommitLog` SPI) set it.
+    /// A store that opens a file with a log reads it, whatever this says.
+    @_spi(CommitLog) public var commitLogPages: UInt32 = 0
 
     public init() {}
 }

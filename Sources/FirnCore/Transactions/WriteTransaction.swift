@@ -14,6 +14,10 @@ import Glibc
 /// version stays current. Not tied to a thread: it may be begun on one
 /// thread and committed or aborted on another (one thread at a time).
 /// Dropping it without committing aborts it.
+///
+/// On a file with a commit log (FORMAT.md 8.2) a small commit is instead one
+/// frame appended to the log, and every so often a checkpoint is an
+/// ordinary commit as above (`LogTransaction`).
 public final class WriteTransaction {
     /// The version this transaction commits as.
     public let version: UInt64
@@ -24,96 +28,74 @@ public final class WriteTransaction {
     private let lease: WriterLease
     /// The thread that began the transaction, until another uses it.
     private var beginThread: pthread_t?
-    private let context: WriteContext
-    private let ledger: SpaceLedger
-    private let catalog: MutableTree
-    /// The trees this transaction has opened, by name: loaded from the base
-    /// version, or fresh (created here, possibly after a drop). A name with
-    /// no entry here is as the base version has it, unless in `dropped`.
-    private var trees: [String: MutableTree] = [:]
-    /// Names whose tree in `trees` is fresh: written at commit even when empty.
-    private var created: Set<String> = []
-    /// Names whose base-version tree was dropped: its catalog entry goes at
-    /// commit unless `trees` holds a fresh tree of that name by then.
-    private var dropped: Set<String> = []
     private var finished = false
-    /// The slot this commit overwrites, as it was: restored if the commit
-    /// record cannot be made durable.
-    private let overwrittenSlot: [UInt8]
-    private let base: CommitRecord
-    /// The slot this commit's record goes into (FORMAT.md 8): the one not
-    /// holding `durableBase`.
-    private let targetSlot: Int
     /// The last durable version: the base itself, or, when the base is an
     /// unsealed member of an open group, the version the group builds on.
     public let durableBase: UInt64
+    private let slots: CommitSlots
+    private let slotBytes: [[UInt8]]
+    /// Copy-on-write state: every commit without a log; in log mode made
+    /// only when the commit is a checkpoint.
+    private var pages: PageCommit?
+    /// Log mode: the changes as the next frame carries them.
+    private let log: LogTransaction?
 
     init(store: Store, lockFile: LockFile, lease: WriterLease) throws(FirnError) {
         self.store = store
         self.lockFile = lockFile
         self.lease = lease
         beginThread = pthread_self()
-        let (slots, base, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
-        self.base = base
-        baseVersion = base.version
-        version = base.version + 1
-        (targetSlot, durableBase) = slots.slotForCommit(on: base)
-        let pageSize = store.geometry.pageSize
-        overwrittenSlot = slotBytes[targetSlot]
-        let fileSize = try store.io.size()
-        let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version, fileSize: fileSize)
-        let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
-        let allocator = PageAllocator(
-            pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io,
-            runHint: store.runHint.withLock { $0.longest })
-        let version = version
-        context = WriteContext(
-            source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
-            remap: { [unowned store] (pages) throws(FirnError) in try store.mapCovering(pages: pages, version: version) })
-        // Taken in any case: a transaction that aborts leaves none, and one
-        // built on another version (another process committed) uses none.
-        if let written = store.writtenNodes.withLock({ (kept) -> WrittenNodes? in
-            defer { kept = nil }
-            return kept
-        }), written.version == base.version {
-            context.writtenNodes = written
+        let (slots, record, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
+        self.slots = slots
+        self.slotBytes = slotBytes
+        if store.options.commitLogPages == 0 && record.logRegion == nil {
+            let pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: record,
+                                       version: record.version + 1, slotBytes: slotBytes)
+            self.pages = pages
+            log = nil
+            baseVersion = record.version
+            durableBase = pages.durableBase
+        } else {
+            let log = try Self.beginLog(store: store, lockFile: lockFile, record: record)
+            self.log = log
+            pages = nil
+            baseVersion = log.changes.base.version
+            durableBase = min(lockFile.durableVersion, baseVersion)
         }
-        ledger = SpaceLedger(
-            root: base.spaceRoot, freeCount: base.freePages, retiredCount: base.retiredPages, context: context)
-        catalog = MutableTree(root: base.catalogRoot, count: 0, context: context)
-        // Unowned: the ledger holds the context, which holds the allocator;
-        // a strong capture closed that cycle, and every transaction leaked
-        // its context, ledger and space-tree nodes (about 17 KB a commit,
-        // and the node buffers never went back to PageBufferPool). The
-        // transaction owns the ledger for as long as the allocator is used.
-        allocator.readFree = { [unowned ledger] (from, limit) throws(FirnError) in
-            try ledger.readFree(from: from, limit: limit)
-        }
-        // Versions a commit slot may still hold on disk are pins too
-        // (FORMAT.md 7): D, the last durable version, and the version that
-        // was in the other slot when D was synced (D's own durable base) —
-        // until the next sync, the disk may still hold that one in the slot
-        // the open group is overwriting. Their pages wait like a pinned
-        // version's; the group's own intermediate versions are reused. For
-        // an ordinary commit both are base or base − 1, which the batch rule
-        // covers: no pin, no extra space-tree writes.
-        var pins = lockFile.livePinnedVersions()
-        var held = [durableBase]
-        if let durable = slots.record(version: durableBase) { held.append(durable.durableBase) }
-        for version in held where version >= 1 && version < base.version - 1 && !pins.contains(version) {
-            pins.append(version)
-        }
-        pins.sort()
-        do {
-            try ledger.reclaim(baseVersion: base.version, livePins: pins)
-            if pins.isEmpty { allocator.freePagesAtStart = ledger.freeCount }
-        } catch {
-            throw error.located(in: store.path, version: base.version)
-        }
+        version = baseVersion + 1
     }
 
     deinit {
         if !finished { abort() }
+    }
+
+    /// The log-mode state on checkpoint `record`: the base version is the
+    /// published one (a frame of its log, or the checkpoint itself).
+    private static func beginLog(store: Store, lockFile: LockFile, record: CommitRecord) throws(FirnError) -> LogTransaction {
+        let published = lockFile.latestVersion
+        var link: LogOverlayVersion? = nil
+        var appender: LogAppender? = nil
+        if let region = record.logRegion {
+            if published > record.version {
+                guard let found = try store.logLink(published, of: record) else {
+                    throw FirnError.corrupt(
+                        path: store.path, page: region.startPage, version: published,
+                        detail: "the published version has no whole frame in the log of checkpoint \(record.version)")
+                }
+                link = found
+            }
+            let base = link?.version ?? record.version
+            // Append only right after the base's frame, and only while
+            // commits go to the log: frames past the published version
+            // (a writer died after its frame; a first opener dropped an
+            // open group) must never have a frame chained after them.
+            if store.options.commitLogPages > 0, let scan = try store.logScan(of: record), scan.newestVersion == base {
+                appender = LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
+                                              acceptOpenGroup: true)
+            }
+        }
+        let snapshot = try store.makeSnapshot(VersionInfo(record), pin: nil, log: link)
+        return LogTransaction(record: record, link: link, base: snapshot, appender: appender)
     }
 
     /// The version to commit on top of (FORMAT.md 2.1). Normally the newest
@@ -122,14 +104,18 @@ public final class WriteTransaction {
     /// by a writer that died before publishing (or nobody has published yet):
     /// it is checked, and the version accepted is published before anything
     /// is built on it. A rejected record's slot is then simply overwritten.
-    /// Also returns the bytes of each slot's record area as read.
+    /// A published version past a newest record that made a log region is a
+    /// frame of that log (FORMAT.md 8.2): the record stands. Also returns the
+    /// bytes of each slot's record area as read.
     static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord, [[UInt8]]) {
         let (read, bytes) = try store.slotReadBuffer.withLock { (buffer) throws(FirnError) in
             try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize, buffer: &buffer)
         }
         var slots = read
         let published = lockFile.latestVersion
-        guard slots.newest?.version != published else { return (slots, try slots.currentForWriting(path: store.path), bytes) }
+        if let newest = slots.newest, newest.version == published || newest.logRegion != nil && published > newest.version {
+            return (slots, try slots.currentForWriting(path: store.path), bytes)
+        }
         slots = store.checked(slots)
         // A deferred commit's record overwrites the record of the group's
         // previous member, the published version: a writer that died between
@@ -155,67 +141,54 @@ public final class WriteTransaction {
     /// The tree called `name`; created (empty) when missing if `create`.
     public func tree(_ name: String, create: Bool = true) throws(FirnError) -> WriteTree? {
         try checkActive()
-        if let tree = trees[name] { return WriteTree(name: name, tree: tree, transaction: self) }
-        let key = try Self.treeKey(name, geometry: store.geometry)
-        var tree: MutableTree? = nil
-        if !dropped.contains(name), let value = try located({ () throws(FirnError) in
-            try withBytes(key) { (k) throws(FirnError) in try catalog.get(k) }
-        }) {
-            guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes) else {
-                throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
-                                        detail: "catalog entry for tree \"\(name)\" is malformed")
+        if let log {
+            _ = try Self.treeKey(name, geometry: store.geometry)
+            return try located { () throws(FirnError) -> WriteTree? in
+                if try !log.changes.exists(name) {
+                    guard create else { return nil }
+                    try log.changes.createTree(name)
+                }
+                return WriteTree(name: name, storage: .log(generation: log.generations[name] ?? 0), transaction: self)
             }
-            // Every entry takes bytes of a page: a count beyond the file's
-            // size is damage (and would overflow as entries are added).
-            let fileBytes = base.logicalPageCount.multipliedReportingOverflow(by: UInt64(store.geometry.pageSize))
-            guard !fileBytes.overflow, entry.count <= fileBytes.partialValue else {
-                throw FirnError.corrupt(path: store.path, page: base.catalogRoot.page, version: baseVersion,
-                                        detail: "catalog entry for tree \"\(name)\" counts \(entry.count) entries, more than the file's bytes")
-            }
-            tree = MutableTree(root: entry.root, count: entry.count, context: context, churn: .branches)
-        } else if create {
-            tree = MutableTree(root: .none, count: 0, context: context, churn: .branches)
-            created.insert(name)
         }
-        guard let tree else { return nil }
-        trees[name] = tree
-        return WriteTree(name: name, tree: tree, transaction: self)
+        guard let pages, let tree = try located({ () throws(FirnError) in try pages.tree(name, create: create) }) else { return nil }
+        return WriteTree(name: name, storage: .pages(tree), transaction: self)
     }
 
     /// Names of the trees as this transaction sees them.
     public func treeNames() throws(FirnError) -> [String] {
         try checkActive()
-        var names = Set<String>()
-        var cursor = TreeCursor(source: try context.source, root: catalog.root)
-        try located { () throws(FirnError) in
-            try cursor.first()
-            while cursor.isValid {
-                names.insert(try Snapshot.treeName(cursor, geometry: store.geometry))
-                try cursor.next()
-            }
-        }
-        names.subtract(dropped)
-        names.formUnion(trees.keys)
-        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        if let log { return try located { () throws(FirnError) in try log.changes.treeNames() } }
+        guard let pages else { return [] }
+        return try located { () throws(FirnError) in try pages.treeNames() }
     }
 
     /// Deletes a tree and all its entries; false when there was none.
     /// Handles to the dropped tree refuse further use.
     @discardableResult
     public func dropTree(_ name: String) throws(FirnError) -> Bool {
-        guard let tree = try tree(name, create: false) else { return false }
-        try located { () throws(FirnError) in try tree.tree.removeAll() }
-        trees[name] = nil
-        // A fresh tree leaves `dropped` as it was: the base version's tree,
-        // if there was one, is already marked dropped (it had to be, for a
-        // fresh tree of that name to exist).
-        if created.remove(name) == nil { dropped.insert(name) }
-        return true
+        try checkActive()
+        if let log {
+            let dropped = try located { () throws(FirnError) in try log.changes.dropTree(name) }
+            if dropped { log.generations[name, default: 0] += 1 }
+            return dropped
+        }
+        guard let pages else { return false }
+        return try located { () throws(FirnError) in try pages.dropTree(name) }
     }
 
-    /// True while `tree` is the tree this transaction holds under `name`
-    /// (not dropped, not replaced by a new tree of the same name).
-    func isCurrent(_ tree: MutableTree, name: String) -> Bool { trees[name] === tree }
+    /// True while the handle's tree is the one this transaction holds under
+    /// `name` (not dropped, not replaced by a new tree of the same name).
+    func isCurrent(_ storage: WriteTree.Storage, name: String) -> Bool {
+        switch storage {
+        case let .pages(tree): return pages?.isCurrent(tree, name: name) ?? false
+        case let .log(generation):
+            guard let log else { return false }
+            return log.generations[name] ?? 0 == generation && (try? log.changes.exists(name)) == true
+        }
+    }
+
+    var logChanges: LogChangeSet? { log?.changes }
 
     // MARK: ending
 
@@ -232,38 +205,28 @@ public final class WriteTransaction {
     @discardableResult
     public func commit(durability: CommitDurability = .durable) throws(FirnError) -> UInt64 {
         try checkActive()
+        if let log { return try commitLog(log, durability: durability) }
+        guard let pages else { return baseVersion }
         // The distance field holds 31 bits: a group that would outgrow it
         // is made durable by this commit instead.
         let deferred = durability == .deferred && version - durableBase < CommitRecord.maximumDistance
-        let changedTrees = trees.filter { $0.value.changed || created.contains($0.key) }
-        if changedTrees.isEmpty && dropped.isEmpty {
+        guard pages.hasChanges else {
             abort()
             return baseVersion
         }
+        return try commitPages(pages, deferred: deferred)
+    }
+
+    /// Writes `pages` as a commit, its record into its slot, and publishes it.
+    private func commitPages(_ pages: PageCommit, deferred: Bool, logRegionPages: UInt32 = 0,
+                             retiring region: LogRegion? = nil) throws(FirnError) -> UInt64 {
         let record: CommitRecord
         do {
-            for (name, tree) in changedTrees.sorted(by: { $0.key < $1.key }) {
-                let root = try tree.write()
-                try withBytes(CatalogEntry(root: root, count: tree.count).encoded()) { (entry) throws(FirnError) in
-                    try catalog.put(Array(name.utf8), .inline(entry))
-                }
-            }
-            // A dropped name that was created again was just rewritten above.
-            for name in dropped.sorted() where trees[name] == nil { try catalog.delete(Array(name.utf8)) }
-            let catalogRoot = try catalog.write()
-            let timestamp = wallClockNanoseconds()
-            let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
-            try context.flush()
+            record = try pages.write(deferred: deferred, logRegionPages: logRegionPages, retiring: region)
             // Two-phase: every page of the new version is durable before the
             // record points at it. Single-sync (`.full`) leaves that order to
             // the open-time check, which rejects a record whose pages are not all there.
             if store.options.durability == .twoPhase && !deferred { try store.io.sync() }
-            record = CommitRecord(
-                pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,
-                logicalPageCount: context.allocator.logicalPageCount, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
-                bytesWritten: context.bytesWritten + UInt64(CommitRecord.size),
-                freePages: ledger.freeCount, retiredPages: ledger.retiredCount,
-                unsealed: deferred, distance: version - durableBase)
         } catch {
             abort()
             throw error.located(in: store.path, version: version)
@@ -272,9 +235,9 @@ public final class WriteTransaction {
         // version, then the one sync that makes pages and record durable
         // together — with every deferred commit before it, whose pages and
         // records were written to the same file earlier.
-        let slotOffset = UInt64(targetSlot) * UInt64(store.geometry.pageSize)
+        let slotOffset = UInt64(pages.targetSlot) * UInt64(store.geometry.pageSize)
         do {
-            try store.writeRecord(record.encoded(), at: slotOffset, replacing: overwrittenSlot,
+            try store.writeRecord(record.encoded(), at: slotOffset, replacing: pages.overwrittenSlot,
                                   sync: store.options.durability != .none && !deferred)
         } catch {
             abort()
@@ -283,13 +246,66 @@ public final class WriteTransaction {
         // `.none` skips the sync: its commits are not durable, and no
         // durable version is claimed for them.
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
-        let runPages = context.allocator.runAllocations
-        store.runHint.withLock { $0.record(runPages) }
-        let written = WrittenNodes(version: version, trees: [catalog, ledger.tree] + Array(trees.values))
-        store.writtenNodes.withLock { $0 = written }
+        pages.keepForNextCommit()
         finish()
         return version
     }
+
+    /// A log-mode commit: one frame when the log admits it, else a
+    /// checkpoint (always durable: frames after an unsealed checkpoint
+    /// record would be lost with it).
+    private func commitLog(_ log: LogTransaction, durability: CommitDurability) throws(FirnError) -> UInt64 {
+        guard !log.changes.isEmpty || forceCheckpoint && log.link != nil else {
+            abort()
+            return baseVersion
+        }
+        // A deferred frame joins the open group, made durable by a seal
+        // (`Store.sync()`) or by the next durable frame or checkpoint.
+        // `.none` writes frames that are not deferred without their sync.
+        let deferred = durability == .deferred
+        let syncs = store.options.durability != .none
+        let payload = log.changes.payload()
+        if !forceCheckpoint, let appender = log.appender, log.admitsFrame(payload, geometry: store.geometry) {
+            do {
+                try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
+                                          sync: syncs)
+            } catch {
+                // The frame may be on disk whole: the next writer sees it
+                // past the published version and checkpoints instead.
+                abort()
+                throw error.located(in: store.path, version: version)
+            }
+            lockFile.publish(version: version, durable: !deferred && syncs)
+            finish()
+            return version
+        }
+        let pages: PageCommit
+        do {
+            pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: log.record,
+                                   version: version, slotBytes: slotBytes)
+            try log.replay(into: pages)
+        } catch {
+            abort()
+            throw error.located(in: store.path, version: version)
+        }
+        return try commitPages(pages, deferred: false, logRegionPages: store.options.commitLogPages,
+                               retiring: log.record.logRegion)
+    }
+
+    /// Commits as a checkpoint whatever the log admits (with no changes
+    /// too, when the base is a frame): `Store.sync()` when no seal can go
+    /// in the region. The base version when there is nothing to checkpoint.
+    func commitCheckpoint() throws(FirnError) -> UInt64 {
+        try checkActive()
+        guard let log else {
+            abort()
+            return baseVersion
+        }
+        forceCheckpoint = true
+        return try commitLog(log, durability: .durable)
+    }
+
+    private var forceCheckpoint = false
 
     /// Discards the changes. Pages written so far were free and stay free.
     public func abort() {
@@ -320,10 +336,16 @@ public final class WriteTransaction {
     }
 
     var pageSource: PageSource {
-        get throws(FirnError) { try context.source }
+        get throws(FirnError) {
+            guard let pages else { throw FirnError.misuse("\(store.path): no pages in a log transaction") }
+            return try pages.context.source
+        }
     }
 
-    func writeOverflow(_ value: [UInt8]) throws(FirnError) -> PageRef { try context.writeOverflow(value) }
+    func writeOverflow(_ value: [UInt8]) throws(FirnError) -> PageRef {
+        guard let pages else { throw FirnError.misuse("\(store.path): no pages in a log transaction") }
+        return try pages.context.writeOverflow(value)
+    }
 
     static func treeKey(_ name: String, geometry: PageGeometry) throws(FirnError) -> [UInt8] {
         let key = Array(name.utf8)
@@ -343,62 +365,4 @@ public enum CommitDurability: Sendable, Equatable {
     /// next durability point (`Store.sync()` or a durable commit), together
     /// with every other deferred commit since the last one (FORMAT.md 8.1).
     case deferred
-}
-
-/// A named tree inside the write transaction.
-public struct WriteTree {
-    public let name: String
-    let tree: MutableTree
-    let transaction: WriteTransaction
-
-    public var count: UInt64 { tree.count }
-
-    /// The transaction is active and this handle's tree was not dropped:
-    /// changes through a dropped tree's handle would be lost, and its
-    /// overflow pages leaked.
-    private func checkUsable() throws(FirnError) {
-        try transaction.checkActive()
-        guard transaction.isCurrent(tree, name: name) else {
-            throw FirnError.misuse("\(transaction.store.path): tree \"\(name)\" was dropped in this transaction")
-        }
-    }
-
-    public func get(_ key: [UInt8]) throws(FirnError) -> [UInt8]? {
-        try checkUsable()
-        return try transaction.located { () throws(FirnError) -> [UInt8]? in
-            guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return nil }
-            return try tree.materialize(value)
-        }
-    }
-
-    /// Stores `value` under `key`; true when the key is new.
-    @discardableResult
-    public func put(_ key: [UInt8], _ value: [UInt8]) throws(FirnError) -> Bool {
-        try checkUsable()
-        let geometry = transaction.store.geometry
-        guard key.count <= geometry.maxKeyLength else {
-            throw FirnError.invalidArgument("key of \(key.count) bytes is longer than the limit of \(geometry.maxKeyLength)")
-        }
-        return try transaction.located { () throws(FirnError) in
-            if geometry.isInline(keyLength: key.count, valueLength: value.count) {
-                return try withBytes(value) { (bytes) throws(FirnError) in try tree.put(key, .inline(bytes)) }
-            }
-            // Large values go to an overflow chain now; the leaf keeps its head.
-            let head = try transaction.writeOverflow(value)
-            return try tree.put(key, .overflow(head, length: UInt64(value.count)))
-        }
-    }
-
-    /// Removes `key`; false when it was absent.
-    @discardableResult
-    public func delete(_ key: [UInt8]) throws(FirnError) -> Bool {
-        try checkUsable()
-        return try transaction.located { () throws(FirnError) in try tree.delete(key) }
-    }
-
-    /// A cursor over the tree as this transaction sees it; valid until the tree changes.
-    public func cursor() throws(FirnError) -> Cursor {
-        try checkUsable()
-        return Cursor(TreeCursor(source: try transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
-    }
 }

@@ -54,9 +54,18 @@ public struct Verifier {
     public mutating func run() -> VerifyReport {
         checkSlots()
         checkSlotPadding()
-        let version = snapshot.version
-        // The two slot pages are always in use.
+        let version = snapshot.info.version
+        // The two slot pages are always in use, and so is the commit log
+        // region the checkpoint made (its frames are checked as the
+        // snapshot reads them). The trees and the space tree checked are
+        // the checkpoint's: a version between checkpoints has no pages of
+        // its own.
         for page in 0..<min(2, bitmap.count) { _ = bitmap.mark(page, .reachable) }
+        if let region = snapshot.info.commitRecord?.logRegion {
+            for page in region.startPage..<region.startPage + region.pageCount where page < bitmap.count {
+                markLogRegion(page)
+            }
+        }
         var catalogStats = VerifiedTree(name: "(catalog)", kind: .catalog, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
         visitTree(snapshot.info.catalogRoot, tree: "(catalog)", role: .catalog, holderBirth: nil,
                   stats: &catalogStats) { key, value, place, this in
@@ -82,7 +91,7 @@ public struct Verifier {
         // group of deferred commits that is the published, unsealed record,
         // which the open-time check (run on these slots) would reject after
         // a power loss — pending, not rejected.
-        let current = snapshot.version
+        let current = snapshot.info.version
         for (index, slot) in slots.slots.enumerated() {
             switch slot {
             case let .success(record):
@@ -121,8 +130,8 @@ public struct Verifier {
             guard case let .success(record) = slot else { continue }
             let offset = UInt64(index) * UInt64(pageSize)
             let read = try? withMutableBytes(&page) { (b) throws(FirnError) in try snapshot.store.io.read(into: b, at: offset) }
-            guard let read, read >= CommitRecord.size else { continue }
-            if let stray = page[CommitRecord.size..<min(read, pageSize)].firstIndex(where: { $0 != 0 }) {
+            guard let read, read >= record.encodedSize else { continue }
+            if let stray = page[record.encodedSize..<min(read, pageSize)].firstIndex(where: { $0 != 0 }) {
                 add(VerifyFinding(.reserved, page: UInt64(index), version: record.version, expected: "zero after the record",
                                   found: "byte \(page[stray]) at offset \(stray)",
                                   message: "the slot page holds bytes past its commit record"))
@@ -152,7 +161,7 @@ public struct Verifier {
     private mutating func checkReference(
         _ ref: PageRef, tree: String, holderBirth: UInt64?, use: PageBitmap.Use = .reachable
     ) -> PageView? {
-        let version = snapshot.version
+        let version = snapshot.info.version
         guard ref.page >= 2, ref.page < report.logicalPages else {
             add(VerifyFinding(kind: "range", page: ref.page, tree: tree, version: version,
                               expected: "2..<\(report.logicalPages)", found: "\(ref.page)",
@@ -225,7 +234,7 @@ public struct Verifier {
     ) {
         guard !root.isNone else {
             if root != .none {
-                add(VerifyFinding(.reserved, tree: tree, version: snapshot.version, expected: "page 0, birth 0, crc 0",
+                add(VerifyFinding(.reserved, tree: tree, version: snapshot.info.version, expected: "page 0, birth 0, crc 0",
                                   found: "\(root.page), birth \(root.birth), crc \(hex32(root.checksum))",
                                   message: "a reference to no page must be all zero"))
             }
@@ -245,7 +254,7 @@ public struct Verifier {
         leaf: (UnsafeRawBufferPointer, StoredValue, EntryPlace, inout Verifier) -> Void
     ) {
         guard !stopped, let view = checkReference(ref, tree: tree, holderBirth: holderBirth) else { return }
-        let version = snapshot.version
+        let version = snapshot.info.version
         do {
             try view.checkTreePage(expectLeaf: level.map { $0 == 0 })
         } catch {
@@ -354,7 +363,7 @@ public struct Verifier {
         _ key: UnsafeRawBufferPointer, previousInPage: UnsafeRawBufferPointer?, previousLeaf: [UInt8]?,
         lower: [UInt8]?, upper: [UInt8]?, page: UInt64, tree: String, index: Int
     ) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         let ordered: Bool
         if let previousInPage {
             ordered = compareBytes(previousInPage, key) < 0
@@ -381,7 +390,7 @@ public struct Verifier {
     /// `what` is built only for a finding: this runs for every key of the file.
     private mutating func checkKeyLength(_ length: Int, what: @autoclosure () -> String, page: UInt64, tree: String) {
         guard length > geometry.maxKeyLength else { return }
-        add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.version,
+        add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.info.version,
                           expected: "at most \(geometry.maxKeyLength) bytes (the key limit)", found: "\(length) bytes",
                           message: "\(what()) is longer than the key limit"))
     }
@@ -389,7 +398,7 @@ public struct Verifier {
     /// A leaf cell's flags and reserved fields, and where its value lives:
     /// inline exactly when it fits the inline limit (FORMAT.md 5.1, 5.4).
     private mutating func checkLeafCell(_ view: PageView, index: Int, cell: LeafCell, tree: String) throws(FirnError) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         let fields = try view.leafCellFields(index)
         if fields.flags & ~LeafLayout.overflowFlag != 0 {
             add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "flags 0 or 1",
@@ -429,7 +438,7 @@ public struct Verifier {
     /// last, which carries the rest and whose next reference is all zero.
     private mutating func checkOverflow(_ head: PageRef, length: UInt64, tree: String, holderBirth: UInt64,
                                         stats: inout VerifiedTree) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         let capacity = UInt64(geometry.overflowPayloadCapacity)
         let pages = length == 0 ? 1 : (length - 1) / capacity + 1
         if pages > report.logicalPages {
@@ -489,7 +498,7 @@ public struct Verifier {
     }
 
     private mutating func checkCatalogEntry(name: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         let treeName: String
         switch CatalogEntry.name(name, geometry: geometry) {
         case let .success(text):
@@ -523,7 +532,7 @@ public struct Verifier {
     // MARK: space
 
     private mutating func checkSpaceEntry(key: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         let decoded = SpaceKey.decode(key)
         switch decoded {
         case .free?, .retired?, .pinned?:
@@ -575,7 +584,7 @@ public struct Verifier {
     /// catalog root inside it (or none); the current version's record
     /// repeats its commit record (FORMAT.md 7).
     private mutating func checkHistory(_ record: HistoryRecord, page: UInt64) {
-        let version = snapshot.version
+        let version = snapshot.info.version
         func finding(_ field: String, expected: String, found: String) {
             add(VerifyFinding(.history, page: page, tree: "(space)", version: version, expected: expected, found: found,
                               message: "history record of version \(record.version): \(field)"))
@@ -628,15 +637,24 @@ public struct Verifier {
         }
     }
 
+    /// A page of the checkpoint's commit log region: in use, by nothing else.
+    private mutating func markLogRegion(_ page: UInt64) {
+        let before = bitmap.mark(page, .reachable)
+        if before != .unseen {
+            add(VerifyFinding(kind: "doubleUse", page: page, version: snapshot.info.version,
+                              message: "page is both \(describe(before)) and in the commit log region"))
+        }
+    }
+
     private mutating func markSpace(_ page: UInt64, _ use: PageBitmap.Use, what: String) {
         guard page >= 2, page < report.logicalPages else {
-            add(VerifyFinding(kind: "space", page: page, version: snapshot.version,
+            add(VerifyFinding(kind: "space", page: page, version: snapshot.info.version,
                               expected: "2..<\(report.logicalPages)", found: "\(page)", message: "\(what) page out of range"))
             return
         }
         let before = bitmap.mark(page, use)
         if before != .unseen {
-            add(VerifyFinding(kind: "doubleUse", page: page, version: snapshot.version,
+            add(VerifyFinding(kind: "doubleUse", page: page, version: snapshot.info.version,
                               message: "page is both \(describe(before)) and \(what)"))
         }
     }

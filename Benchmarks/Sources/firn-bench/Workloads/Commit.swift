@@ -13,14 +13,16 @@ import FirnCore
 /// the first mode, where it only counts the syncs). Firn `.twoPhase` is
 /// shown for comparison. Grouped commits (issue 8 §2): the same one-record
 /// transactions committed `.deferred` in groups of 100, with one
-/// `Store.sync()` per group, against ungrouped `.full` (target ≥ 10×).
+/// `Store.sync()` per group, against ungrouped `.full` (target ≥ 10×). The
+/// commit log (docs/COMMIT-PATH.md, in development, off by default) is
+/// measured beside them, ungrouped and grouped, without a target yet.
 func runCommit(_ ctx: Context) throws {
     let n = ctx.options.commits
     let shim = try SyncDelayShim.build(scratch: ctx.scratch)
     let exe = selfExecutable()
     for (row, delay) in [("commit", 0), ("commit (sync +1 ms)", 1000)] {
         var syncs: [String: Double] = [:]
-        var pages = 0.0
+        var pages: [String: Double] = [:]
         func contender(_ engine: String) -> Contender {
             Contender(name: engine) { _ in
                 let path = ctx.path("commit-\(engine).db")
@@ -32,14 +34,15 @@ func runCommit(_ ctx: Context) throws {
                 removeDatabase(path)
                 let fields = numbers(in: out, as: Double.self)
                 guard let rate = fields.first else { throw EngineError(description: "\(engine) commit child printed nothing") }
-                if fields.count >= 2 { pages = fields[1] }
+                if fields.count >= 2 { pages[engine] = fields[1] }
                 syncs[engine] = (Double(readSmallFile(count).filter(\.isNumber)) ?? .nan) / Double(n)
                 unlink(out)
                 unlink(count)
                 return rate
             }
         }
-        let m = try alternate(row, reps: ctx.reps, ["firn", "firn-2phase", "firn-grouped", "lmdb", "sqlite"].map(contender))
+        let engines = ["firn", "firn-2phase", "firn-log", "firn-grouped", "firn-log-grouped", "lmdb", "sqlite"]
+        let m = try alternate(row, reps: ctx.reps, engines.map(contender))
         ctx.report.add(.higherIsBetter(delay == 0 ? "grouped commit (100/sync)" : "grouped commit (100/sync, sync +1 ms)",
                                        firn: m["firn-grouped"]!, peer: "firn ungrouped", peerValue: m["firn"]!,
                                        unit: "txn/s", target: .ratioAtLeast(10.0)))
@@ -49,12 +52,26 @@ func runCommit(_ ctx: Context) throws {
         }
         ctx.report.add(.higherIsBetter(row, firn: m["firn"]!, peer: "firn .twoPhase", peerValue: m["firn-2phase"]!,
                                        unit: "txn/s", target: nil))
-        let perCommit = ["firn", "firn-2phase", "firn-grouped", "lmdb", "sqlite"].map { "\($0) \(formatDecimal(syncs[$0] ?? .nan, places: 2))" }
+        // The commit log, in development: against the same peers, no target
+        // until it is the default (docs/COMMIT-PATH.md).
+        for peer in ["lmdb", "sqlite"] {
+            ctx.report.add(.higherIsBetter("\(row), commit log (in development)", firn: m["firn-log"]!, peer: peer,
+                                           peerValue: m[peer]!, unit: "txn/s", target: nil))
+        }
+        ctx.report.add(.higherIsBetter(
+            delay == 0 ? "grouped commit (100/sync), commit log (in development)" : "grouped commit (100/sync, sync +1 ms), commit log (in development)",
+            firn: m["firn-log-grouped"]!, peer: "firn log ungrouped", peerValue: m["firn-log"]!, unit: "txn/s", target: nil))
+        let pagesPerCommit = ["firn", "firn-log"].map { "\($0) \(formatDecimal(pages[$0] ?? .nan, places: 2))" }.joined(separator: ", ")
+        let perCommit = engines.map { "\($0) \(formatDecimal(syncs[$0] ?? .nan, places: 2))" }
         log("   \(row): syncs per commit (fsync+fdatasync, whole process incl. open/close): \(perCommit.joined(separator: ", ")); "
-            + "Firn pages written per commit: \(formatDecimal(pages, places: 2))")
-        ctx.report.header.append("\(row): syncs/commit \(perCommit.joined(separator: ", ")); Firn pages/commit \(formatDecimal(pages, places: 2))")
+            + "Firn pages written per commit: \(pagesPerCommit)")
+        ctx.report.header.append("\(row): syncs/commit \(perCommit.joined(separator: ", ")); Firn pages/commit \(pagesPerCommit)")
     }
 }
+
+/// The region size the commit-log row uses: 128 pages (512 KiB at 4 KiB
+/// pages), a checkpoint about every 128 one-record commits.
+let commitLogRegionPages: UInt32 = 128
 
 /// The hidden first argument that makes the bench a commit child.
 let commitChildFlag = "--commit-child"
@@ -66,22 +83,23 @@ func runCommitChild(_ args: [String]) -> Never {
     let ds = Dataset(count: n, seed: 0xC0_3317)
     do {
         switch engine {
-        case "firn", "firn-2phase":
+        case "firn", "firn-2phase", "firn-log":
             let pageSize = PageGeometry.defaultPageSize
             final class Slot: @unchecked Sendable { var io: CountingIO? }
             let counter = Slot()
-            let e = try FirnEngine(path: path, durability: engine == "firn" ? .full : .twoPhase, wrapIO: { base in
+            let e = try FirnEngine(path: path, durability: engine == "firn-2phase" ? .twoPhase : .full, wrapIO: { base in
                 let c = CountingIO(base, pageSize: pageSize)
                 counter.io = c
                 return c
-            })
+            }, commitLogPages: engine == "firn-log" ? commitLogRegionPages : 0)
             let before = counter.io?.pages ?? 0
             let t = try timed { try e.putEach(ds, 0..<n) }
             let after = counter.io?.pages ?? 0
             e.close()
             print("\(Double(n) / t) \(Double(after - before) / Double(n))")
-        case "firn-grouped":
-            let e = try FirnEngine(path: path, durability: .full, wrapIO: { $0 })
+        case "firn-grouped", "firn-log-grouped":
+            let e = try FirnEngine(path: path, durability: .full, wrapIO: { $0 },
+                                   commitLogPages: engine == "firn-log-grouped" ? commitLogRegionPages : 0)
             let t = try timed {
                 for i in 0..<n {
                     let txn = try e.store.beginWrite()

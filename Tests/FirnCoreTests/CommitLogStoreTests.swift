@@ -1,0 +1,311 @@
+import Testing
+@_spi(CommitLog) @testable import FirnCore
+
+/// Commits through the commit log (`StoreOptions.commitLogPages`): frames
+/// for small commits, checkpoints when the region fills or a transaction
+/// is large, read by this store, by another store on the same file, after
+/// reopening, and by snapshots pinned across checkpoints.
+@Suite struct CommitLogStoreTests {
+    typealias Model = LogOverlayHarness.Model
+
+    static func options(pages: UInt32 = 16) -> StoreOptions {
+        var options = StoreOptions()
+        options.commitLogPages = pages
+        return options
+    }
+
+    /// One random transaction through the public API, the model following.
+    static func randomTransaction(_ store: Store, _ model: inout Model, _ rng: inout SeededGenerator) throws {
+        var next = model
+        try store.write { txn in
+            for _ in 0..<(1 + rng.below(8)) {
+                let name = CommitLogOverlayTests.trees[Int(rng.below(UInt64(CommitLogOverlayTests.trees.count)))]
+                switch rng.below(24) {
+                case 0:
+                    #expect(try txn.dropTree(name) == (next[name] != nil))
+                    next[name] = nil
+                case 1:
+                    _ = try txn.tree(name)
+                    if next[name] == nil { next[name] = [:] }
+                case 2...7:
+                    guard let tree = try txn.tree(name, create: false) else { continue }
+                    let key = CommitLogOverlayTests.key(&rng)
+                    #expect(try tree.delete(key) == (next[name]?[key] != nil))
+                    next[name]?[key] = nil
+                default:
+                    guard let tree = try txn.tree(name, create: false) else { continue }
+                    let key = CommitLogOverlayTests.key(&rng), value = CommitLogOverlayTests.value(&rng)
+                    #expect(try tree.get(key) == next[name]?[key])
+                    #expect(try tree.put(key, value) == (next[name]?[key] == nil))
+                    next[name]?[key] = value
+                    #expect(tree.count == UInt64(next[name]?.count ?? 0))
+                }
+            }
+        }
+        model = next
+    }
+
+    static func records(_ store: Store) throws -> [CommitRecord] {
+        try CommitSlots.read(store.io).slots.compactMap { try? $0.get() }
+    }
+
+    @Test(arguments: [31, 32]) func commitsReadBackThroughFramesAndCheckpoints(seed: UInt64) throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        let store = try Store.open(path, options: Self.options())
+        let other = try Store.open(path, options: Self.options())
+        var rng = SeededGenerator(seed: seed)
+        var model: Model = [:]
+        var pinned: [(Snapshot, Model)] = []
+        var checkpoints = Set<UInt64>()
+        for step in 0..<120 {
+            try Self.randomTransaction(store, &model, &rng)
+            let snapshot = try store.snapshot()
+            try CommitLogOverlayTests.expectReads(snapshot, model, &rng)
+            // Another store on the file reads the same, through its own chain.
+            let seen = try other.snapshot()
+            #expect(seen.version == snapshot.version)
+            if step % 7 == 0 { try CommitLogOverlayTests.expectReads(seen, model, &rng) }
+            if step % 25 == 3 { pinned.append((snapshot, model)) }
+            for record in try Self.records(store) where record.logRegion != nil { checkpoints.insert(record.version) }
+        }
+        // Both kinds of commit happened: frames (versions past their
+        // checkpoint) and several checkpoints.
+        #expect(checkpoints.count >= 3, "checkpoints: \(checkpoints.sorted())")
+        #expect(try store.snapshot().log != nil || checkpoints.contains(try store.currentVersion))
+        // Pinned snapshots still read their versions, across checkpoints.
+        for (snapshot, expected) in pinned { try CommitLogOverlayTests.expectReads(snapshot, expected, &rng) }
+        let report = Verifier.verify(try store.snapshot(), slots: try store.readSlots())
+        #expect(report.findings.isEmpty, "\(report.findings)")
+        pinned.removeAll()
+        // Reopened (a new session: the first opener chooses from the log).
+        let version = try store.currentVersion
+        store.close()
+        other.close()
+        let reopened = try Store.open(path, options: Self.options())
+        #expect(try reopened.currentVersion == version)
+        try CommitLogOverlayTests.expectReads(try reopened.snapshot(), model, &rng)
+        // And read by a store that does not write to the log: the next
+        // commit is a checkpoint without a region.
+        reopened.close()
+        let plain = try Store.open(path)
+        try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
+        try Self.randomTransaction(plain, &model, &rng)
+        try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
+        #expect(try Self.records(plain).contains { $0.version == (try plain.currentVersion) && $0.logRegion == nil })
+        let after = Verifier.verify(try plain.snapshot(), slots: try plain.readSlots())
+        #expect(after.findings.isEmpty, "\(after.findings)")
+    }
+
+    @Test func aSmallCommitIsOneFramePageAndALargeOneACheckpoint() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        // The first commit checkpoints: the file has no region yet.
+        try store.write { txn in try txn.tree("t")?.put([1], [1]) }
+        let first = try #require(try Self.records(store).first { $0.version == (try store.currentVersion) })
+        let region = try #require(first.logRegion)
+        #expect(region.pageCount == 64)
+        let fileSize = try store.io.size()
+        for n in 0..<10 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [UInt8](repeating: 9, count: 100)) } }
+        // Ten frames: no record written, the file did not grow.
+        #expect(try Self.records(store).map(\.version).max() == first.version)
+        #expect(try store.currentVersion == first.version + 10)
+        #expect(try store.io.size() == fileSize)
+        // A transaction larger than an eighth of the region checkpoints.
+        try store.write { txn in
+            for n in 0..<200 { try txn.tree("t")?.put([0xAA, UInt8(n)], [UInt8](repeating: 1, count: 200)) }
+        }
+        let version = try store.currentVersion
+        #expect(try Self.records(store).contains { $0.version == version && $0.logRegion != nil })
+        #expect(try store.snapshot().tree("t")?.count == 10 + 200)
+    }
+
+    @Test func aCopyOfAVersionBetweenCheckpointsHoldsItsFrames() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        var rng = SeededGenerator(seed: 41)
+        var model: Model = [:]
+        for _ in 0..<20 { try Self.randomTransaction(store, &model, &rng) }
+        // Values too long for a leaf, carried in a frame.
+        try store.write { txn in try txn.tree("big")?.put([7], [UInt8](repeating: 3, count: 3000)) }
+        model["big"] = [[7]: [UInt8](repeating: 3, count: 3000)]
+        let snapshot = try store.snapshot()
+        #expect(snapshot.log != nil, "the last commit was a frame")
+        try store.writeCopy(of: snapshot, to: directory.file("copy.firn"))
+        let copy = try Store.open(directory.file("copy.firn"))
+        try CommitLogOverlayTests.expectReads(try copy.snapshot(), model, &rng)
+        #expect(try copy.currentVersion == snapshot.version)
+        #expect(try copy.snapshot().tree("big")?.get([7])?.array == [UInt8](repeating: 3, count: 3000))
+        let report = Verifier.verify(try copy.snapshot(), slots: try copy.readSlots())
+        #expect(report.findings.isEmpty, "\(report.findings)")
+    }
+
+    /// Appends a frame the way a writer does, without publishing it: what a
+    /// writer killed between its frame and its publication leaves.
+    static func appendUnpublished(_ store: Store, key: [UInt8], deferred: Bool) throws -> UInt64 {
+        let record = try #require(try Self.records(store).max { $0.version < $1.version })
+        let region = try #require(record.logRegion)
+        let scan = try #require(try store.logScan(of: record))
+        let appender = try #require(LogAppender.resume(io: store.io, region: region, geometry: store.geometry,
+                                                        scan: scan, acceptOpenGroup: true))
+        let entries = UInt64(try store.snapshot().tree("t")?.count ?? 0) + 1
+        return try appender.appendCommit(
+            payload: CommitLogFormatTests.payload([.put(tree: "t", key: key, value: [0xEE]), .count(tree: "t", entries: entries)]),
+            deferred: deferred, timestampNanoseconds: 1)
+    }
+
+    @Test func aFramePastThePublishedVersionIsNeverChainedTo() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        for n in 0..<3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [1]) } }
+        let published = try store.currentVersion
+        let orphan = try Self.appendUnpublished(store, key: [0xAA], deferred: false)
+        #expect(orphan == published + 1)
+        #expect(try store.currentVersion == published, "not published")
+        // The next commit is a checkpoint on the published version: the
+        // orphan's change is not in it, and nothing follows the orphan.
+        try store.write { txn in try txn.tree("t")?.put([0xBB], [2]) }
+        let version = try store.currentVersion
+        #expect(version == published + 1)
+        #expect(try Self.records(store).contains { $0.version == version && $0.logRegion != nil })
+        let snapshot = try store.snapshot()
+        #expect(try snapshot.tree("t")?.get([0xAA]) == nil)
+        #expect(try snapshot.tree("t")?.get([0xBB])?.array == [2])
+        #expect(try snapshot.tree("t")?.count == 4)
+    }
+
+    @Test func aFirstOpenerDropsAnOpenGroupAndTheNextCommitCheckpoints() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        var store = try Store.open(path, options: Self.options(pages: 64))
+        for n in 0..<3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [1]) } }
+        let durable = try store.currentVersion
+        // A deferred frame, published, then every store closed: a power
+        // loss may have taken it, so the next session starts at the durable one.
+        let deferred = try Self.appendUnpublished(store, key: [0xAA], deferred: true)
+        store.lockFile?.publish(version: deferred)
+        #expect(try store.snapshot().tree("t")?.get([0xAA]) != nil, "visible while the session lasts")
+        store.close()
+        store = try Store.open(path, options: Self.options(pages: 64))
+        #expect(try store.currentVersion == durable)
+        #expect(try store.snapshot().tree("t")?.get([0xAA]) == nil)
+        try store.write { txn in try txn.tree("t")?.put([0xBB], [2]) }
+        let version = try store.currentVersion
+        #expect(try Self.records(store).contains { $0.version == version && $0.logRegion != nil })
+        #expect(try store.snapshot().tree("t")?.get([0xAA]) == nil)
+        #expect(try store.snapshot().tree("t")?.count == 4)
+    }
+
+    @Test func regionsAreReusedAndEachFillsBeforeTheNextCheckpoint() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 16))
+        var checkpoints = Set<UInt64>()
+        var regionStarts = Set<UInt64>()
+        for n in 0..<300 {
+            try store.write { txn in try txn.tree("t")?.put(Array("key\(n % 50)".utf8), [UInt8](repeating: UInt8(n & 0xFF), count: 60)) }
+            for record in try Self.records(store) {
+                if let region = record.logRegion {
+                    checkpoints.insert(record.version)
+                    regionStarts.insert(region.startPage)
+                }
+            }
+        }
+        // A region of 16 pages holds 16 one-page frames: a checkpoint about
+        // every 17 commits. A new region holds the frames of an older
+        // checkpoint (regions are reused): they end the scan like other
+        // data, and the first frame goes there.
+        #expect(checkpoints.count <= 300 / 17 + 2, "\(checkpoints.count) checkpoints")
+        #expect(checkpoints.count >= 300 / 17 - 1, "\(checkpoints.count) checkpoints")
+        // Freed regions come back whole: a few places, not one per checkpoint.
+        #expect(regionStarts.count <= 4, "regions at \(regionStarts.sorted())")
+        let report = Verifier.verify(try store.snapshot(), slots: try store.readSlots())
+        #expect(report.findings.isEmpty, "\(report.findings)")
+    }
+
+    // MARK: grouped commits
+
+    static func put(_ store: Store, _ n: Int, durability: CommitDurability) throws {
+        let txn = try store.beginWrite()
+        try txn.tree("t")?.put(Array("key\(n)".utf8), [UInt8(n & 0xFF)])
+        try txn.commit(durability: durability)
+    }
+
+    @Test func aSyncSealsTheGroupAndTheNextSessionKeepsIt() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        var store = try Store.open(path, options: Self.options(pages: 64))
+        try Self.put(store, 0, durability: .durable)
+        let durable = try store.currentVersion
+        for n in 1...5 { try Self.put(store, n, durability: .deferred) }
+        #expect(try store.currentVersion == durable + 5)
+        #expect(try store.durableVersion == durable, "the group is open")
+        #expect(try store.snapshot().tree("t")?.count == 6, "visible at once")
+        let records = try Self.records(store).map(\.version)
+        #expect(try store.sync() == durable + 5)
+        #expect(try store.durableVersion == durable + 5)
+        #expect(try Self.records(store).map(\.version) == records, "a seal frame, not a checkpoint")
+        let newest = try #require(try Self.records(store).max { $0.version < $1.version })
+        let scan = try #require(try store.logScan(of: newest))
+        #expect(scan.frames.last?.header.kind == .seal && scan.durableVersion == durable + 5)
+        store.close()
+        store = try Store.open(path, options: Self.options(pages: 64))
+        #expect(try store.currentVersion == durable + 5)
+        #expect(try store.snapshot().tree("t")?.count == 6)
+    }
+
+    @Test func aGroupNeverSealedIsGoneWholeInTheNextSessionAndADurableFrameSealsOne() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        var store = try Store.open(path, options: Self.options(pages: 64))
+        try Self.put(store, 0, durability: .durable)
+        let durable = try store.currentVersion
+        for n in 1...3 { try Self.put(store, n, durability: .deferred) }
+        store.close()
+        // The next session's first opener cannot tell a power loss from a
+        // clean exit: the group never reached its durability point.
+        store = try Store.open(path, options: Self.options(pages: 64))
+        #expect(try store.currentVersion == durable)
+        #expect(try store.snapshot().tree("t")?.count == 1)
+        // A durable frame after deferred ones makes the whole group durable.
+        try Self.put(store, 10, durability: .durable)
+        for n in 11...12 { try Self.put(store, n, durability: .deferred) }
+        try Self.put(store, 13, durability: .durable)
+        let version = try store.currentVersion
+        #expect(try store.durableVersion == version)
+        store.close()
+        store = try Store.open(path, options: Self.options(pages: 64))
+        #expect(try store.currentVersion == version)
+        #expect(try store.snapshot().tree("t")?.count == 5)
+    }
+
+    @Test func aSyncWithNoRoomForASealCheckpoints() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        var store = try Store.open(path, options: Self.options(pages: 4))
+        try Self.put(store, 0, durability: .durable)
+        let checkpoint = try store.currentVersion
+        // Four one-page frames fill the region.
+        for n in 1...4 { try Self.put(store, n, durability: .deferred) }
+        #expect(try Self.records(store).map(\.version).max() == checkpoint)
+        #expect(try store.sync() == checkpoint + 5)
+        #expect(try store.currentVersion == checkpoint + 5)
+        #expect(try Self.records(store).contains { $0.version == checkpoint + 5 && $0.logRegion != nil })
+        store.close()
+        store = try Store.open(path, options: Self.options(pages: 4))
+        #expect(try store.snapshot().tree("t")?.count == 5)
+    }
+
+    @Test func framesOfAStoreThatDoesNotSyncSurviveTheProcess() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        var options = Self.options(pages: 64)
+        options.durability = .none
+        var store = try Store.open(path, options: options)
+        for n in 0..<5 { try Self.put(store, n, durability: .durable) }
+        let version = try store.currentVersion
+        store.close()
+        store = try Store.open(path, options: options)
+        #expect(try store.currentVersion == version)
+        #expect(try store.snapshot().tree("t")?.count == 5)
+    }
+}
