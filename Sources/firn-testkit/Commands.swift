@@ -4,3 +4,4 @@ let testkitCommands: [String: @Sendable ([String]) throws -> Int32] = lockComman
     .merging(readerCommands) { a, _ in a }
     .merging(replacementCommands) { a, _ in a }
     .merging(groupCommands) { a, _ in a }
+    .merging(logCommands) { a, _ in a }

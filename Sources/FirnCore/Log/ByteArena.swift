@@ -4,7 +4,11 @@
 final class ByteArena {
     private var chunks: [UnsafeMutableRawBufferPointer] = []
     private var used = 0
-    private static let chunkSize = 64 << 10
+    /// Chunks start small and double: most transactions of a log commit
+    /// hold a few hundred bytes, and a 64 KiB chunk per transaction cost a
+    /// large malloc and free every commit (profiled).
+    private var nextChunkSize = 1 << 10
+    private static let largestChunkSize = 64 << 10
 
     deinit { for chunk in chunks { chunk.deallocate() } }
 
@@ -13,7 +17,8 @@ final class ByteArena {
         guard bytes.count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         if chunks.isEmpty || used + bytes.count > chunks[chunks.count - 1].count {
             // A value larger than a chunk gets a chunk of its own.
-            chunks.append(.allocate(byteCount: max(Self.chunkSize, bytes.count), alignment: 8))
+            chunks.append(.allocate(byteCount: max(nextChunkSize, bytes.count), alignment: 8))
+            nextChunkSize = min(nextChunkSize * 2, Self.largestChunkSize)
             used = 0
         }
         let chunk = chunks[chunks.count - 1]

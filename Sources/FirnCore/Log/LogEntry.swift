@@ -31,6 +31,9 @@ extension Array where Element == LogEntry {
     /// is kept. Each run must itself be sorted with one entry per key.
     static func mergingNewestFirst(_ runs: [[LogEntry]]) -> [LogEntry] {
         if runs.count == 1 { return runs[0] }
+        // The common case, a version's frame over its parent's merged
+        // entries: one pass, no sort.
+        if runs.count == 2 { return merging(newer: runs[0], older: runs[1]) }
         var tagged: [(entry: LogEntry, run: Int)] = []
         tagged.reserveCapacity(runs.reduce(0) { $0 + $1.count })
         for (run, entries) in runs.enumerated() {
@@ -46,6 +49,29 @@ extension Array where Element == LogEntry {
             if let last = merged.last, compareBytes(last.key, item.entry.key) == 0 { continue }
             merged.append(item.entry)
         }
+        return merged
+    }
+
+    /// Two runs merged in one pass; on a shared key `newer`'s entry is kept.
+    static func merging(newer: [LogEntry], older: [LogEntry]) -> [LogEntry] {
+        if newer.isEmpty { return older }
+        if older.isEmpty { return newer }
+        var merged: [LogEntry] = []
+        merged.reserveCapacity(newer.count + older.count)
+        var i = 0, j = 0
+        while i < newer.count, j < older.count {
+            let order = compareBytes(newer[i].key, older[j].key)
+            if order <= 0 {
+                merged.append(newer[i])
+                i += 1
+                if order == 0 { j += 1 }
+            } else {
+                merged.append(older[j])
+                j += 1
+            }
+        }
+        merged.append(contentsOf: newer[i...])
+        merged.append(contentsOf: older[j...])
         return merged
     }
 }

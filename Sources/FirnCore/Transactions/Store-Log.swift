@@ -60,8 +60,13 @@ extension Store {
     }
 
     /// A snapshot of `version` when the slots lead to it: a record's own
-    /// version, or a frame of the log of the newest record below it that
-    /// made one. Nil when neither holds it.
+    /// version, else a frame of the log of the newest record below it that
+    /// made one. Records first: a frame a writer left unpublished when it
+    /// died holds the version the next checkpoint takes, and the checkpoint
+    /// is that version. The other way round (a frame taking the version of
+    /// a record the open-time check rejected) cannot happen: a writer never
+    /// appends while such a record is in a slot (FORMAT.md 8.2). Nil when
+    /// neither holds it.
     func makeSnapshot(version: UInt64, slots: CommitSlots, pin: PinSlot?) throws(FirnError) -> Snapshot? {
         if let record = slots.record(version: version) { return try makeSnapshot(VersionInfo(record), pin: pin) }
         let records = slots.slots.compactMap { try? $0.get() }.filter { $0.version < version && $0.logRegion != nil }

@@ -56,7 +56,7 @@ public final class WriteTransaction {
             baseVersion = record.version
             durableBase = pages.durableBase
         } else {
-            let log = try Self.beginLog(store: store, lockFile: lockFile, record: record)
+            let log = try Self.beginLog(store: store, lockFile: lockFile, slots: slots, record: record)
             self.log = log
             pages = nil
             baseVersion = log.changes.base.version
@@ -71,7 +71,7 @@ public final class WriteTransaction {
 
     /// The log-mode state on checkpoint `record`: the base version is the
     /// published one (a frame of its log, or the checkpoint itself).
-    private static func beginLog(store: Store, lockFile: LockFile, record: CommitRecord) throws(FirnError) -> LogTransaction {
+    private static func beginLog(store: Store, lockFile: LockFile, slots: CommitSlots, record: CommitRecord) throws(FirnError) -> LogTransaction {
         let published = lockFile.latestVersion
         var link: LogOverlayVersion? = nil
         var appender: LogAppender? = nil
@@ -88,8 +88,13 @@ public final class WriteTransaction {
             // Append only right after the base's frame, and only while
             // commits go to the log: frames past the published version
             // (a writer died after its frame; a first opener dropped an
-            // open group) must never have a frame chained after them.
-            if store.options.commitLogPages > 0, let scan = try store.logScan(of: record), scan.newestVersion == base {
+            // open group) must never have a frame chained after them. And
+            // only while the base's record is the newest valid one: a newer
+            // record the open-time check rejected (a checkpoint a power loss
+            // undid) holds a version the next frames would take, and readers
+            // would find it for that version; a checkpoint overwrites it.
+            if store.options.commitLogPages > 0, slots.newest?.version == record.version,
+               let scan = try store.logScan(of: record), scan.newestVersion == base {
                 appender = LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
                                               acceptOpenGroup: true)
             }

@@ -1,0 +1,191 @@
+// Commit-log commands (docs/COMMIT-PATH.md, "The commit log"; FORMAT.md
+// 8.2): the ledger workload of `commit-loop` committed through a small log
+// region, so checkpoints come every few commits, mixing durable and
+// deferred commits with `Store.sync()`. `Tests/FirnCoreTests/
+// CommitLogCrashKillTests.swift` SIGKILLs it at random moments (or lets it
+// kill itself right after a chosen write) and checks what the file holds.
+@_spi(CommitLog) import FirnCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Commit-log commands by name.
+let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
+    // log-loop DBPATH SEED PAGES [DIE_AFTER]: opens DBPATH (durability
+    // full, `commitLogPages` = PAGES; it must hold the "accounts" tree, see
+    // `LedgerFormat`), prints "ready", then works forever. Each commit is a
+    // ledger transfer (the total stays constant), sometimes with filler
+    // puts and deletes (one commit in eight with many of them: a large
+    // transaction, which checkpoints), and puts the marker
+    // `LogLoopFormat.markerKey(V)` → SEED (u64 LE) into "acks". About one
+    // commit in three is durable, the others deferred; while a group is
+    // open, one step in four is `sync()` instead of a commit. It keeps a
+    // snapshot pinned, renewed every few commits. Lines on stdout, each
+    // written after the call returned, with `durableVersion` read then:
+    //   "D V DUR"  durable commit of V returned
+    //   "c V DUR"  deferred commit of V returned (DUR = V when it was a checkpoint)
+    //   "s V DUR"  sync() returned V (the last commit's version, or one past
+    //              it when no seal fitted and it checkpointed)
+    // With DIE_AFTER = K the process SIGKILLs itself right after its K-th
+    // write to the database file (after the write, before anything else): a
+    // kill at an exact point inside a frame's or a checkpoint's writes. With
+    // DIE_AFTER = rK, right after its K-th commit-record write (a
+    // checkpoint's record written, not synced, not published).
+    "log-loop": { arguments in
+        let usage = "log-loop DBPATH SEED PAGES [DIE_AFTER]"
+        guard arguments.count == 3 || arguments.count == 4, let seed = UInt64(arguments[1]),
+              let pages = UInt32(arguments[2]), pages > 0 else {
+            return logUsage(usage)
+        }
+        var options = StoreOptions()
+        options.create = false
+        options.durability = .full
+        options.commitLogPages = pages
+        if arguments.count == 4 {
+            let records = arguments[3].hasPrefix("r")
+            guard let dieAfter = Int(arguments[3].dropFirst(records ? 1 : 0)), dieAfter > 0 else { return logUsage(usage) }
+            options.wrapIO = { WriteCountingKillIO($0, dieAfter: dieAfter, countingRecordsOnly: records) }
+        }
+        let store = try Store.open(arguments[0], options: options)
+        logLine("ready")
+        var rng = TestkitGenerator(state: seed)
+        var pinned: Snapshot? = nil
+        var commits = 0, renewPinAt = 0
+        while true {
+            if commits >= renewPinAt {
+                pinned?.close()
+                pinned = try store.snapshot(label: "log-loop")
+                renewPinAt = commits + 1 + Int(rng.next() % 12)
+            }
+            let durableNow = try store.durableVersion
+            if durableNow < (try store.currentVersion) && rng.next() % 4 == 0 {
+                let synced = try store.sync()
+                logLine("s \(synced) \(try store.durableVersion)")
+                continue
+            }
+            let txn = try store.beginWrite()
+            guard try LogLoopFormat.stage(txn, seed: seed, rng: &rng) else {
+                txn.abort()
+                return 65
+            }
+            let durable = rng.next() % 3 == 0
+            let version = try txn.commit(durability: durable ? .durable : .deferred)
+            logLine("\(durable ? "D" : "c") \(version) \(try store.durableVersion)")
+            commits += 1
+        }
+    },
+]
+
+/// What `log-loop` adds to the ledger workload: tree "acks", key = version
+/// (u64 big-endian), value = the writing child's seed (u64 little-endian),
+/// one per commit. `Tests/FirnCoreTests/CommitLogCrashKillTests.swift`
+/// checks the same format; keep them in step.
+enum LogLoopFormat {
+    static let markerTree = "acks"
+
+    static func markerKey(_ version: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: version >> (56 - 8 * UInt64($0))) }
+    }
+
+    static func markerValue(_ seed: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: seed >> (8 * UInt64($0))) }
+    }
+
+    /// Stages one commit in `txn`: a transfer, fillers, the marker. False
+    /// (after writing why to stderr) when the ledger is not there.
+    static func stage(_ txn: WriteTransaction, seed: UInt64, rng: inout TestkitGenerator) throws -> Bool {
+        guard let accounts = try txn.tree(LedgerFormat.accountsTree, create: false),
+              let filler = try txn.tree(LedgerFormat.fillerTree),
+              let markers = try txn.tree(markerTree) else {
+            FileHandleStderr.write("log-loop: the store has no \"\(LedgerFormat.accountsTree)\" tree\n")
+            return false
+        }
+        let from = rng.next() % LedgerFormat.accountCount
+        let to = (from + 1 + rng.next() % (LedgerFormat.accountCount - 1)) % LedgerFormat.accountCount
+        guard let fromValue = try accounts.get(LedgerFormat.accountKey(from)),
+              let toValue = try accounts.get(LedgerFormat.accountKey(to)),
+              let fromBalance = LedgerFormat.balance(fromValue), let toBalance = LedgerFormat.balance(toValue) else {
+            FileHandleStderr.write("log-loop: account \(from) or \(to) is missing or malformed\n")
+            return false
+        }
+        let amount = fromBalance == 0 ? 0 : 1 + rng.next() % fromBalance
+        try accounts.put(LedgerFormat.accountKey(from), LedgerFormat.accountValue(from, balance: fromBalance - amount))
+        try accounts.put(LedgerFormat.accountKey(to), LedgerFormat.accountValue(to, balance: toBalance + amount))
+        // Half the commits are a transfer alone (a one-page frame); most of
+        // the rest change a few filler values (small ones fit a frame, large
+        // ones checkpoint); one in eight changes many (a large transaction).
+        let fillerChanges: Int
+        switch rng.next() % 8 {
+        case 0...3: fillerChanges = 0
+        case 4...6: fillerChanges = 1 + Int(rng.next() % 3)
+        default: fillerChanges = 8 + Int(rng.next() % 8)
+        }
+        for _ in 0..<fillerChanges {
+            let key = LedgerFormat.fillerKey(rng.next() % LedgerFormat.fillerKeyCount)
+            if rng.next() % 3 == 0 {
+                try filler.delete(key)
+            } else {
+                let size = LedgerFormat.fillerSizes[Int(rng.next() % UInt64(LedgerFormat.fillerSizes.count))]
+                try filler.put(key, LedgerFormat.fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next())))
+            }
+        }
+        try markers.put(markerKey(txn.version), markerValue(seed))
+        return true
+    }
+}
+
+/// Passes every call through; right after the K-th write to the file (or
+/// the K-th commit-record write: at most `CommitRecord.maximumSize` bytes
+/// into a commit slot) the process kills itself, so that write is in the
+/// file and nothing after it happened (no sync, no publication, no
+/// acknowledgement).
+final class WriteCountingKillIO: FileIO, @unchecked Sendable {
+    let base: any FileIO
+    let dieAfter: Int
+    let countingRecordsOnly: Bool
+    private var counted = 0
+
+    init(_ base: any FileIO, dieAfter: Int, countingRecordsOnly: Bool) {
+        self.base = base
+        self.dieAfter = dieAfter
+        self.countingRecordsOnly = countingRecordsOnly
+    }
+
+    var path: String { base.path }
+    var descriptor: Int32 { base.descriptor }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
+        try base.write(bytes, at: offset)
+        let record = bytes.count <= CommitRecord.maximumSize && offset <= UInt64(PageGeometry.maxPageSize)
+        guard record || !countingRecordsOnly else { return }
+        counted += 1
+        if counted == dieAfter { kill(getpid(), SIGKILL) }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
+        try base.read(into: buffer, at: offset)
+    }
+
+    func sync() throws(FirnError) { try base.sync() }
+    func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
+    func size() throws(FirnError) -> UInt64 { try base.size() }
+    func close() { base.close() }
+}
+
+private func logUsage(_ text: String) -> Int32 {
+    FileHandleStderr.write("usage: firn-testkit \(text)\n")
+    return 64
+}
+
+/// Writes `text` and a newline straight to fd 1 (no stdio buffer): the line
+/// is in the pipe when this returns, so a kill right after loses nothing.
+private func logLine(_ text: String) {
+    var bytes = Array((text + "\n").utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress.map { $0 + done }, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        done += n
+    }
+}
