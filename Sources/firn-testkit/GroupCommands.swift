@@ -27,19 +27,19 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
     "group-loop": { arguments in
         guard arguments.count == 3 || arguments.count == 4, let seed = UInt64(arguments[1]),
               let syncEvery = Int(arguments[2]), syncEvery >= 0 else {
-            return groupUsage("group-loop DBPATH SEED SYNC_EVERY [DIE_AFTER_RECORD]")
+            return usageError("group-loop DBPATH SEED SYNC_EVERY [DIE_AFTER_RECORD]")
         }
         var options = StoreOptions()
         options.create = false
         options.durability = .full
         if arguments.count == 4 {
             guard let dieAfter = Int(arguments[3]), dieAfter > 0 else {
-                return groupUsage("group-loop DBPATH SEED SYNC_EVERY [DIE_AFTER_RECORD]")
+                return usageError("group-loop DBPATH SEED SYNC_EVERY [DIE_AFTER_RECORD]")
             }
-            options.wrapIO = { DyingIO($0, dieAfterRecord: dieAfter) }
+            options.wrapIO = { DyingIO($0, dieAfter: dieAfter, countingRecordsOnly: true) }
         }
         let store = try Store.open(arguments[0], options: options)
-        groupLine("ready")
+        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
         var pinned: Snapshot? = nil
         var commits = 0, renewPinAt = 0
@@ -53,10 +53,10 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
             try GroupFormat.stage(txn)
             let durable = syncEvery > 0 && rng.next() % 9 == 0
             let version = try txn.commit(durability: durable ? .durable : .deferred)
-            groupLine("\(durable ? "D" : "c") \(version)")
+            writeLine("\(durable ? "D" : "c") \(version)")
             commits += 1
             if syncEvery > 0 && commits % syncEvery == 0 {
-                groupLine("d \(try store.sync())")
+                writeLine("d \(try store.sync())")
             }
         }
     },
@@ -64,16 +64,16 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // sleeps 0–8 ms and calls `sync()`, printing "d V" when it returns V.
     "sync-loop": { arguments in
         guard arguments.count == 2, let seed = UInt64(arguments[1]) else {
-            return groupUsage("sync-loop DBPATH SEED")
+            return usageError("sync-loop DBPATH SEED")
         }
         var options = StoreOptions()
         options.create = false
         let store = try Store.open(arguments[0], options: options)
-        groupLine("ready")
+        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
         while true {
             usleep(UInt32(rng.next() % 8_000))
-            groupLine("d \(try store.sync())")
+            writeLine("d \(try store.sync())")
         }
     },
 ]
@@ -122,17 +122,21 @@ enum GroupFormat {
 
 struct GroupFormatFailure: Error {}
 
-/// Passes every call through; right after the K-th commit-record write
-/// (a write of `CommitRecord.size` bytes into a commit slot) the process
-/// kills itself, so the record is in the file and nothing after it happened.
+/// Passes every call through; right after the K-th write to the file —
+/// or, with `countingRecordsOnly`, the K-th commit-record write (a write of
+/// a record's size into a commit slot) — the process kills itself, so that
+/// write is in the file and nothing after it happened (no sync, no
+/// publication, no acknowledgement).
 final class DyingIO: FileIO, @unchecked Sendable {
     let base: any FileIO
-    let dieAfterRecord: Int
-    private var records = 0
+    let dieAfter: Int
+    let countingRecordsOnly: Bool
+    private var counted = 0
 
-    init(_ base: any FileIO, dieAfterRecord: Int) {
+    init(_ base: any FileIO, dieAfter: Int, countingRecordsOnly: Bool) {
         self.base = base
-        self.dieAfterRecord = dieAfterRecord
+        self.dieAfter = dieAfter
+        self.countingRecordsOnly = countingRecordsOnly
     }
 
     var path: String { base.path }
@@ -140,10 +144,11 @@ final class DyingIO: FileIO, @unchecked Sendable {
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
         try base.write(bytes, at: offset)
-        if bytes.count == CommitRecord.size || bytes.count == CommitRecord.maximumSize, offset <= UInt64(PageGeometry.maxPageSize) {
-            records += 1
-            if records == dieAfterRecord { kill(getpid(), SIGKILL) }
-        }
+        let record = (bytes.count == CommitRecord.size || bytes.count == CommitRecord.maximumSize)
+            && offset <= UInt64(PageGeometry.maxPageSize)
+        guard record || !countingRecordsOnly else { return }
+        counted += 1
+        if counted == dieAfter { kill(getpid(), SIGKILL) }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
@@ -156,20 +161,4 @@ final class DyingIO: FileIO, @unchecked Sendable {
     func close() { base.close() }
 }
 
-private func groupUsage(_ text: String) -> Int32 {
-    FileHandleStderr.write("usage: firn-testkit \(text)\n")
-    return 64
-}
 
-/// Writes `text` and a newline straight to fd 1 (no stdio buffer): the line
-/// is in the pipe when this returns, so a kill right after loses nothing.
-private func groupLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress.map { $0 + done }, $0.count - done) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return }
-        done += n
-    }
-}

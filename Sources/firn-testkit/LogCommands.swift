@@ -35,7 +35,7 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
         let usage = "log-loop DBPATH SEED PAGES [DIE_AFTER]"
         guard arguments.count == 3 || arguments.count == 4, let seed = UInt64(arguments[1]),
               let pages = UInt32(arguments[2]), pages > 0 else {
-            return logUsage(usage)
+            return usageError(usage)
         }
         var options = StoreOptions()
         options.create = false
@@ -43,11 +43,11 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
         options.commitLogPages = pages
         if arguments.count == 4 {
             let records = arguments[3].hasPrefix("r")
-            guard let dieAfter = Int(arguments[3].dropFirst(records ? 1 : 0)), dieAfter > 0 else { return logUsage(usage) }
-            options.wrapIO = { WriteCountingKillIO($0, dieAfter: dieAfter, countingRecordsOnly: records) }
+            guard let dieAfter = Int(arguments[3].dropFirst(records ? 1 : 0)), dieAfter > 0 else { return usageError(usage) }
+            options.wrapIO = { DyingIO($0, dieAfter: dieAfter, countingRecordsOnly: records) }
         }
         let store = try Store.open(arguments[0], options: options)
-        logLine("ready")
+        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
         var pinned: Snapshot? = nil
         var commits = 0, renewPinAt = 0
@@ -60,7 +60,7 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
             let durableNow = try store.durableVersion
             if durableNow < (try store.currentVersion) && rng.next() % 4 == 0 {
                 let synced = try store.sync()
-                logLine("s \(synced) \(try store.durableVersion)")
+                writeLine("s \(synced) \(try store.durableVersion)")
                 continue
             }
             let txn = try store.beginWrite()
@@ -70,7 +70,7 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
             }
             let durable = rng.next() % 3 == 0
             let version = try txn.commit(durability: durable ? .durable : .deferred)
-            logLine("\(durable ? "D" : "c") \(version) \(try store.durableVersion)")
+            writeLine("\(durable ? "D" : "c") \(version) \(try store.durableVersion)")
             commits += 1
         }
     },
@@ -134,58 +134,5 @@ enum LogLoopFormat {
     }
 }
 
-/// Passes every call through; right after the K-th write to the file (or
-/// the K-th commit-record write: at most `CommitRecord.maximumSize` bytes
-/// into a commit slot) the process kills itself, so that write is in the
-/// file and nothing after it happened (no sync, no publication, no
-/// acknowledgement).
-final class WriteCountingKillIO: FileIO, @unchecked Sendable {
-    let base: any FileIO
-    let dieAfter: Int
-    let countingRecordsOnly: Bool
-    private var counted = 0
 
-    init(_ base: any FileIO, dieAfter: Int, countingRecordsOnly: Bool) {
-        self.base = base
-        self.dieAfter = dieAfter
-        self.countingRecordsOnly = countingRecordsOnly
-    }
 
-    var path: String { base.path }
-    var descriptor: Int32 { base.descriptor }
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
-        try base.write(bytes, at: offset)
-        let record = bytes.count <= CommitRecord.maximumSize && offset <= UInt64(PageGeometry.maxPageSize)
-        guard record || !countingRecordsOnly else { return }
-        counted += 1
-        if counted == dieAfter { kill(getpid(), SIGKILL) }
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
-        try base.read(into: buffer, at: offset)
-    }
-
-    func sync() throws(FirnError) { try base.sync() }
-    func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
-    func size() throws(FirnError) -> UInt64 { try base.size() }
-    func close() { base.close() }
-}
-
-private func logUsage(_ text: String) -> Int32 {
-    FileHandleStderr.write("usage: firn-testkit \(text)\n")
-    return 64
-}
-
-/// Writes `text` and a newline straight to fd 1 (no stdio buffer): the line
-/// is in the pipe when this returns, so a kill right after loses nothing.
-private func logLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress.map { $0 + done }, $0.count - done) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return }
-        done += n
-    }
-}

@@ -17,7 +17,7 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // is acknowledged and must survive the process being killed.
     "commit-loop": { arguments in
         guard arguments.count == 2, let seed = UInt64(arguments[1]) else {
-            return storeUsage("commit-loop DBPATH SEED")
+            return usageError("commit-loop DBPATH SEED")
         }
         var options = StoreOptions()
         options.create = false
@@ -125,20 +125,4 @@ struct TestkitGenerator: RandomNumberGenerator {
     }
 }
 
-private func storeUsage(_ text: String) -> Int32 {
-    FileHandleStderr.write("usage: firn-testkit \(text)\n")
-    return 64
-}
 
-/// Writes `text` and a newline straight to fd 1: no stdio buffer, so a line
-/// is in the pipe the moment this returns, and a kill right after loses nothing.
-private func writeLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress.map { $0 + done }, $0.count - done) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return }
-        done += n
-    }
-}

@@ -92,24 +92,21 @@ final class LogChangeSet {
     /// Creates tree `name` empty unless it exists; true when created.
     @discardableResult
     func createTree(_ name: String) throws(FirnError) -> Bool {
-        var tree = try state(name)
-        guard !tree.exists else { return false }
-        tree.exists = true
-        tree.reset = true
-        tree.count = 0
-        tree.entries = []
-        tree.changed = true
-        trees[name] = tree
-        payloadEstimate += name.utf8.count + 16
-        return true
+        try reset(name, exists: true)
     }
 
     /// Drops tree `name` with its entries; false when there was none.
     @discardableResult
     func dropTree(_ name: String) throws(FirnError) -> Bool {
+        try reset(name, exists: false)
+    }
+
+    /// A drop (`exists` false) or a create: the tree's entries, the base's
+    /// included, are gone. False when the tree already is as asked.
+    private func reset(_ name: String, exists: Bool) throws(FirnError) -> Bool {
         var tree = try state(name)
-        guard tree.exists else { return false }
-        tree.exists = false
+        guard tree.exists != exists else { return false }
+        tree.exists = exists
         tree.reset = true
         tree.count = 0
         tree.entries = []
