@@ -100,17 +100,10 @@ enum LogLoopFormat {
             FileHandleStderr.write("log-loop: the store has no \"\(LedgerFormat.accountsTree)\" tree\n")
             return false
         }
-        let from = rng.next() % LedgerFormat.accountCount
-        let to = (from + 1 + rng.next() % (LedgerFormat.accountCount - 1)) % LedgerFormat.accountCount
-        guard let fromValue = try accounts.get(LedgerFormat.accountKey(from)),
-              let toValue = try accounts.get(LedgerFormat.accountKey(to)),
-              let fromBalance = LedgerFormat.balance(fromValue), let toBalance = LedgerFormat.balance(toValue) else {
-            FileHandleStderr.write("log-loop: account \(from) or \(to) is missing or malformed\n")
+        if let problem = try LedgerFormat.transfer(in: accounts, rng: &rng) {
+            FileHandleStderr.write("log-loop: \(problem)\n")
             return false
         }
-        let amount = fromBalance == 0 ? 0 : 1 + rng.next() % fromBalance
-        try accounts.put(LedgerFormat.accountKey(from), LedgerFormat.accountValue(from, balance: fromBalance - amount))
-        try accounts.put(LedgerFormat.accountKey(to), LedgerFormat.accountValue(to, balance: toBalance + amount))
         // Half the commits are a transfer alone (a one-page frame); most of
         // the rest change a few filler values (small ones fit a frame, large
         // ones checkpoint); one in eight changes many (a large transaction).
@@ -120,15 +113,7 @@ enum LogLoopFormat {
         case 4...6: fillerChanges = 1 + Int(rng.next() % 3)
         default: fillerChanges = 8 + Int(rng.next() % 8)
         }
-        for _ in 0..<fillerChanges {
-            let key = LedgerFormat.fillerKey(rng.next() % LedgerFormat.fillerKeyCount)
-            if rng.next() % 3 == 0 {
-                try filler.delete(key)
-            } else {
-                let size = LedgerFormat.fillerSizes[Int(rng.next() % UInt64(LedgerFormat.fillerSizes.count))]
-                try filler.put(key, LedgerFormat.fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next())))
-            }
-        }
+        try LedgerFormat.changeFiller(filler, times: fillerChanges, rng: &rng)
         try markers.put(markerKey(txn.version), markerValue(seed))
         return true
     }

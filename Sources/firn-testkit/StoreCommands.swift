@@ -42,27 +42,12 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
                 txn.abort()
                 return 65
             }
-            let from = rng.next() % LedgerFormat.accountCount
-            let to = (from + 1 + rng.next() % (LedgerFormat.accountCount - 1)) % LedgerFormat.accountCount
-            guard let fromValue = try accounts.get(LedgerFormat.accountKey(from)),
-                  let toValue = try accounts.get(LedgerFormat.accountKey(to)),
-                  let fromBalance = LedgerFormat.balance(fromValue), let toBalance = LedgerFormat.balance(toValue) else {
-                FileHandleStderr.write("commit-loop: account \(from) or \(to) is missing or malformed\n")
+            if let problem = try LedgerFormat.transfer(in: accounts, rng: &rng) {
+                FileHandleStderr.write("commit-loop: \(problem)\n")
                 txn.abort()
                 return 65
             }
-            let amount = fromBalance == 0 ? 0 : 1 + rng.next() % fromBalance
-            try accounts.put(LedgerFormat.accountKey(from), LedgerFormat.accountValue(from, balance: fromBalance - amount))
-            try accounts.put(LedgerFormat.accountKey(to), LedgerFormat.accountValue(to, balance: toBalance + amount))
-            for _ in 0..<Int(rng.next() % 4) {
-                let key = LedgerFormat.fillerKey(rng.next() % LedgerFormat.fillerKeyCount)
-                if rng.next() % 3 == 0 {
-                    try filler.delete(key)
-                } else {
-                    let size = LedgerFormat.fillerSizes[Int(rng.next() % UInt64(LedgerFormat.fillerSizes.count))]
-                    try filler.put(key, LedgerFormat.fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next())))
-                }
-            }
+            try LedgerFormat.changeFiller(filler, times: Int(rng.next() % 4), rng: &rng)
             let version = try txn.commit()
             writeLine("\(version)")
             commits += 1
@@ -78,6 +63,34 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
 /// - "filler": key = "f" + number (u32 big-endian); value = length (u32 LE),
 ///   salt (u32 LE), then byte i = low byte of `salt &+ i &* 131`.
 enum LedgerFormat {
+    /// Moves a random amount between two random accounts; the reason when
+    /// an account is missing or malformed (nothing changed then).
+    static func transfer(in accounts: WriteTree, rng: inout TestkitGenerator) throws -> String? {
+        let from = rng.next() % accountCount
+        let to = (from + 1 + rng.next() % (accountCount - 1)) % accountCount
+        guard let fromValue = try accounts.get(accountKey(from)), let toValue = try accounts.get(accountKey(to)),
+              let fromBalance = balance(fromValue), let toBalance = balance(toValue) else {
+            return "account \(from) or \(to) is missing or malformed"
+        }
+        let amount = fromBalance == 0 ? 0 : 1 + rng.next() % fromBalance
+        try accounts.put(accountKey(from), accountValue(from, balance: fromBalance - amount))
+        try accounts.put(accountKey(to), accountValue(to, balance: toBalance + amount))
+        return nil
+    }
+
+    /// Puts or deletes `times` random filler values.
+    static func changeFiller(_ filler: WriteTree, times: Int, rng: inout TestkitGenerator) throws {
+        for _ in 0..<times {
+            let key = fillerKey(rng.next() % fillerKeyCount)
+            if rng.next() % 3 == 0 {
+                try filler.delete(key)
+            } else {
+                let size = fillerSizes[Int(rng.next() % UInt64(fillerSizes.count))]
+                try filler.put(key, fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next())))
+            }
+        }
+    }
+
     static let accountsTree = "accounts"
     static let fillerTree = "filler"
     static let accountCount: UInt64 = 200

@@ -28,7 +28,7 @@ extension Snapshot {
             case let (nil, value?): change = .inserted(key: key, value: ValueView(stored: value, snapshot: self))
             case let (value?, nil): change = .deleted(key: key, old: ValueView(stored: value, snapshot: base))
             case let (was?, now?):
-                if try Self.sameBytes(was, base, now, self) { return true }
+                if try TreeDiff.sameValue(was, in: base, now, in: self, pagesRead: &lookupPages) { return true }
                 change = .changed(key: key, old: ValueView(stored: was, snapshot: base), new: ValueView(stored: now, snapshot: self))
             }
             stats.changes += 1
@@ -126,20 +126,5 @@ extension Snapshot {
 
     private static func depth(_ root: PageRef, in snapshot: Snapshot) throws(FirnError) -> Int {
         root.isNone ? 0 : try snapshot.source.view(root).level + 1
-    }
-
-    /// Whether two stored values hold the same bytes (an overflow chain is
-    /// read only when the other side's length matches).
-    private static func sameBytes(_ a: StoredValue, _ aSnapshot: Snapshot, _ b: StoredValue, _ bSnapshot: Snapshot) throws(FirnError) -> Bool {
-        switch (a, b) {
-        case let (.inline(x), .inline(y)): return x.count == y.count && compareBytes(x, y) == 0
-        case let (.overflow(x, xLength), .overflow(y, yLength)) where x == y && xLength == yLength: return true
-        default:
-            let aLength: UInt64, bLength: UInt64
-            switch a { case let .inline(x): aLength = UInt64(x.count); case let .overflow(_, l): aLength = l }
-            switch b { case let .inline(y): bLength = UInt64(y.count); case let .overflow(_, l): bLength = l }
-            guard aLength == bLength else { return false }
-            return try aSnapshot.source.readValue(a) == bSnapshot.source.readValue(b)
-        }
     }
 }

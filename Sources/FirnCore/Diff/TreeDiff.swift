@@ -114,7 +114,7 @@ struct TreeDiff {
                     guard try report(.inserted(key: b.key, value: newValue(b)), body) else { return false }
                     try newer.advance()
                 } else {
-                    if try !sameValue(a.value, b.value) {
+                    if try !Self.sameValue(a.value, in: olderSnapshot, b.value, in: newerSnapshot, pagesRead: &overflowPagesRead) {
                         let change = Change.changed(key: b.key, old: oldValue(a), new: newValue(b))
                         guard try report(change, body) else { return false }
                     }
@@ -151,15 +151,19 @@ struct TreeDiff {
 
     // MARK: values
 
-    private mutating func sameValue(_ a: StoredValue, _ b: StoredValue) throws(FirnError) -> Bool {
+    /// Whether two stored values, `a` read from `older`'s pages and `b`
+    /// from `newer`'s, hold the same bytes; overflow pages read to tell
+    /// count in `pagesRead`. Also the log diffs' comparison.
+    static func sameValue(_ a: StoredValue, in older: Snapshot, _ b: StoredValue, in newer: Snapshot,
+                          pagesRead: inout Int) throws(FirnError) -> Bool {
         switch (a, b) {
         case let (.inline(x), .inline(y)):
             return compareBytes(x, y) == 0
         case let (.overflow(x, xLength), .overflow(y, yLength)) where x == y && xLength == yLength:
             return true  // one chain: the reference pins its bytes
         default:
-            guard Self.length(a) == Self.length(b) else { return false }
-            return try sameBytes(a, b)
+            guard length(a) == length(b) else { return false }
+            return try sameBytes(a, in: older, b, in: newer, pagesRead: &pagesRead)
         }
     }
 
@@ -172,10 +176,11 @@ struct TreeDiff {
 
     /// Compares two values of equal length piece by piece, reading their
     /// chains only as far as they agree.
-    private mutating func sameBytes(_ a: StoredValue, _ b: StoredValue) throws(FirnError) -> Bool {
+    private static func sameBytes(_ a: StoredValue, in olderSnapshot: Snapshot, _ b: StoredValue, in newerSnapshot: Snapshot,
+                                  pagesRead: inout Int) throws(FirnError) -> Bool {
         var left = ValueChunks(a, source: olderSnapshot.source)
         var right = ValueChunks(b, source: newerSnapshot.source)
-        defer { overflowPagesRead += left.pagesRead + right.pagesRead }
+        defer { pagesRead += left.pagesRead + right.pagesRead }
         var x = UnsafeRawBufferPointer(start: nil, count: 0)
         var y = UnsafeRawBufferPointer(start: nil, count: 0)
         while true {

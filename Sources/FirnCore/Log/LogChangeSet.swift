@@ -23,9 +23,6 @@ final class LogChangeSet {
     /// The base version's trees as read, by name (nil: the base has none).
     private var baseTrees: [String: TreeReader?] = [:]
     private let arena = ByteArena()
-    /// Bytes the payload will take, roughly: the commit path uses it to
-    /// choose a checkpoint for large transactions.
-    private(set) var payloadEstimate = 0
 
     init(base: Snapshot) {
         self.base = base
@@ -112,7 +109,6 @@ final class LogChangeSet {
         tree.entries = []
         tree.changed = true
         trees[name] = tree
-        payloadEstimate += name.utf8.count + 16
         return true
     }
 
@@ -127,7 +123,6 @@ final class LogChangeSet {
         if !existed { tree.count += 1 }
         tree.changed = true
         trees[name] = tree
-        payloadEstimate += key.count + value.count + 8
         return !existed
     }
 
@@ -145,17 +140,16 @@ final class LogChangeSet {
         tree.count -= 1
         tree.changed = true
         trees[name] = tree
-        payloadEstimate += key.count + 4
         return true
     }
 
-    /// Each tree this transaction changed, in name order: whether the base
-    /// had it, whether it exists now, whether it was dropped or created
-    /// (the base's entries gone), and its entries (nil value: deleted).
-    func forEachChangedTree(_ body: (_ name: String, _ inBase: Bool, _ exists: Bool, _ reset: Bool, _ entries: [LogEntry]) throws(FirnError) -> Void) throws(FirnError) {
+    /// Each tree this transaction changed, in name order: whether it exists
+    /// now, whether it was dropped or created (the base's entries gone),
+    /// and its entries (nil value: deleted).
+    func forEachChangedTree(_ body: (_ name: String, _ exists: Bool, _ reset: Bool, _ entries: [LogEntry]) throws(FirnError) -> Void) throws(FirnError) {
         for name in trees.keys.sorted() {
             guard let tree = trees[name], tree.changed else { continue }
-            try body(name, tree.inBase, tree.exists, tree.reset, tree.entries)
+            try body(name, tree.exists, tree.reset, tree.entries)
         }
     }
 

@@ -123,15 +123,7 @@ final class PageAllocator {
     }
 
     func allocate(_ kind: Kind = .run) throws(FirnError) -> UInt64 {
-        if !prefetchDone {
-            // The reclaimed pages often suffice, but the free list's first
-            // batch is read and checked anyway, as every commit did before:
-            // a damaged entry (a commit slot, a page past the end) is
-            // refused at the first commit after the damage, not whenever
-            // a commit happens to need the free list.
-            prefetchDone = true
-            prefetched = try readFreeList()
-        }
+        try prefetchFreeList()
         if remaining == 0 { try readFreeBatch() }
         allocations += 1
         switch kind {
@@ -160,6 +152,17 @@ final class PageAllocator {
         return try fresh()
     }
 
+    /// Reads the free list's first batch at the transaction's first
+    /// allocation. The reclaimed pages often suffice, but the batch is read
+    /// and checked anyway, as every commit did before: a damaged entry (a
+    /// commit slot, a page past the end) is refused at the first commit
+    /// after the damage, not whenever a commit happens to need the free list.
+    private func prefetchFreeList() throws(FirnError) {
+        guard !prefetchDone else { return }
+        prefetchDone = true
+        prefetched = try readFreeList()
+    }
+
     /// `count` consecutive pages, for a commit log region: the lowest run of
     /// free pages that long among the candidates (a region retired two
     /// checkpoints ago normally comes back whole), else past the end of
@@ -167,10 +170,7 @@ final class PageAllocator {
     /// a freed region are still together.
     func allocateContiguous(_ count: Int) throws(FirnError) -> UInt64 {
         precondition(count >= 1)
-        if !prefetchDone {
-            prefetchDone = true
-            prefetched = try readFreeList()
-        }
+        try prefetchFreeList()
         func search() -> Int? {
             var found: Int?
             forEachRun { start, length in

@@ -43,10 +43,9 @@ final class LogTransaction {
     func replay(into pages: PageCommit) throws(FirnError) {
         if let link {
             for name in link.trees.keys.sorted() {
-                guard let state = link.trees[name] else { continue }
-                if !state.showsCheckpoint { try pages.dropTree(name) }
-                guard state.exists, let tree = try pages.tree(name, create: true) else { continue }
-                try apply(link.entries(of: name), to: tree, in: pages)
+                guard let state = link.trees[name],
+                      let tree = try replay(name, reset: !state.showsCheckpoint, exists: state.exists,
+                                            entries: link.entries(of: name), into: pages) else { continue }
                 guard tree.count == state.count else {
                     throw FirnError.corrupt(
                         path: pages.store.path, page: nil, version: link.version,
@@ -54,21 +53,25 @@ final class LogTransaction {
                 }
             }
         }
-        try changes.forEachChangedTree { (name, _, exists, reset, entries) throws(FirnError) in
-            if reset { try pages.dropTree(name) }
-            guard exists, let tree = try pages.tree(name, create: true) else { return }
-            try apply(entries, to: tree, in: pages)
+        try changes.forEachChangedTree { (name, exists, reset, entries) throws(FirnError) in
+            _ = try replay(name, reset: reset, exists: exists, entries: entries, into: pages)
         }
     }
 
-    private func apply(_ entries: [LogEntry], to tree: MutableTree, in pages: PageCommit) throws(FirnError) {
+    /// One tree's changes: dropped first when `reset`, then (when it
+    /// exists) its entries put and deleted. Returns the tree, nil when gone.
+    private func replay(_ name: String, reset: Bool, exists: Bool, entries: [LogEntry],
+                        into pages: PageCommit) throws(FirnError) -> MutableTree? {
+        if reset { try pages.dropTree(name) }
+        guard exists, let tree = try pages.tree(name, create: true) else { return nil }
         for entry in entries {
             let key = Array(entry.key)
             if let value = entry.value {
-                try pages.put(tree, key, value)
+                try pages.put(tree, key, Array(value))
             } else {
                 try tree.delete(key)
             }
         }
+        return tree
     }
 }

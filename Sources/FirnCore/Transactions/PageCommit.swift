@@ -159,11 +159,11 @@ final class PageCommit {
     /// Stores `value` in `tree`: inline when it fits a leaf, else in an
     /// overflow chain written now (the leaf keeps its head).
     @discardableResult
-    func put(_ tree: MutableTree, _ key: [UInt8], _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
+    func put(_ tree: MutableTree, _ key: [UInt8], _ value: [UInt8]) throws(FirnError) -> Bool {
         if store.geometry.isInline(keyLength: key.count, valueLength: value.count) {
-            return try tree.put(key, .inline(value))
+            return try withBytes(value) { (bytes) throws(FirnError) in try tree.put(key, .inline(bytes)) }
         }
-        let head = try context.writeOverflow(Array(value))
+        let head = try context.writeOverflow(value)
         return try tree.put(key, .overflow(head, length: UInt64(value.count)))
     }
 
@@ -197,7 +197,7 @@ final class PageCommit {
         var record = CommitRecord(
             pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,
             logicalPageCount: context.allocator.logicalPageCount, catalogRoot: catalogRoot, spaceRoot: spaceRoot,
-            bytesWritten: context.bytesWritten + UInt64(CommitRecord.size),
+            bytesWritten: context.bytesWritten + UInt64(logRegionPages > 0 ? CommitRecord.maximumSize : CommitRecord.size),
             freePages: ledger.freeCount, retiredPages: ledger.retiredCount,
             unsealed: deferred, distance: version - durableBase)
         record.logRegionStart = regionStart

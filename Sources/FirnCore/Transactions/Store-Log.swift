@@ -27,35 +27,38 @@ extension Store {
         }
     }
 
-    /// The region's bytes in the map, and the map (which keeps them valid).
-    func logRegionBytes(_ record: CommitRecord) throws(FirnError) -> (UnsafeRawBufferPointer, Mapping)? {
-        guard let region = record.logRegion else { return nil }
+    /// Runs `body` with `record`'s chain and its region's bytes in the map
+    /// (the map, passed too, keeps them valid); nil when it made no region.
+    /// Errors come out located at `version`.
+    private func readingLog<R>(
+        _ record: CommitRecord, version: UInt64,
+        _ body: (LogChain, UnsafeRawBufferPointer, Mapping) throws(FirnError) -> R
+    ) throws(FirnError) -> R? {
+        guard let chain = try logChain(for: record), let region = record.logRegion else { return nil }
         let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
         let pageSize = UInt64(geometry.pageSize)
         // `fieldDefect` put the region inside the record's pages, which the map covers.
         let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
-        return (UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count), map)
-    }
-
-    /// The link of `version` in `record`'s log, reading frames as needed;
-    /// nil when the region holds no whole frame of it.
-    func logLink(_ version: UInt64, of record: CommitRecord) throws(FirnError) -> LogOverlayVersion? {
-        guard let chain = try logChain(for: record), let (bytes, map) = try logRegionBytes(record) else { return nil }
         do {
-            return try chain.link(version, bytes: bytes, owner: map)
+            return try body(chain, UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count), map)
         } catch {
             throw error.located(in: path, version: version)
         }
     }
 
+    /// The link of `version` in `record`'s log, reading frames as needed;
+    /// nil when the region holds no whole frame of it.
+    func logLink(_ version: UInt64, of record: CommitRecord) throws(FirnError) -> LogOverlayVersion? {
+        try readingLog(record, version: version) { (chain, bytes, map) throws(FirnError) in
+            try chain.link(version, bytes: bytes, owner: map)
+        } ?? nil
+    }
+
     /// Every whole frame of `record`'s region read: the scan, for the
     /// open-time choice and for appending.
     func logScan(of record: CommitRecord) throws(FirnError) -> LogScan? {
-        guard let chain = try logChain(for: record), let (bytes, map) = try logRegionBytes(record) else { return nil }
-        do {
-            return try chain.readAll(bytes: bytes, owner: map)
-        } catch {
-            throw error.located(in: path, version: record.version)
+        try readingLog(record, version: record.version) { (chain, bytes, map) throws(FirnError) in
+            try chain.readAll(bytes: bytes, owner: map)
         }
     }
 
@@ -75,53 +78,37 @@ extension Store {
         return try makeSnapshot(VersionInfo(record), pin: pin, log: link)
     }
 
-    /// `sync()` when the open group is frames of the newest record's log:
-    /// a seal frame right after the group's last frame, then its sync; or,
+    /// What `sync()` does when the open group is frames of `record`'s log.
+    enum LogSeal {
+        /// Durable now, up to this version.
+        case sealed(UInt64)
+        /// No seal can go in the region: a checkpoint makes the group durable.
+        case needsCheckpoint
+    }
+
+    /// `sync()`, under the writer lock, when the published version is a
+    /// frame of `record`'s log: an fsync when the last frame was not
+    /// deferred (it may have been written without its sync, `.none`); a
+    /// seal frame right after the group's last frame, then its sync; or,
     /// when no seal can go there (no page left, frames past the published
-    /// version, an end no frame may follow), a checkpoint, which is durable
-    /// and holds the group. Takes over `lease` then (and gives it back);
-    /// nil, `lease` still held, when the group is not the log's.
-    func sealLog(lockFile: LockFile, lease: WriterLease) throws(FirnError) -> UInt64? {
+    /// version, an end no frame may follow), `.needsCheckpoint`. Nil when
+    /// the published version is not a frame of that log.
+    func sealLog(_ record: CommitRecord, lockFile: LockFile) throws(FirnError) -> LogSeal? {
         let published = lockFile.latestVersion
-        let record: CommitRecord
-        do {
-            (_, record, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
-        } catch {
-            lockFile.unlockWriter(lease)
-            throw error
-        }
         guard let region = record.logRegion, published > record.version else { return nil }
         do throws(FirnError) {
-            if let scan = try logScan(of: record), scan.newestVersion == published, scan.durableVersion >= published {
-                // No open group: the last frame was durable, or written
-                // without its sync (`.none`), which this sync covers.
+            guard let scan = try logScan(of: record), scan.newestVersion == published else { return .needsCheckpoint }
+            if scan.durableVersion >= published {
                 try io.sync()
-                lockFile.publishDurable(version: published)
-                lockFile.unlockWriter(lease)
-                return published
-            }
-            if let scan = try logScan(of: record), scan.newestVersion == published,
-               let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
-               appender.fits(payloadLength: 0) {
+            } else {
+                guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
+                      appender.fits(payloadLength: 0) else { return .needsCheckpoint }
                 try appender.seal(timestampNanoseconds: wallClockNanoseconds())
-                lockFile.publishDurable(version: published)
-                lockFile.unlockWriter(lease)
-                return published
             }
         } catch {
-            lockFile.unlockWriter(lease)
             throw error.located(in: path, version: published)
         }
-        // The transaction owns the lease from here and releases it as it ends.
-        addUse()
-        let transaction: WriteTransaction
-        do {
-            transaction = try WriteTransaction(store: self, lockFile: lockFile, lease: lease)
-        } catch {
-            lockFile.unlockWriter(lease)
-            endUse()
-            throw error
-        }
-        return try transaction.commitCheckpoint()
+        lockFile.publishDurable(version: published)
+        return .sealed(published)
     }
 }

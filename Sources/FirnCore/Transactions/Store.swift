@@ -256,14 +256,33 @@ public final class Store: @unchecked Sendable {
     public func sync(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
         let lockFile = try writableLockFile()
         if lockFile.durableVersion != 0, lockFile.durableVersion >= lockFile.latestVersion { return lockFile.durableVersion }
+        switch try syncHoldingWriterLock(lockFile, timeout: timeout) {
+        case let .sealed(version):
+            return version
+        case .needsCheckpoint:
+            // Under a lock of its own: a checkpoint is a commit. Then the
+            // state is looked at again (another writer may have come first).
+            _ = try beginWrite(timeout: timeout).commitCheckpoint()
+            return try sync(timeout: timeout)
+        }
+    }
+
+    /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or
+    /// the newest record rewritten sealed.
+    private func syncHoldingWriterLock(_ lockFile: LockFile, timeout: Duration?) throws(FirnError) -> LogSeal {
         let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
-        if let sealed = try sealLog(lockFile: lockFile, lease: lease) { return sealed }
         addUse()
         defer {
             lockFile.unlockWriter(lease)
             endUse()
         }
         let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
+        if let seal = try sealLog(base, lockFile: lockFile) { return seal }
+        return .sealed(try sealRecord(base, slots: slots, lockFile: lockFile))
+    }
+
+    /// Rewrites the newest record sealed into its own slot (FORMAT.md 8.1).
+    private func sealRecord(_ base: CommitRecord, slots: CommitSlots, lockFile: LockFile) throws(FirnError) -> UInt64 {
         guard base.unsealed, let index = slots.slotIndex(of: base.version) else {
             // Sealed already (made durable by a durable commit), or nothing
             // to seal; a sync covers a sealed record whose own sync is unknown.

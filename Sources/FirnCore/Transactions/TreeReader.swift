@@ -167,22 +167,24 @@ public final class Cursor {
     }
 
     public func next() throws(FirnError) {
-        if merge != nil {
-            do { try merge?.next() } catch { throw error.located(in: path) }
-            if readsSnapshot, let entered = merge?.subtreesEnteredForward, entered >= nextResidencyDrop {
-                nextResidencyDrop = entered + residencyPages
-                if entered >= residencyPages { merge?.dropResidentPages() }
+        let entered: Int
+        do {
+            if merge != nil {
+                try merge?.next()
+                entered = merge?.subtreesEnteredForward ?? 0
+            } else {
+                try core.next()
+                entered = core.subtreesEnteredForward
             }
-            return
-        }
-        do { try core.next() } catch { throw error.located(in: path) }
+        } catch { throw error.located(in: path) }
         // A scan over a snapshot touches every page of the tree through
         // the map, and touched file pages count in the resident set: drop
         // them every few MiB, as verify and export do, so iterating a big
         // tree (a million objects) keeps memory flat. Pointers stay valid.
-        if readsSnapshot, core.subtreesEnteredForward >= nextResidencyDrop {
-            nextResidencyDrop = core.subtreesEnteredForward + residencyPages
-            if core.subtreesEnteredForward >= residencyPages { core.dropResidentPages() }
+        // (A merged walk's checkpoint cursor reads the same map as `core`.)
+        if readsSnapshot, entered >= nextResidencyDrop {
+            nextResidencyDrop = entered + residencyPages
+            if entered >= residencyPages { core.dropResidentPages() }
         }
     }
 

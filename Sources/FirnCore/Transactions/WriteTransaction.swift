@@ -153,11 +153,11 @@ public final class WriteTransaction {
                     guard create else { return nil }
                     try log.changes.createTree(name)
                 }
-                return WriteTree(name: name, storage: .log(generation: log.generations[name] ?? 0), transaction: self)
+                return WriteTree(name: name, storage: .log(log.changes, generation: log.generations[name] ?? 0), transaction: self)
             }
         }
         guard let pages, let tree = try located({ () throws(FirnError) in try pages.tree(name, create: create) }) else { return nil }
-        return WriteTree(name: name, storage: .pages(tree), transaction: self)
+        return WriteTree(name: name, storage: .pages(tree, pages), transaction: self)
     }
 
     /// Names of the trees as this transaction sees them.
@@ -186,14 +186,11 @@ public final class WriteTransaction {
     /// `name` (not dropped, not replaced by a new tree of the same name).
     func isCurrent(_ storage: WriteTree.Storage, name: String) -> Bool {
         switch storage {
-        case let .pages(tree): return pages?.isCurrent(tree, name: name) ?? false
-        case let .log(generation):
-            guard let log else { return false }
-            return log.generations[name] ?? 0 == generation && (try? log.changes.exists(name)) == true
+        case let .pages(tree, pages): return pages.isCurrent(tree, name: name)
+        case let .log(changes, generation):
+            return log?.generations[name] ?? 0 == generation && (try? changes.exists(name)) == true
         }
     }
-
-    var logChanges: LogChangeSet? { log?.changes }
 
     // MARK: ending
 
@@ -210,7 +207,7 @@ public final class WriteTransaction {
     @discardableResult
     public func commit(durability: CommitDurability = .durable) throws(FirnError) -> UInt64 {
         try checkActive()
-        if let log { return try commitLog(log, durability: durability) }
+        if let log { return try commitLog(log, durability: durability, checkpoint: false) }
         guard let pages else { return baseVersion }
         // The distance field holds 31 bits: a group that would outgrow it
         // is made durable by this commit instead.
@@ -256,11 +253,11 @@ public final class WriteTransaction {
         return version
     }
 
-    /// A log-mode commit: one frame when the log admits it, else a
-    /// checkpoint (always durable: frames after an unsealed checkpoint
-    /// record would be lost with it).
-    private func commitLog(_ log: LogTransaction, durability: CommitDurability) throws(FirnError) -> UInt64 {
-        guard !log.changes.isEmpty || forceCheckpoint && log.link != nil else {
+    /// A log-mode commit: one frame when the log admits it (and no
+    /// `checkpoint` is asked for), else a checkpoint (always durable: frames
+    /// after an unsealed checkpoint record would be lost with it).
+    private func commitLog(_ log: LogTransaction, durability: CommitDurability, checkpoint: Bool) throws(FirnError) -> UInt64 {
+        guard !log.changes.isEmpty || checkpoint && log.link != nil else {
             abort()
             return baseVersion
         }
@@ -269,8 +266,8 @@ public final class WriteTransaction {
         // `.none` writes frames that are not deferred without their sync.
         let deferred = durability == .deferred
         let syncs = store.options.durability != .none
-        let payload = log.changes.payload()
-        if !forceCheckpoint, let appender = log.appender, log.admitsFrame(payload, geometry: store.geometry) {
+        if !checkpoint, let appender = log.appender, case let payload = log.changes.payload(),
+           log.admitsFrame(payload, geometry: store.geometry) {
             do {
                 try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
                                           sync: syncs)
@@ -306,11 +303,8 @@ public final class WriteTransaction {
             abort()
             return baseVersion
         }
-        forceCheckpoint = true
-        return try commitLog(log, durability: .durable)
+        return try commitLog(log, durability: .durable, checkpoint: true)
     }
-
-    private var forceCheckpoint = false
 
     /// Discards the changes. Pages written so far were free and stay free.
     public func abort() {
@@ -338,18 +332,6 @@ public final class WriteTransaction {
 
     func located<R>(_ body: () throws(FirnError) -> R) throws(FirnError) -> R {
         do { return try body() } catch { throw error.located(in: store.path, version: baseVersion) }
-    }
-
-    var pageSource: PageSource {
-        get throws(FirnError) {
-            guard let pages else { throw FirnError.misuse("\(store.path): no pages in a log transaction") }
-            return try pages.context.source
-        }
-    }
-
-    func writeOverflow(_ value: [UInt8]) throws(FirnError) -> PageRef {
-        guard let pages else { throw FirnError.misuse("\(store.path): no pages in a log transaction") }
-        return try pages.context.writeOverflow(value)
     }
 
     static func treeKey(_ name: String, geometry: PageGeometry) throws(FirnError) -> [UInt8] {

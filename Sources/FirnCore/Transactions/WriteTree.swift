@@ -5,8 +5,8 @@ public struct WriteTree {
     /// mode, the transaction's change set (the generation tells a handle
     /// from before a drop apart).
     enum Storage {
-        case pages(MutableTree)
-        case log(generation: Int)
+        case pages(MutableTree, PageCommit)
+        case log(LogChangeSet, generation: Int)
     }
     let storage: Storage
     let transaction: WriteTransaction
@@ -14,14 +14,14 @@ public struct WriteTree {
     /// The B+ tree of a copy-on-write transaction (for the package's tests
     /// and bulk paths); nil in log mode.
     var tree: MutableTree? {
-        if case let .pages(tree) = storage { return tree }
+        if case let .pages(tree, _) = storage { return tree }
         return nil
     }
 
     public var count: UInt64 {
         switch storage {
-        case let .pages(tree): return tree.count
-        case .log: return (try? transaction.logChanges?.count(name)) ?? 0
+        case let .pages(tree, _): return tree.count
+        case let .log(changes, _): return (try? changes.count(name)) ?? 0
         }
     }
 
@@ -39,12 +39,11 @@ public struct WriteTree {
         try checkUsable()
         return try transaction.located { () throws(FirnError) -> [UInt8]? in
             switch storage {
-            case let .pages(tree):
+            case let .pages(tree, _):
                 guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return nil }
                 return try tree.materialize(value)
-            case .log:
-                guard let changes = transaction.logChanges,
-                      let value = try withBytes(key, { (k) throws(FirnError) in try changes.get(name, k) }) else { return nil }
+            case let .log(changes, _):
+                guard let value = try withBytes(key, { (k) throws(FirnError) in try changes.get(name, k) }) else { return nil }
                 return try changes.base.source.readValue(value)
             }
         }
@@ -60,15 +59,10 @@ public struct WriteTree {
         }
         return try transaction.located { () throws(FirnError) in
             switch storage {
-            case let .pages(tree):
-                if geometry.isInline(keyLength: key.count, valueLength: value.count) {
-                    return try withBytes(value) { (bytes) throws(FirnError) in try tree.put(key, .inline(bytes)) }
-                }
+            case let .pages(tree, pages):
                 // Large values go to an overflow chain now; the leaf keeps its head.
-                let head = try transaction.writeOverflow(value)
-                return try tree.put(key, .overflow(head, length: UInt64(value.count)))
-            case .log:
-                guard let changes = transaction.logChanges else { return false }
+                return try pages.put(tree, key, value)
+            case let .log(changes, _):
                 return try withBytes(key) { (k) throws(FirnError) in
                     try withBytes(value) { (v) throws(FirnError) in try changes.put(name, k, v) }
                 }
@@ -82,9 +76,8 @@ public struct WriteTree {
         try checkUsable()
         return try transaction.located { () throws(FirnError) in
             switch storage {
-            case let .pages(tree): return try tree.delete(key)
-            case .log:
-                guard let changes = transaction.logChanges else { return false }
+            case let .pages(tree, _): return try tree.delete(key)
+            case let .log(changes, _):
                 return try withBytes(key) { (k) throws(FirnError) in try changes.delete(name, k) }
             }
         }
@@ -94,11 +87,10 @@ public struct WriteTree {
     public func cursor() throws(FirnError) -> Cursor {
         try checkUsable()
         switch storage {
-        case let .pages(tree):
-            return Cursor(TreeCursor(source: try transaction.pageSource, root: tree.root), owner: transaction, path: transaction.store.path)
-        case .log:
-            guard let changes = transaction.logChanges,
-                  let cursor = try transaction.located({ () throws(FirnError) in try changes.cursor(name, owner: transaction) }) else {
+        case let .pages(tree, pages):
+            return Cursor(TreeCursor(source: try pages.context.source, root: tree.root), owner: transaction, path: transaction.store.path)
+        case let .log(changes, _):
+            guard let cursor = try transaction.located({ () throws(FirnError) in try changes.cursor(name, owner: transaction) }) else {
                 throw FirnError.misuse("\(transaction.store.path): tree \"\(name)\" was dropped in this transaction")
             }
             return cursor
