@@ -11,7 +11,7 @@ import Testing
     /// A region image built frame by frame, as the appender writes them.
     struct RegionImage {
         var bytes = [UInt8](repeating: 0, count: Int(CommitLogFormatTests.region.pageCount) * 4096)
-        var page: UInt64 = 0
+        var offset: UInt64 = 0
         var chain = CommitLogFormatTests.region.seed
 
         /// Writes a frame with `header` (checksums filled in unless given) and `payload`.
@@ -21,16 +21,17 @@ import Testing
             var header = LogFrameHeader(
                 epoch: CommitLogFormatTests.region.epoch, version: version, timestampNanoseconds: 7,
                 payloadLength: UInt64(payload.count),
-                pageCount: LogFrameHeader.pageCount(payloadLength: UInt64(payload.count), pageSize: 4096) ?? 1,
+                span: LogFrameHeader.span(offset: offset, payloadLength: UInt64(payload.count),
+                                          packs: kind == .commit && deferred, pageSize: 4096) ?? 1,
                 kind: kind, deferred: deferred, previousChecksum: chain, payloadChecksum: CRC32C.checksum(payload))
             edit(&header)
             let (encoded, checksum) = header.encoded()
-            let offset = Int(page) * 4096
+            let offset = Int(self.offset)
             bytes.replaceSubrange(offset..<offset + encoded.count, with: encoded)
             let end = min(bytes.count, offset + encoded.count + payload.count)
             bytes.replaceSubrange(offset + encoded.count..<end, with: payload.prefix(end - offset - encoded.count))
             chain = checksum
-            page += UInt64(max(header.pageCount, 1))
+            self.offset += UInt64(max(header.span, 1)) * UInt64(LogFrameHeader.alignment)
             return header
         }
 
@@ -51,7 +52,7 @@ import Testing
 
     @Test func headerRoundTrips() {
         let header = LogFrameHeader(epoch: 9, version: 12, timestampNanoseconds: 1_700_000_000_000_000_000,
-                                    payloadLength: 5000, pageCount: 2, kind: .commit, deferred: true,
+                                    payloadLength: 5000, span: 81, kind: .commit, deferred: true,
                                     previousChecksum: 0xDEAD_BEEF, payloadChecksum: 0x1234_5678)
         let (bytes, encodedChecksum) = header.encoded()
         #expect(bytes.count == LogFrameHeader.size)
@@ -64,12 +65,21 @@ import Testing
         #expect(checksum == CRC32C.checksum(Array(bytes[0..<60])))
     }
 
-    @Test func pageCountIsTheFewestThatHoldTheFrame() {
-        #expect(LogFrameHeader.pageCount(payloadLength: 0, pageSize: 4096) == 1)
-        #expect(LogFrameHeader.pageCount(payloadLength: 4096 - 64, pageSize: 4096) == 1)
-        #expect(LogFrameHeader.pageCount(payloadLength: 4096 - 63, pageSize: 4096) == 2)
-        #expect(LogFrameHeader.pageCount(payloadLength: UInt64.max, pageSize: 4096) == nil)
-        #expect(LogFrameHeader.pageCount(payloadLength: UInt64(UInt32.max) * 4096, pageSize: 4096) == nil)
+    @Test func spanPacksDeferredCommitsAndEndsOthersAtAPage() {
+        // A deferred commit: to the next 64-byte boundary.
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: 0, packs: true, pageSize: 4096) == 1)
+        #expect(LogFrameHeader.span(offset: 128, payloadLength: 1, packs: true, pageSize: 4096) == 2)
+        #expect(LogFrameHeader.span(offset: 4032, payloadLength: 64, packs: true, pageSize: 4096) == 2)
+        // Any other frame: to the next page boundary, from wherever it starts.
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: 0, packs: false, pageSize: 4096) == 64)
+        #expect(LogFrameHeader.span(offset: 128, payloadLength: 0, packs: false, pageSize: 4096) == 62)
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: 4096 - 64, packs: false, pageSize: 4096) == 64)
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: 4096 - 63, packs: false, pageSize: 4096) == 128)
+        // Unaligned starts and overflows have none.
+        #expect(LogFrameHeader.span(offset: 100, payloadLength: 0, packs: true, pageSize: 4096) == nil)
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: UInt64.max, packs: false, pageSize: 4096) == nil)
+        #expect(LogFrameHeader.span(offset: UInt64.max - 63, payloadLength: 0, packs: true, pageSize: 4096) == nil)
+        #expect(LogFrameHeader.span(offset: 0, payloadLength: UInt64(UInt32.max) * 64, packs: true, pageSize: 4096) == nil)
     }
 
     /// Rewrites header bytes `[offset, offset + bytes.count)` and fixes the checksum.
@@ -82,7 +92,7 @@ import Testing
     }
 
     @Test func headerFieldDefectsAreNamed() {
-        let header = LogFrameHeader(epoch: 1, version: 2, timestampNanoseconds: 0, payloadLength: 0, pageCount: 1,
+        let header = LogFrameHeader(epoch: 1, version: 2, timestampNanoseconds: 0, payloadLength: 0, span: 64,
                                     kind: .commit, deferred: false, previousChecksum: 0, payloadChecksum: 0)
         let cases: [(Int, [UInt8], String)] = [
             (44, [0], "kind 0"), (44, [3], "kind 3"), (44, [255], "kind 255"),
@@ -116,7 +126,7 @@ import Testing
         var foreign = [UInt8](repeating: 0, count: 64)
         foreign[3] = 1
         #expect(foreign.withUnsafeBytes { LogFrameHeader.read($0) } == .foreign)
-        let header = LogFrameHeader(epoch: 1, version: 2, timestampNanoseconds: 0, payloadLength: 0, pageCount: 1,
+        let header = LogFrameHeader(epoch: 1, version: 2, timestampNanoseconds: 0, payloadLength: 0, span: 64,
                                     kind: .commit, deferred: false, previousChecksum: 0, payloadChecksum: 0)
         for offset in [8, 17, 33, 44, 52, 60, 63] {
             var bytes = header.encoded().bytes
@@ -182,25 +192,29 @@ import Testing
         #expect(scan.frames.map(\.header.version) == [41, 42, 43])
         #expect(scan.newestVersion == 43)
         #expect(scan.durableVersion == 41)
-        #expect(scan.end == .blank(page: 3))
+        // The deferred frames share a page (64-byte aligned); the durable
+        // one before them ended its page.
+        #expect(scan.frames.map(\.offset) == [0, 4096, 4224])
+        #expect(scan.end == .blank(offset: 4352))
         image.add(version: 43, kind: .seal)
         scan = image.scan()
         #expect(scan.durableVersion == 43)
-        #expect(scan.nextPage == 4)
+        // A seal ends its page: nothing is written into it again.
+        #expect(scan.nextOffset == 8192)
         // A large payload spans pages; the next frame follows it.
         image.add(version: 44, payload: Self.payload([.put(tree: "t", key: [1], value: [UInt8](repeating: 3, count: 9000))]))
         image.add(version: 45, payload: Self.samplePayload)
         scan = image.scan()
-        #expect(scan.frames.map(\.page) == [0, 1, 2, 3, 4, 7])
+        #expect(scan.frames.map(\.offset) == [0, 4096, 4224, 4352, 8192, 20480])
         #expect(scan.durableVersion == 45)
-        #expect(scan.end == .blank(page: 8))
+        #expect(scan.end == .blank(offset: 24576))
     }
 
     @Test func anEmptyRegionScansToItsEpoch() {
         let scan = RegionImage().scan()
         #expect(scan.frames.isEmpty)
         #expect(scan.newestVersion == Self.region.epoch && scan.durableVersion == Self.region.epoch)
-        #expect(scan.end == .blank(page: 0))
+        #expect(scan.end == .blank(offset: 0))
         #expect(scan.chain == Self.region.seed)
     }
 
@@ -217,15 +231,20 @@ import Testing
     @Test func eachDefectStopsTheScanAtItsFrame() {
         typealias Edit = (inout LogFrameHeader) -> Void
         let headerCases: [(String, Edit, (LogScan.End) -> Bool)] = [
-            ("another epoch", { $0.epoch = 39 }, { if case .otherEpoch(1, 39) = $0 { true } else { false } }),
-            ("a broken chain", { $0.previousChecksum ^= 1 }, { if case .stale(1, _) = $0 { true } else { false } }),
-            ("a skipped version", { $0.version = 43 }, { if case .damaged(1, _) = $0 { true } else { false } }),
-            ("a repeated version", { $0.version = 41 }, { if case .damaged(1, _) = $0 { true } else { false } }),
-            ("too many pages", { $0.pageCount = 2 }, { if case .damaged(1, _) = $0 { true } else { false } }),
-            ("too few pages", { $0.pageCount = 0 }, { if case .damaged(1, _) = $0 { true } else { false } }),
-            ("a payload past the region", { $0.payloadLength = 16 * 4096; $0.pageCount = 17 },
-             { if case .damaged(1, _) = $0 { true } else { false } }),
-            ("a payload checksum that fails", { $0.payloadChecksum ^= 1 }, { if case .torn(1, _) = $0 { true } else { false } }),
+            ("another epoch", { $0.epoch = 39 }, { if case .otherEpoch(4096, 39) = $0 { true } else { false } }),
+            ("a broken chain", { $0.previousChecksum ^= 1 }, { if case .stale(4096, _) = $0 { true } else { false } }),
+            ("a skipped version", { $0.version = 43 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("a repeated version", { $0.version = 41 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("too long a span", { $0.span += 1 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("too short a span", { $0.span = 1 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("no span", { $0.span = 0 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("a durable frame packed", { $0.span = 2 }, { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("a payload past the region", {
+                $0.payloadLength = 16 * 4096
+                $0.span = LogFrameHeader.span(offset: 4096, payloadLength: 16 * 4096, packs: false, pageSize: 4096) ?? 0
+            },
+             { if case .damaged(4096, _) = $0 { true } else { false } }),
+            ("a payload checksum that fails", { $0.payloadChecksum ^= 1 }, { if case .torn(4096, _) = $0 { true } else { false } }),
         ]
         for (name, edit, expected) in headerCases {
             var image = RegionImage()
@@ -251,7 +270,7 @@ import Testing
             var image = RegionImage()
             image.add(version: 41, deferred: deferred, payload: Self.samplePayload)
             image.add(version: sealVersion, kind: .seal)
-            guard case .damaged(1, _) = image.scan().end else {
+            guard case .damaged(deferred ? 128 : 4096, _) = image.scan().end else {
                 Issue.record("seal of \(sealVersion) after a commit (deferred \(deferred)) was accepted")
                 continue
             }
@@ -260,7 +279,7 @@ import Testing
         image = RegionImage()
         image.add(version: 41, payload: Self.samplePayload)
         image.bytes[4096 + 5] = 0xAB
-        #expect(image.scan().end == .foreign(page: 1))
+        #expect(image.scan().end == .foreign(offset: 4096))
         #expect(image.scan().end.allowsAppend)
     }
 
@@ -278,7 +297,8 @@ import Testing
         try appender.seal(timestampNanoseconds: 3)
         #expect(appender.durableVersion == 102)
         try appender.seal(timestampNanoseconds: 4)  // nothing open: no frame
-        let big = Self.payload([.put(tree: "t", key: [], value: [UInt8](repeating: 1, count: 4 * 4096))])
+        // Six pages from page 2: the region's last.
+        let big = Self.payload([.put(tree: "t", key: [], value: [UInt8](repeating: 1, count: 5 * 4096))])
         #expect(appender.fits(payloadLength: big.count))
         try appender.appendCommit(payload: big, deferred: false, timestampNanoseconds: 5)
         #expect(!appender.fits(payloadLength: Self.samplePayload.count))

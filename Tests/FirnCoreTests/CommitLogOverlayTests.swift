@@ -109,6 +109,38 @@ import Testing
         for (snapshot, model) in made { try Self.expectReads(snapshot, model, &rng) }
     }
 
+    /// Point lookups search a version's runs (no merged run is built for
+    /// them); runs stay about log2 of the entries, and each version keeps
+    /// its own view while later frames overwrite its keys.
+    @Test func lookupsSearchAFewRunsNewestFirst() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        var rng = SeededGenerator(seed: 11)
+        var made: [(LogOverlayVersion, Snapshot, Model)] = []
+        for n in 0..<600 {
+            // New keys mostly, some overwritten and deleted: newest must win.
+            let key = [UInt8(truncatingIfNeeded: rng.below(n % 3 == 0 ? 40 : 250)), UInt8(n % 5)]
+            let change: LogOverlayHarness.Change = rng.chance(1, in: 8) ? .delete("b", key) : .put("b", key, [UInt8(n & 0xFF), 1])
+            let (link, snapshot) = try harness.commit([change])
+            #expect(link.runs(of: "b").count <= 11, "\(link.runs(of: "b").count) runs after \(n + 1) frames")
+            made.append((link, snapshot, harness.model))
+        }
+        for (link, snapshot, model) in made.enumerated().filter({ $0.offset % 37 == 0 || $0.offset == 599 }).map(\.element) {
+            let tree = try #require(try snapshot.tree("b"))
+            for first in 0..<250 {
+                for second in 0..<5 {
+                    let key: [UInt8] = [UInt8(first), UInt8(second)]
+                    #expect(try tree.get(key).map { Array($0.bytes) } == model["b"]?[key], "v\(link.version) key \(key)")
+                }
+            }
+            // The merged run (cursors) agrees with the runs.
+            let merged = link.entries(of: "b")
+            for run in link.runs(of: "b").reversed() {
+                for entry in run { #expect(merged.entry(for: entry.key) != nil) }
+            }
+        }
+    }
+
     @Test func aCheckpointLinkReadsTheCheckpoint() throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())

@@ -103,8 +103,8 @@ import Testing
                 frames.append(Written(version: appender.newestVersion, kind: .seal, deferred: false, payload: []))
             } else {
                 let payload = randomPayload(&rng)
-                guard appender.fits(payloadLength: payload.count) else { break }
                 let deferred = rng.chance(1, in: 2)
+                guard appender.fits(payloadLength: payload.count, deferred: deferred) else { break }
                 let version = try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: UInt64(step))
                 frames.append(Written(version: version, kind: .commit, deferred: deferred, payload: payload))
             }
@@ -136,7 +136,7 @@ import Testing
         }
         for (index, frame) in scan.frames.enumerated() {
             let written = recording.frames[index]
-            let offset = Int(frame.page) * pageSize + LogFrameHeader.size
+            let offset = Int(frame.offset) + LogFrameHeader.size
             let payload = Array(regionBytes[offset..<offset + Int(frame.header.payloadLength)])
             guard frame.header.version == written.version, frame.header.kind == written.kind,
                   frame.header.deferred == written.deferred, payload == written.payload else {

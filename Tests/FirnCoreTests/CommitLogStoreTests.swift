@@ -278,21 +278,53 @@ import Testing
         #expect(try store.snapshot().tree("t")?.count == 5)
     }
 
-    @Test func aSyncWithNoRoomForASealCheckpoints() throws {
-        let directory = try TemporaryDirectory(inMemory: true)
-        let path = directory.file("log.firn")
-        var store = try Store.open(path, options: Self.options(pages: 4))
-        try Self.put(store, 0, durability: .durable)
-        let checkpoint = try store.currentVersion
-        // Four one-page frames fill the region.
-        for n in 1...4 { try Self.put(store, n, durability: .deferred) }
-        #expect(try Self.records(store).map(\.version).max() == checkpoint)
-        #expect(try store.sync() == checkpoint + 5)
-        #expect(try store.currentVersion == checkpoint + 5)
-        #expect(try Self.records(store).contains { $0.version == checkpoint + 5 && $0.logRegion != nil })
-        store.close()
-        store = try Store.open(path, options: Self.options(pages: 4))
-        #expect(try store.snapshot().tree("t")?.count == 5)
+    /// A value for `key` whose one-put frame into "t" spans exactly `span` bytes.
+    static func value(spanning span: Int, key: [UInt8]) -> [UInt8] {
+        func payloadLength(_ valueLength: Int) -> Int {
+            var builder = LogPayload.Builder()
+            builder.append(.put(tree: "t", key: key, value: [UInt8](repeating: 5, count: valueLength)))
+            builder.append(.count(tree: "t", entries: 1))
+            return builder.bytes.count
+        }
+        return [UInt8](repeating: 5, count: span - LogFrameHeader.size - payloadLength(0))
+    }
+
+    @Test func aDeferredFrameLeavesRoomForItsSealSoASyncNeverCheckpoints() throws {
+        for sealAfter in [7, 8] {
+            let directory = try TemporaryDirectory(inMemory: true)
+            let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 4))
+            try Self.put(store, 0, durability: .durable)
+            let checkpoint = try store.currentVersion
+            // Frames of 2 KiB each: seven leave 2 KiB of the 16 KiB region.
+            for n in 1...7 {
+                let txn = try store.beginWrite()
+                let key = Array("key\(n)".utf8)
+                try txn.tree("t")?.put(key, Self.value(spanning: 2048, key: key))
+                try txn.commit(durability: .deferred)
+                #expect(try Self.records(store).map(\.version).max() == checkpoint, "frame \(n) checkpointed")
+            }
+            if sealAfter == 7 {
+                // The seal goes into the room left: no checkpoint.
+                #expect(try store.sync() == checkpoint + 7)
+                #expect(try Self.records(store).map(\.version).max() == checkpoint)
+                #expect(try store.durableVersion == checkpoint + 7)
+            } else {
+                // An eighth would leave no room for a seal: it checkpoints,
+                // durable, over the open group.
+                let txn = try store.beginWrite()
+                let key = Array("key8".utf8)
+                try txn.tree("t")?.put(key, Self.value(spanning: 2048, key: key))
+                try txn.commit(durability: .deferred)
+                #expect(try Self.records(store).contains { $0.version == checkpoint + 8 && $0.logRegion != nil })
+                #expect(try store.durableVersion == checkpoint + 8)
+            }
+            let version = try store.currentVersion
+            store.close()
+            let reopened = try Store.open(directory.file("log.firn"), options: Self.options(pages: 4))
+            #expect(try reopened.currentVersion == version)
+            #expect(try reopened.snapshot().tree("t")?.count == UInt64(sealAfter + 1))
+            reopened.close()
+        }
     }
 
     @Test func framesOfAStoreThatDoesNotSyncSurviveTheProcess() throws {

@@ -20,8 +20,8 @@ extension Snapshot {
         func evaluate(_ key: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
             let before = try old?.storedValue(key)
             let after = try new?.storedValue(key)
-            if old?.log?.entries.entry(for: key) == nil { lookupPages += oldDepth }
-            if new?.log?.entries.entry(for: key) == nil { lookupPages += newDepth }
+            if old?.log?.entry(for: key) == nil { lookupPages += oldDepth }
+            if new?.log?.entry(for: key) == nil { lookupPages += newDepth }
             let change: Change
             switch (before, after) {
             case (nil, nil): return true

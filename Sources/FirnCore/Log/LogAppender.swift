@@ -1,12 +1,21 @@
 /// Appends frames to a log region (docs/COMMIT-PATH.md, "The commit log").
-/// Each frame is one positional write of whole pages; a commit that is not
-/// deferred, and every seal, is then synced, and only then acknowledged.
-/// One writer at a time (the writer lock), not thread-safe itself.
+/// Each frame is one positional write of whole pages: the open group's
+/// frames already in its first page, the frame, zeros to the page's end (a
+/// page is written whole, as the page cache writes it back, so the crash
+/// suites see the earlier frames it holds torn with it). A commit that is
+/// not deferred, and every seal, is then synced, and only then
+/// acknowledged. One writer at a time (the writer lock), not thread-safe
+/// itself.
 final class LogAppender {
     let io: any FileIO
     let region: LogRegion
     let geometry: PageGeometry
-    private(set) var nextPage: UInt64
+    /// Where the next frame starts, in bytes from the region's start.
+    private(set) var nextOffset: UInt64
+    /// The bytes of the page holding `nextOffset` before it (the open
+    /// group's frames there), when `nextOffset` is inside a page; nil until
+    /// read from the file.
+    private var tail: [UInt8]?
     private(set) var chain: UInt32
     private(set) var newestVersion: UInt64
     private(set) var durableVersion: UInt64
@@ -15,7 +24,7 @@ final class LogAppender {
         self.io = io
         self.region = region
         self.geometry = geometry
-        nextPage = scan.nextPage
+        nextOffset = scan.nextOffset
         chain = scan.chain
         newestVersion = scan.newestVersion
         durableVersion = scan.durableVersion
@@ -24,8 +33,8 @@ final class LogAppender {
     /// An appender for an empty region, as its checkpoint made it.
     static func fresh(io: any FileIO, region: LogRegion, geometry: PageGeometry) -> LogAppender {
         LogAppender(io: io, region: region, geometry: geometry,
-                    scan: LogScan(frames: [], end: .blank(page: 0), newestVersion: region.epoch,
-                                  durableVersion: region.epoch, nextPage: 0, chain: region.seed))
+                    scan: LogScan(frames: [], end: .blank(offset: 0), newestVersion: region.epoch,
+                                  durableVersion: region.epoch, nextOffset: 0, chain: region.seed))
     }
 
     /// An appender continuing `scan`, or nil when the next commit must start
@@ -40,11 +49,22 @@ final class LogAppender {
         return LogAppender(io: io, region: region, geometry: geometry, scan: scan)
     }
 
-    /// Whether a commit with `payloadLength` payload bytes fits the region.
-    func fits(payloadLength: Int) -> Bool {
-        guard let pages = LogFrameHeader.pageCount(payloadLength: UInt64(payloadLength), pageSize: geometry.pageSize)
-        else { return false }
-        return UInt64(pages) <= region.pageCount - nextPage
+    /// Whether a frame with `payloadLength` payload bytes fits the region.
+    /// A deferred commit also leaves room for the seal after it: an open
+    /// group can always be sealed where it is, so `Store.sync()` never has
+    /// to checkpoint for want of room (only after a crash left an end no
+    /// frame may follow).
+    func fits(payloadLength: Int, deferred: Bool = false) -> Bool {
+        let regionBytes = region.pageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
+        guard !regionBytes.overflow, nextOffset <= regionBytes.partialValue,
+              let span = LogFrameHeader.span(offset: nextOffset, payloadLength: UInt64(payloadLength), packs: deferred,
+                                             pageSize: geometry.pageSize) else { return false }
+        // The payload must end inside the region; a packed frame's span
+        // then does too, a page-ending one's too (the region is whole pages).
+        let frameBytes = UInt64(LogFrameHeader.size) + UInt64(payloadLength)
+        let room = regionBytes.partialValue - nextOffset
+        let sealRoom = deferred ? UInt64(LogFrameHeader.size) : 0
+        return frameBytes <= room && UInt64(span) * UInt64(LogFrameHeader.alignment) + sealRoom <= room
     }
 
     /// Appends the commit of version `newestVersion + 1` with `payload`,
@@ -56,7 +76,7 @@ final class LogAppender {
     /// process but promise nothing after a power loss.
     @discardableResult
     func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64, sync: Bool = true) throws(FirnError) -> UInt64 {
-        guard fits(payloadLength: payload.count), newestVersion < UInt64.max else {
+        guard fits(payloadLength: payload.count, deferred: deferred), newestVersion < UInt64.max else {
             throw FirnError.misuse("\(io.path): log frame of \(payload.count) bytes does not fit the region")
         }
         let version = newestVersion + 1
@@ -87,24 +107,52 @@ final class LogAppender {
 
     private func write(kind: LogFrameHeader.Kind, version: UInt64, payload: [UInt8], deferred: Bool,
                        timestampNanoseconds: UInt64) throws(FirnError) {
-        let pageSize = geometry.pageSize
-        guard let pages = LogFrameHeader.pageCount(payloadLength: UInt64(payload.count), pageSize: pageSize),
-              let offset = region.fileOffset(ofPage: nextPage, pageSize: pageSize) else {
+        let pageSize = UInt64(geometry.pageSize)
+        let packs = kind == .commit && deferred
+        let pageStart = nextOffset / pageSize * pageSize
+        guard let span = LogFrameHeader.span(offset: nextOffset, payloadLength: UInt64(payload.count), packs: packs,
+                                             pageSize: geometry.pageSize),
+              let fileOffset = region.fileOffset(ofPage: pageStart / pageSize, pageSize: geometry.pageSize) else {
             throw FirnError.misuse("\(io.path): log frame position overflows")
         }
+        let next = nextOffset + UInt64(span) * UInt64(LogFrameHeader.alignment)
         let header = LogFrameHeader(
             epoch: region.epoch, version: version, timestampNanoseconds: timestampNanoseconds,
-            payloadLength: UInt64(payload.count), pageCount: pages, kind: kind, deferred: deferred,
+            payloadLength: UInt64(payload.count), span: span, kind: kind, deferred: deferred,
             previousChecksum: chain, payloadChecksum: CRC32C.checksum(payload))
         let (headerBytes, checksum) = header.encoded()
-        // Whole pages, one buffer: the tail is zeros, so no byte of an older
-        // use of the page stays inside the frame.
-        var frame = headerBytes
-        frame.reserveCapacity(Int(pages) * pageSize)
-        frame.append(contentsOf: payload)
-        frame.append(contentsOf: repeatElement(0, count: Int(pages) * pageSize - frame.count))
-        try withBytes(frame) { (bytes) throws(FirnError) in try io.write(bytes, at: offset) }
+        // Whole pages, one buffer: the group's frames before this one in
+        // its first page, the frame, then zeros, so no byte of an older use
+        // of the pages stays inside the frame or right after it.
+        let writeEnd = (next + pageSize - 1) / pageSize * pageSize
+        var buffer = try tailBytes(pageStart: pageStart)
+        buffer.reserveCapacity(Int(writeEnd - pageStart))
+        buffer.append(contentsOf: headerBytes)
+        buffer.append(contentsOf: payload)
+        buffer.append(contentsOf: repeatElement(0, count: Int(writeEnd - pageStart) - buffer.count))
+        try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
         chain = checksum
-        nextPage += UInt64(pages)
+        nextOffset = next
+        // The next frame shares this one's last page only after a packed one.
+        let lastPage = (next - 1) / pageSize * pageSize
+        tail = next % pageSize == 0 ? [] : Array(buffer[Int(lastPage - pageStart)..<Int(next - pageStart)])
+    }
+
+    /// The bytes of the region from `pageStart` to `nextOffset`: the open
+    /// group's frames already in the page the next frame starts in.
+    private func tailBytes(pageStart: UInt64) throws(FirnError) -> [UInt8] {
+        let count = Int(nextOffset - pageStart)
+        if count == 0 { return [] }
+        if let tail, tail.count == count { return tail }
+        guard let fileOffset = region.fileOffset(ofPage: pageStart / UInt64(geometry.pageSize), pageSize: geometry.pageSize)
+        else { throw FirnError.misuse("\(io.path): log frame position overflows") }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = try withMutableBytes(&bytes) { (buffer) throws(FirnError) in try io.read(into: buffer, at: fileOffset) }
+        guard read == count else {
+            throw FirnError.corrupt(path: io.path, page: pageStart / UInt64(geometry.pageSize) + region.startPage, version: newestVersion,
+                                    detail: "the log region ends inside its last frame's page (read \(read) of \(count) bytes)")
+        }
+        tail = bytes
+        return bytes
     }
 }

@@ -71,12 +71,12 @@ final class LogChain: @unchecked Sendable {
             let frame = s.scan.frames[s.applied]
             s.applied += 1
             guard frame.header.kind == .commit else { continue }
-            // The scan checked the page count against the region and the
+            // The scan checked the frame's span against the region and the
             // payload's length and checksum: the slice is inside `bytes`.
-            let start = Int(frame.page) * pageSize + LogFrameHeader.size
+            let start = Int(frame.offset) + LogFrameHeader.size
             let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(frame.header.payloadLength)])
             let previous = s.links.last ?? s.root
-            let page = region.startPage.addingReportingOverflow(frame.page)
+            let page = region.startPage.addingReportingOverflow(frame.offset / UInt64(pageSize))
             let link = try previous.applying(
                 payload: payload, version: frame.header.version, owner: owner, geometry: geometry,
                 countLimit: countLimit, page: page.overflow ? nil : page.partialValue,

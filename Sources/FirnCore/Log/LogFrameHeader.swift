@@ -1,8 +1,13 @@
 /// The header of one frame of a commit log (docs/COMMIT-PATH.md, "The
-/// commit log"). A frame starts on a page boundary of its log region and
-/// spans `pageCount` whole pages: the header, then the payload, then zeros.
-/// A frame never shares a page with another, so writing one never rewrites
-/// a page that holds an acknowledged frame.
+/// commit log"). A frame starts at a 64-byte boundary of its log region:
+/// the header, then the payload, then zeros up to where the next frame
+/// starts (its span). A deferred commit's frame ends at the next 64-byte
+/// boundary: the frames of an open group share pages. Every other frame (a
+/// commit written with its sync, a seal) ends at the next page boundary:
+/// a frame that makes versions durable is the last one written into its
+/// pages, so writing a frame never rewrites a page that holds an
+/// acknowledged frame (a torn write can only take frames of an open group,
+/// which a power loss loses whole anyway).
 ///
 /// Layout (64 bytes at the start of the frame's first page, little-endian):
 ///
@@ -13,7 +18,7 @@
 /// | 16 | 8 | version: a commit frame's new version; a seal frame's sealed version |
 /// | 24 | 8 | commit time, nanoseconds since 1970-01-01 UTC |
 /// | 32 | 8 | payload length in bytes |
-/// | 40 | 4 | pages the frame spans, header included |
+/// | 40 | 4 | span: 64-byte units from the frame's first byte to where the next frame starts |
 /// | 44 | 1 | kind: 1 = commit, 2 = seal |
 /// | 45 | 1 | flags: bit 0 = deferred (a commit written without a sync) |
 /// | 46 | 2 | zero |
@@ -23,6 +28,8 @@
 /// | 60 | 4 | CRC32C of bytes [0, 60) |
 struct LogFrameHeader: Equatable, Sendable {
     static let size = 64
+    /// Frames start at multiples of this many bytes from the region's start.
+    static let alignment = 64
     static let magic: [UInt8] = [0x46, 0x49, 0x52, 0x4E, 0x4C, 0x4F, 0x47, 0x0A]
     /// The bit of the flags byte that marks a deferred commit.
     static let deferredFlag: UInt8 = 1
@@ -39,19 +46,29 @@ struct LogFrameHeader: Equatable, Sendable {
     var version: UInt64
     var timestampNanoseconds: UInt64
     var payloadLength: UInt64
-    var pageCount: UInt32
+    /// In units of `alignment`: from the frame's first byte to the next frame's.
+    var span: UInt32
     var kind: Kind
     var deferred: Bool
     var previousChecksum: UInt32
     var payloadChecksum: UInt32
 
-    /// Pages a frame with `payloadLength` payload bytes spans: the fewest
-    /// that hold header and payload. Nil when that does not fit 32 bits.
-    static func pageCount(payloadLength: UInt64, pageSize: Int) -> UInt32? {
-        let (total, overflow) = payloadLength.addingReportingOverflow(UInt64(size))
-        guard !overflow else { return nil }
-        let pages = (total + UInt64(pageSize) - 1) / UInt64(pageSize)
-        return UInt32(exactly: pages)
+    /// Whether the next frame may start in this frame's last page: only
+    /// after a deferred commit, a member of an open group.
+    var packs: Bool { kind == .commit && deferred }
+
+    /// The span (in `alignment` units) of a frame starting at byte `offset`
+    /// of its region with `payloadLength` payload bytes: to the next 64-byte
+    /// boundary after it when it `packs`, else to the next page boundary.
+    /// Nil when that does not fit 32 bits (or `offset` is not aligned).
+    static func span(offset: UInt64, payloadLength: UInt64, packs: Bool, pageSize: Int) -> UInt32? {
+        let unit = packs ? UInt64(alignment) : UInt64(pageSize)
+        guard offset % UInt64(alignment) == 0 else { return nil }
+        let (total, overflowA) = payloadLength.addingReportingOverflow(UInt64(size))
+        let (end, overflowB) = offset.addingReportingOverflow(total)
+        guard !overflowA, !overflowB, end <= UInt64.max - unit else { return nil }
+        let next = (end + unit - 1) / unit * unit
+        return UInt32(exactly: (next - offset) / UInt64(alignment))
     }
 
     /// The 64 header bytes, and their checksum (stored at offset 60; the
@@ -66,7 +83,7 @@ struct LogFrameHeader: Equatable, Sendable {
             base.storeLE(version, at: 16)
             base.storeLE(timestampNanoseconds, at: 24)
             base.storeLE(payloadLength, at: 32)
-            base.storeLE(pageCount, at: 40)
+            base.storeLE(span, at: 40)
             base.storeLE(kind.rawValue, at: 44)
             base.storeLE(deferred ? Self.deferredFlag : 0, at: 45)
             base.storeLE(previousChecksum, at: 48)
@@ -77,7 +94,7 @@ struct LogFrameHeader: Equatable, Sendable {
         return (bytes, checksum)
     }
 
-    /// What the first bytes of a page are, read as a frame header.
+    /// What the bytes where a frame would start are, read as a frame header.
     enum Reading: Equatable {
         /// All 64 bytes zero: nothing was ever written here.
         case blank
@@ -112,7 +129,7 @@ struct LogFrameHeader: Equatable, Sendable {
         let header = LogFrameHeader(
             epoch: base.le(UInt64.self, at: 8), version: base.le(UInt64.self, at: 16),
             timestampNanoseconds: base.le(UInt64.self, at: 24), payloadLength: base.le(UInt64.self, at: 32),
-            pageCount: base.le(UInt32.self, at: 40), kind: kind, deferred: flags & deferredFlag != 0,
+            span: base.le(UInt32.self, at: 40), kind: kind, deferred: flags & deferredFlag != 0,
             previousChecksum: base.le(UInt32.self, at: 48), payloadChecksum: base.le(UInt32.self, at: 52))
         if kind == .seal {
             guard header.payloadLength == 0, !header.deferred else {

@@ -35,9 +35,11 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// Every tree a frame of the epoch touched up to this version.
     let trees: [String: LogTreeState]
     private let owner: AnyObject?
-    /// Merged entries per tree at this version, built when first read.
+    /// Per tree at this version: its entries as sorted runs, newest first
+    /// (`runs(of:)`), and merged into one run (`entries(of:)`), each built
+    /// when first read.
+    private let runCache = Locked<[String: [[LogEntry]]]>([:])
     private let merged = Locked<[String: [LogEntry]]>([:])
-
     private init(epoch: UInt64, version: UInt64, parent: LogOverlayVersion?, changes: [String: LogFrameTreeChanges],
                  trees: [String: LogTreeState], owner: AnyObject?) {
         self.epoch = epoch
@@ -61,25 +63,62 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// The entries that stand over `tree`'s checkpoint tree at this
     /// version: sorted by key, one per key, deletions included (they hide
     /// the checkpoint's entries). Empty when no frame touched the tree.
+    /// Built from `runs(of:)` when first asked (for cursors, diffs and
+    /// checkpoints; point lookups search the runs).
     func entries(of tree: String) -> [LogEntry] {
         if let cached = merged.withLock({ $0[tree] }) { return cached }
-        // Newest first, back to the last reset or a version that merged them already.
+        let runs = runs(of: tree)
+        var result = runs.last ?? []
+        for run in runs.dropLast().reversed() { result = [LogEntry].merging(newer: run, older: result) }
+        merged.withLock { $0[tree] = result }
+        return result
+    }
+
+    /// The newest entry for `key` in `tree` at this version, if a frame
+    /// since the checkpoint (or the tree's last reset) changed it.
+    func entry(of tree: String, for key: UnsafeRawBufferPointer) -> LogEntry? {
+        if let cached = merged.withLock({ $0[tree] }) { return cached.entry(for: key) }
+        for run in runs(of: tree) {
+            if let found = run.entry(for: key) { return found }
+        }
+        return nil
+    }
+
+    /// `tree`'s entries at this version as a few runs, each sorted with one
+    /// entry per key, newest first: a version's frame is pushed over its
+    /// parent's runs, and merged into the next run while that run is no
+    /// more than twice its size. Runs grow geometrically, so there are
+    /// about log2(entries) of them, and each entry is copied about that many
+    /// times over a whole region: a frame costs its own entries, not the
+    /// region's (merging every frame into one run costs the region's
+    /// entries per frame, quadratic over a region).
+    func runs(of tree: String) -> [[LogEntry]] {
+        if let cached = runCache.withLock({ $0[tree] }) { return cached }
+        // Back to a version that has its runs, the tree's last reset, or the checkpoint.
+        var pending: [LogOverlayVersion] = []
         var runs: [[LogEntry]] = []
         var link: LogOverlayVersion? = self
         while let current = link {
-            if current !== self, let cached = current.merged.withLock({ $0[tree] }) {
-                runs.append(cached)
+            if current !== self, let cached = current.runCache.withLock({ $0[tree] }) {
+                runs = cached
                 break
             }
-            if let change = current.changes[tree] {
-                runs.append(change.entries)
-                if change.reset { break }
-            }
+            pending.append(current)
+            if current.changes[tree]?.reset == true { break }
             link = current.parent
         }
-        let result = runs.isEmpty ? [] : [LogEntry].mergingNewestFirst(runs)
-        merged.withLock { $0[tree] = result }
-        return result
+        for current in pending.reversed() {
+            guard let change = current.changes[tree] else { continue }
+            if change.reset { runs = [] }
+            guard !change.entries.isEmpty else { continue }
+            runs.insert(change.entries, at: 0)
+            while runs.count >= 2, runs[0].count * 2 >= runs[1].count {
+                let newer = runs.removeFirst()
+                runs[0] = [LogEntry].merging(newer: newer, older: runs[0])
+            }
+        }
+        runCache.withLock { $0[tree] = runs }
+        return runs
     }
 
     /// Whether a frame after version `older` and up to this one touched

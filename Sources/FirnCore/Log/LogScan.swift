@@ -1,7 +1,8 @@
 /// Reading a log region from its start: the frames that chain from the
 /// region's seed, in order, each whole (docs/COMMIT-PATH.md, "The commit
-/// log"). The scan stops at the first page that does not continue the
-/// chain and says why; what comes after it is never read as a frame.
+/// log"). The scan stops where the next frame would start when what is
+/// there does not continue the chain, and says why; what comes after it is
+/// never read as a frame.
 ///
 /// Which versions it establishes:
 /// - `newestVersion`: the last commit frame that checks out.
@@ -13,8 +14,8 @@
 struct LogScan: Equatable {
     struct Frame: Equatable {
         var header: LogFrameHeader
-        /// The frame's first page, counted from the region's start.
-        var page: UInt64
+        /// The frame's first byte, counted from the region's start.
+        var offset: UInt64
         /// The header checksum the next frame chains to.
         var checksum: UInt32
     }
@@ -23,29 +24,29 @@ struct LogScan: Equatable {
     enum End: Equatable {
         /// The frames fill the region.
         case full
-        /// Zeros where the next frame would start.
-        case blank(page: UInt64)
+        /// Zeros where the next frame would start (offsets are bytes from
+        /// the region's start).
+        case blank(offset: UInt64)
         /// Other data (a reused page), not a frame.
-        case foreign(page: UInt64)
+        case foreign(offset: UInt64)
         /// A whole frame of another epoch: the region's pages held an older
         /// checkpoint's log before this checkpoint took them (regions are
         /// reused, so every new region starts so). Like `foreign`: frames
         /// of this epoch are written in order from the region's start, so
         /// none was written here, and one beyond (a write that overtook a
         /// lost one) chains to a frame that is not here, never to a new one.
-        case otherEpoch(page: UInt64, epoch: UInt64)
+        case otherEpoch(offset: UInt64, epoch: UInt64)
         /// A frame that did not reach the disk whole: its header or payload
         /// checksum fails. Expected after a power loss during a write.
-        case torn(page: UInt64, detail: String)
+        case torn(offset: UInt64, detail: String)
         /// A whole frame of this epoch that does not follow the chain:
         /// chained to another frame.
-        case stale(page: UInt64, detail: String)
+        case stale(offset: UInt64, detail: String)
         /// A frame whose checksums hold but whose fields no writer produces.
-        case damaged(page: UInt64, detail: String)
+        case damaged(offset: UInt64, detail: String)
 
         /// Whether a frame appended here can never be taken for part of a
-        /// chain it does not belong to: the page holds nothing of this
-        /// epoch. After a torn, stale or damaged end a whole frame of this
+        /// chain it does not belong to: nothing of this epoch is here. After a torn, stale or damaged end a whole frame of this
         /// epoch may lie beyond it, and the next commit starts a new region.
         var allowsAppend: Bool {
             switch self {
@@ -59,8 +60,8 @@ struct LogScan: Equatable {
     var end: End
     var newestVersion: UInt64
     var durableVersion: UInt64
-    /// The page after the last accepted frame: where the next one goes.
-    var nextPage: UInt64
+    /// Where the last accepted frame's span ends: the next one goes there.
+    var nextOffset: UInt64
     /// The checksum the next frame chains to.
     var chain: UInt32
 
@@ -73,10 +74,10 @@ struct LogScan: Equatable {
 
     /// A scan of `region` that has read nothing yet.
     static func start(_ region: LogRegion) -> LogScan {
-        LogScan(frames: [], end: .full, newestVersion: region.epoch, durableVersion: region.epoch, nextPage: 0, chain: region.seed)
+        LogScan(frames: [], end: .full, newestVersion: region.epoch, durableVersion: region.epoch, nextOffset: 0, chain: region.seed)
     }
 
-    /// Reads on from the page after the last frame accepted, as `scan`
+    /// Reads on from the end of the last frame accepted, as `scan`
     /// would from the start: a reader following a log another process
     /// appends to reads each frame once. Where the scan stopped before (a
     /// frame still being written was torn then) is read again.
@@ -84,20 +85,20 @@ struct LogScan: Equatable {
         var scan = self
         defer { self = scan }
         let pageSize = UInt64(geometry.pageSize)
-        let regionPages = min(region.pageCount, UInt64(bytes.count) / pageSize)
-        while scan.nextPage < regionPages {
-            let page = scan.nextPage
-            let offset = Int(page * pageSize)
-            let first = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(pageSize)])
+        let regionBytes = min(region.pageCount, UInt64(bytes.count) / pageSize) * pageSize
+        // A frame's header is its first 64 bytes: fewer left is a full region.
+        while regionBytes - scan.nextOffset >= UInt64(LogFrameHeader.size) {
+            let offset = scan.nextOffset
+            let start = Int(offset)
             let header: LogFrameHeader, checksum: UInt32
-            switch LogFrameHeader.read(first) {
-            case .blank: scan.end = .blank(page: page); return
-            case .foreign: scan.end = .foreign(page: page); return
+            switch LogFrameHeader.read(UnsafeRawBufferPointer(rebasing: bytes[start..<start + LogFrameHeader.size])) {
+            case .blank: scan.end = .blank(offset: offset); return
+            case .foreign: scan.end = .foreign(offset: offset); return
             case let .torn(stored, computed):
-                scan.end = .torn(page: page, detail: "header checksum \(hex32(stored)), computed \(hex32(computed))")
+                scan.end = .torn(offset: offset, detail: "header checksum \(hex32(stored)), computed \(hex32(computed))")
                 return
             case let .defect(detail):
-                scan.end = .damaged(page: page, detail: detail)
+                scan.end = .damaged(offset: offset, detail: detail)
                 return
             case let .header(read, sum):
                 header = read
@@ -106,29 +107,29 @@ struct LogScan: Equatable {
             // Another checkpoint's frame, or one of this epoch that follows
             // a frame the chain does not hold: not part of this log.
             guard header.epoch == region.epoch else {
-                scan.end = .otherEpoch(page: page, epoch: header.epoch)
+                scan.end = .otherEpoch(offset: offset, epoch: header.epoch)
                 return
             }
             guard header.previousChecksum == scan.chain else {
-                scan.end = .stale(page: page, detail: "chained to \(hex32(header.previousChecksum)), expected \(hex32(scan.chain))")
+                scan.end = .stale(offset: offset, detail: "chained to \(hex32(header.previousChecksum)), expected \(hex32(scan.chain))")
                 return
             }
             // Chained and whole: from here on a wrong field is damage.
-            if let defect = Self.fieldDefect(header, page: page, regionPages: regionPages, pageSize: pageSize, scan: scan) {
-                scan.end = .damaged(page: page, detail: defect)
+            if let defect = Self.fieldDefect(header, offset: offset, regionBytes: regionBytes, pageSize: pageSize, scan: scan) {
+                scan.end = .damaged(offset: offset, detail: defect)
                 return
             }
-            let payloadStart = offset + LogFrameHeader.size
+            let payloadStart = start + LogFrameHeader.size
             let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + Int(header.payloadLength)])
             let computed = CRC32C.checksum(payload)
             guard computed == header.payloadChecksum else {
-                scan.end = .torn(page: page, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
+                scan.end = .torn(offset: offset, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
                 return
             }
             if header.kind == .commit {
                 let defect = try? LogPayload.forEach(payload, geometry: geometry) { _, _ in }
                 if let defect {
-                    scan.end = .damaged(page: page, detail: defect.description)
+                    scan.end = .damaged(offset: offset, detail: defect.description)
                     return
                 }
                 scan.newestVersion = header.version
@@ -136,23 +137,26 @@ struct LogScan: Equatable {
             } else {
                 scan.durableVersion = header.version
             }
-            scan.frames.append(Frame(header: header, page: page, checksum: checksum))
+            scan.frames.append(Frame(header: header, offset: offset, checksum: checksum))
             scan.chain = checksum
-            scan.nextPage = page + UInt64(header.pageCount)
+            scan.nextOffset = offset + UInt64(header.span) * UInt64(LogFrameHeader.alignment)
         }
         scan.end = .full
     }
 
     /// What is wrong with a chained frame's fields, or nil.
     private static func fieldDefect(
-        _ header: LogFrameHeader, page: UInt64, regionPages: UInt64, pageSize: UInt64, scan: LogScan
+        _ header: LogFrameHeader, offset: UInt64, regionBytes: UInt64, pageSize: UInt64, scan: LogScan
     ) -> String? {
-        guard let pages = LogFrameHeader.pageCount(payloadLength: header.payloadLength, pageSize: Int(pageSize)),
-              pages == header.pageCount else {
-            return "spans \(header.pageCount) pages for a payload of \(header.payloadLength) bytes"
+        guard let span = LogFrameHeader.span(offset: offset, payloadLength: header.payloadLength, packs: header.packs,
+                                             pageSize: Int(pageSize)),
+              span == header.span else {
+            return "spans \(header.span) units of \(LogFrameHeader.alignment) bytes for a payload of \(header.payloadLength) bytes"
         }
-        guard UInt64(header.pageCount) <= regionPages - page else {
-            return "spans \(header.pageCount) pages from region page \(page), past the region's \(regionPages)"
+        // The payload inside the region; its span then ends inside it too
+        // (a region is whole pages, a multiple of the alignment).
+        guard header.payloadLength <= regionBytes - offset - UInt64(LogFrameHeader.size) else {
+            return "a payload of \(header.payloadLength) bytes from region byte \(offset) runs past the region's \(regionBytes)"
         }
         switch header.kind {
         case .commit:

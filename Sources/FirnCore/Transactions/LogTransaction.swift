@@ -26,11 +26,11 @@ final class LogTransaction {
     /// Whether `payload` may go in a frame: it fits the region, and is
     /// small enough not to crowd out the frames after it (a large
     /// transaction checkpoints instead).
-    func admitsFrame(_ payload: [UInt8], geometry: PageGeometry) -> Bool {
+    func admitsFrame(_ payload: [UInt8], deferred: Bool, geometry: PageGeometry) -> Bool {
         guard let appender else { return false }
         let regionBytes = appender.region.pageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
         guard !regionBytes.overflow, UInt64(payload.count) <= regionBytes.partialValue / Self.largestFrameShare else { return false }
-        return appender.fits(payloadLength: payload.count)
+        return appender.fits(payloadLength: payload.count, deferred: deferred)
     }
 
     /// A frame takes at most this share of a region (1/8).

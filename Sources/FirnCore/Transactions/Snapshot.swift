@@ -158,7 +158,7 @@ public final class Snapshot: @unchecked Sendable {
         let root = state.showsCheckpoint ? checkpointEntry?.root ?? .none : .none
         return TreeReader(
             name: name, entry: CatalogEntry(root: root, count: state.count), snapshot: self,
-            log: TreeReader.LogLayer(entries: log.entries(of: name), showsBase: state.showsCheckpoint))
+            log: TreeReader.LogLayer(link: log, tree: name, showsBase: state.showsCheckpoint))
     }
 
     /// A cursor over the tree rooted at `root` in this version: a named

@@ -14,8 +14,14 @@ public struct TreeReader: Sendable {
     /// A tree's log entries at a version, and whether the checkpoint's tree
     /// shows through them.
     struct LogLayer: @unchecked Sendable {
-        var entries: [LogEntry]
+        let link: LogOverlayVersion
+        let tree: String
         var showsBase: Bool
+
+        /// The entries in one run (built once per version, for cursors and diffs).
+        var entries: [LogEntry] { link.entries(of: tree) }
+
+        func entry(for key: UnsafeRawBufferPointer) -> LogEntry? { link.entry(of: tree, for: key) }
     }
 
     init(name: String, entry: CatalogEntry, snapshot: Snapshot, log: LogLayer? = nil) {
@@ -49,7 +55,7 @@ public struct TreeReader: Sendable {
     /// else the checkpoint's leaf cell.
     func storedValue(_ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
         if let log {
-            if let logged = log.entries.entry(for: key) { return logged.value.map { .inline($0) } }
+            if let logged = log.entry(for: key) { return logged.value.map { .inline($0) } }
             if !log.showsBase { return nil }
         }
         guard !entry.root.isNone else { return nil }

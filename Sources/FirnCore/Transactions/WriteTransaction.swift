@@ -267,7 +267,7 @@ public final class WriteTransaction {
         let deferred = durability == .deferred
         let syncs = store.options.durability != .none
         if !checkpoint, let appender = log.appender, case let payload = log.changes.payload(),
-           log.admitsFrame(payload, geometry: store.geometry) {
+           log.admitsFrame(payload, deferred: deferred, geometry: store.geometry) {
             do {
                 try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
                                           sync: syncs)
