@@ -73,40 +73,58 @@ final class LogAppender {
     /// or by `seal()`. `misuse` when the frame does not fit (check `fits`).
     /// `sync` false skips the sync of a commit that is not deferred: a
     /// store with durability `.none`, whose commits survive a crash of the
-    /// process but promise nothing after a power loss.
+    /// process but promise nothing after a power loss. A commit that is not
+    /// deferred and fails is undone (`write`); `undoFailed` gets the error
+    /// when that fails too.
     @discardableResult
-    func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64, sync: Bool = true) throws(FirnError) -> UInt64 {
+    func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64, sync: Bool = true,
+                      undoFailed: (FirnError) -> Void = { _ in }) throws(FirnError) -> UInt64 {
         guard fits(payloadLength: payload.count, deferred: deferred), newestVersion < UInt64.max else {
             throw FirnError.misuse("\(io.path): log frame of \(payload.count) bytes does not fit the region")
         }
         let version = newestVersion + 1
         try write(kind: .commit, version: version, payload: payload, deferred: deferred,
-                  timestampNanoseconds: timestampNanoseconds)
+                  timestampNanoseconds: timestampNanoseconds, sync: !deferred && sync, undoFailed: undoFailed)
         newestVersion = version
-        if !deferred {
-            if sync { try io.sync() }
-            durableVersion = version
-        }
+        if !deferred { durableVersion = version }
         return version
     }
 
     /// Makes the open group durable: a seal frame naming its last version,
     /// then the sync. Nothing to do when no group is open. `misuse` when the
-    /// region has no page left for the seal (the caller checkpoints then,
-    /// which makes the group durable its own way).
-    func seal(timestampNanoseconds: UInt64) throws(FirnError) {
+    /// region has no room for the seal (a deferred frame always leaves it;
+    /// the caller checkpoints then, which makes the group durable its own
+    /// way). A seal that fails is undone (`write`); `undoFailed` gets the
+    /// error when that fails too.
+    func seal(timestampNanoseconds: UInt64, undoFailed: (FirnError) -> Void = { _ in }) throws(FirnError) {
         guard durableVersion < newestVersion else { return }
         guard fits(payloadLength: 0) else {
-            throw FirnError.misuse("\(io.path): no page left in the log region for a seal frame")
+            throw FirnError.misuse("\(io.path): no room left in the log region for a seal frame")
         }
         try write(kind: .seal, version: newestVersion, payload: [], deferred: false,
-                  timestampNanoseconds: timestampNanoseconds)
-        try io.sync()
+                  timestampNanoseconds: timestampNanoseconds, sync: true, undoFailed: undoFailed)
         durableVersion = newestVersion
     }
 
+    /// Writes the frame at `nextOffset` and, with `sync`, syncs it; only
+    /// then does the appender move past it.
+    ///
+    /// If the write or the sync fails, a frame that is not deferred (a
+    /// durable commit, a seal) is undone: its pages are written back as
+    /// they were before it (the open group's frames before it in its first
+    /// page, zeros after them), and synced with `sync`. Left in the file, it
+    /// would be whole there (a failing write can have stored all of a small
+    /// frame, a failing sync all of any), and the next first opener would
+    /// take its version as durable: a commit its caller was told failed, or
+    /// a group whose `sync()` failed. Zeros end the scan as blank, so the
+    /// next frame goes where this one was. When the undo fails too,
+    /// `undoFailed` gets the original error: the store must then refuse use
+    /// until reopened, as after a commit record it could not restore. A
+    /// failed deferred frame may stay: no opener takes it without a seal
+    /// after it, and none can follow it (the next writer finds it past the
+    /// published version and checkpoints).
     private func write(kind: LogFrameHeader.Kind, version: UInt64, payload: [UInt8], deferred: Bool,
-                       timestampNanoseconds: UInt64) throws(FirnError) {
+                       timestampNanoseconds: UInt64, sync: Bool, undoFailed: (FirnError) -> Void) throws(FirnError) {
         let pageSize = UInt64(geometry.pageSize)
         let packs = kind == .commit && deferred
         let pageStart = nextOffset / pageSize * pageSize
@@ -125,12 +143,28 @@ final class LogAppender {
         // its first page, the frame, then zeros, so no byte of an older use
         // of the pages stays inside the frame or right after it.
         let writeEnd = (next + pageSize - 1) / pageSize * pageSize
-        var buffer = try tailBytes(pageStart: pageStart)
+        let before = try tailBytes(pageStart: pageStart)
+        var buffer = before
         buffer.reserveCapacity(Int(writeEnd - pageStart))
         buffer.append(contentsOf: headerBytes)
         buffer.append(contentsOf: payload)
         buffer.append(contentsOf: repeatElement(0, count: Int(writeEnd - pageStart) - buffer.count))
-        try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
+        do {
+            try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
+            if sync { try io.sync() }
+        } catch let failure {
+            if !deferred {
+                do {
+                    var undo = before
+                    undo.append(contentsOf: repeatElement(0, count: buffer.count - before.count))
+                    try withBytes(undo) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
+                    if sync { try io.sync() }
+                } catch {
+                    undoFailed(failure)
+                }
+            }
+            throw failure
+        }
         chain = checksum
         nextOffset = next
         // The next frame shares this one's last page only after a packed one.

@@ -103,7 +103,7 @@ extension Store {
             } else {
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
-                try appender.seal(timestampNanoseconds: wallClockNanoseconds())
+                try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: markFailed)
             }
         } catch {
             throw error.located(in: path, version: published)

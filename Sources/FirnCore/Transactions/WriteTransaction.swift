@@ -270,10 +270,12 @@ public final class WriteTransaction {
            log.admitsFrame(payload, deferred: deferred, geometry: store.geometry) {
             do {
                 try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
-                                          sync: syncs)
+                                          sync: syncs, undoFailed: store.markFailed)
             } catch {
-                // The frame may be on disk whole: the next writer sees it
-                // past the published version and checkpoints instead.
+                // A frame that is not deferred was undone (or the store
+                // refuses use). A deferred one may be in the file whole: the
+                // next writer sees it past the published version and
+                // checkpoints instead.
                 abort()
                 throw error.located(in: store.path, version: version)
             }
