@@ -1,7 +1,7 @@
 // The SDK side of the replacement race (issue 7): a process that opens a
 // database with `Store.open` and commits while another process replaces the
 // file at its path (`firn compact` in place, `firn import --force`).
-import FirnCore
+@_spi(CommitLog) import FirnCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -25,20 +25,51 @@ let replacementCommands: [String: @Sendable ([String]) throws -> Int32] = [
     //   busy WHY                   open or writer lock refused (FirnError.busy):
     //                              nothing committed, retry
     //   error WHY                  any other error: nothing acknowledged
-    // and last "done ATTEMPTS". Exits 0 unless it cannot run at all.
+    // and last "done ATTEMPTS".
+    //
+    // With `--log-pages N` the store commits through the commit log
+    // (`StoreOptions.commitLogPages` = N; FORMAT.md 8.2), and each attempt
+    // is a short session of 1–4 commits "PREFIX-N-I", each durable or
+    // deferred at random (about one in three durable), one in eight with a
+    // value of 3000 bytes (more than an eighth of a small region: a
+    // checkpoint); a small region fills every few attempts, so frames,
+    // seals and checkpoints all happen while the file is being replaced.
+    // An open group is closed by `sync()` three times in four; otherwise
+    // the session closes with it unsynced. A key is acknowledged once a
+    // durable commit or a `sync()` at or after its version returned; all of
+    // them are read back as above, with the store still open. Lines:
+    //   ack KEY VERSION frame|checkpoint   acknowledged and read back (the
+    //                                      kind of the commit that wrote it)
+    //   unsynced KEY VERSION               committed deferred, the session
+    //                                      closed before its group was made
+    //                                      durable: not acknowledged
+    // and `missing`, `busy`, `error` as above (`busy`/`error` end the
+    // attempt: keys acknowledged before it are still read back and reported).
+    // Exits 0 unless it cannot run at all.
     "commit-check": { arguments in
-        guard arguments.count == 4, let seconds = Double(arguments[2]), seconds.isFinite, seconds >= 0,
-              let pause = UInt32(arguments[3]) else {
-            FileHandleStderr.write("usage: firn-testkit commit-check DBPATH PREFIX SECONDS PAUSE_MS\n")
-            return 64
+        let usage = "commit-check DBPATH PREFIX SECONDS PAUSE_MS [--log-pages N]"
+        var logPages: UInt32 = 0
+        var positional = arguments
+        if positional.count == 6, positional[4] == "--log-pages" {
+            guard let pages = UInt32(positional[5]), pages > 0 else { return usageError(usage) }
+            logPages = pages
+            positional.removeLast(2)
         }
-        let path = arguments[0], prefix = arguments[1]
+        guard positional.count == 4, let seconds = Double(positional[2]), seconds.isFinite, seconds >= 0,
+              let pause = UInt32(positional[3]) else {
+            return usageError(usage)
+        }
+        let path = positional[0], prefix = positional[1]
         let deadline = monotonicSeconds() + seconds
         var attempt = 0
         while monotonicSeconds() < deadline {
             attempt += 1
             let key = "\(prefix)-\(attempt)"
-            printLine(commitAndReadBack(path: path, key: key))
+            if logPages > 0 {
+                for line in logSessionAndReadBack(path: path, keyPrefix: key, logPages: logPages) { printLine(line) }
+            } else {
+                printLine(commitAndReadBack(path: path, key: key))
+            }
             if pause > 0 { sleepSeconds(Double(UInt32.random(in: 0...pause)) / 1000) }
         }
         printLine("done \(attempt)")
@@ -51,15 +82,22 @@ let replacementCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // soon as it is opened and before anything else happens — prints
     // "opened" and waits (at most 60 s) until GOFILE exists, while the test
     // replaces the file. Then the open goes on, the process commits KEY and
-    // reads it back as `commit-check` does, and prints that one line.
+    // reads it back as `commit-check` does, and prints that one line. With
+    // `--log-pages N`, the session of `commit-check --log-pages` instead
+    // (keys "KEY-I"), and its lines.
     "open-paused-commit": { arguments in
-        guard arguments.count == 3 else {
-            FileHandleStderr.write("usage: firn-testkit open-paused-commit DBPATH KEY GOFILE\n")
-            return 64
+        let usage = "open-paused-commit DBPATH KEY GOFILE [--log-pages N]"
+        var logPages: UInt32 = 0
+        var positional = arguments
+        if positional.count == 5, positional[3] == "--log-pages" {
+            guard let pages = UInt32(positional[4]), pages > 0 else { return usageError(usage) }
+            logPages = pages
+            positional.removeLast(2)
         }
-        let goFile = arguments[2]
+        guard positional.count == 3 else { return usageError(usage) }
+        let goFile = positional[2]
         let paused = Atomic<Bool>(false)
-        printLine(commitAndReadBack(path: arguments[0], key: arguments[1]) { io in
+        let pause: @Sendable (any FileIO) -> any FileIO = { io in
             // Only the first open pauses (an engine may reopen the file).
             if !paused.exchange(true, ordering: .sequentiallyConsistent) {
                 printLine("opened")
@@ -67,7 +105,14 @@ let replacementCommands: [String: @Sendable ([String]) throws -> Int32] = [
                 while access(goFile, F_OK) != 0 && monotonicSeconds() < deadline { usleep(1_000) }
             }
             return io
-        })
+        }
+        if logPages > 0 {
+            for line in logSessionAndReadBack(path: positional[0], keyPrefix: positional[1], logPages: logPages, wrapIO: pause) {
+                printLine(line)
+            }
+        } else {
+            printLine(commitAndReadBack(path: positional[0], key: positional[1], wrapIO: pause))
+        }
         return 0
     },
 ]
@@ -120,6 +165,94 @@ private func commitAndReadBack(path: String, key: String,
     } catch {
         return "missing \(key) \(version) reading the path back failed: \(oneLine(error))"
     }
+}
+
+/// One attempt of `commit-check --log-pages`: a session of a few log
+/// commits, durable and deferred, then every acknowledged key read back
+/// through the path while the session is still open. Its output lines.
+private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UInt32,
+                                   wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil) -> [String] {
+    var options = StoreOptions()
+    options.create = false
+    options.durability = .full
+    options.lockTimeout = .seconds(30)
+    options.commitLogPages = logPages
+    options.wrapIO = wrapIO
+    let store: Store
+    do { store = try Store.open(path, options: options) } catch { return [failureLine(error)] }
+    defer { store.close() }
+    struct Committed {
+        let key: String
+        let value: [UInt8]
+        let version: UInt64
+        let checkpoint: Bool
+    }
+    var committed: [Committed] = []
+    /// The newest version a durable commit or `sync()` of this session made durable.
+    var durable: UInt64 = 0
+    var lines: [String] = []
+    do {
+        for index in 0..<Int.random(in: 1...4) {
+            let key = "\(keyPrefix)-\(index)"
+            var value = Array("value \(key)".utf8)
+            if Int.random(in: 0..<8) == 0 { value += [UInt8](repeating: 0x2E, count: 3000) }
+            let deferred = Int.random(in: 0..<3) != 0
+            let txn = try store.beginWrite()
+            let version: UInt64
+            do {
+                guard let tree = try txn.tree("sdk") else {
+                    txn.abort()
+                    lines.append("error no tree sdk")
+                    break
+                }
+                try tree.put(Array(key.utf8), value)
+                version = try txn.commit(durability: deferred ? .deferred : .durable)
+            } catch {
+                txn.abort()
+                throw error
+            }
+            // A checkpoint writes a commit record of its version; a frame does not.
+            let checkpoint = try store.readSlots().record(version: version) != nil
+            committed.append(Committed(key: key, value: value, version: version, checkpoint: checkpoint))
+            if !deferred || checkpoint { durable = version }
+        }
+        if let last = committed.last, durable < last.version, Int.random(in: 0..<4) != 0 {
+            durable = try store.sync()
+        }
+    } catch {
+        lines.append(failureLine(error))
+    }
+    let acknowledged = committed.filter { $0.version <= durable }
+    for entry in committed where entry.version > durable { lines.append("unsynced \(entry.key) \(entry.version)") }
+    guard !acknowledged.isEmpty else { return lines }
+    // Still open: our session is held, so nobody may have replaced the file
+    // since our commits, and it was the file at the path when we committed.
+    var readOptions = StoreOptions()
+    readOptions.create = false
+    readOptions.readOnly = true
+    do {
+        let reader = try Store.open(path, options: readOptions)
+        defer { reader.close() }
+        let snapshot = try reader.snapshot(label: "commit-check")
+        defer { snapshot.close() }
+        let tree = try snapshot.tree("sdk")
+        for entry in acknowledged {
+            guard let value = try tree?.get(Array(entry.key.utf8))?.array else {
+                lines.append("missing \(entry.key) \(entry.version) the file at the path is at version \(snapshot.version) without the key")
+                continue
+            }
+            guard value == entry.value else {
+                lines.append("missing \(entry.key) \(entry.version) the file at the path holds another value for the key")
+                continue
+            }
+            lines.append("ack \(entry.key) \(entry.version) \(entry.checkpoint ? "checkpoint" : "frame")")
+        }
+    } catch {
+        for entry in acknowledged {
+            lines.append("missing \(entry.key) \(entry.version) reading the path back failed: \(oneLine(error))")
+        }
+    }
+    return lines
 }
 
 private func failureLine(_ error: any Error) -> String {
