@@ -72,6 +72,16 @@ import Testing
                 try cursor.previous()
             }
             #expect(walked == sorted.reversed(), "backward walk of \(name) at \(context)")
+            // `forEach`, whole and over the middle third of the keys.
+            var listed: [([UInt8], [UInt8])] = []
+            try tree.forEach { key, value in listed.append((Array(key), value.array)); return true }
+            #expect(listed.map(\.0) == sorted && listed.allSatisfy { entries[$0.0] == $0.1 }, "forEach of \(name) at \(context)")
+            if !sorted.isEmpty {
+                let lower = sorted[sorted.count / 3], upper = sorted[2 * sorted.count / 3]
+                var ranged: [[UInt8]] = []
+                try tree.forEach(from: lower, upTo: upper) { key, _ in ranged.append(Array(key)); return true }
+                #expect(ranged == Array(sorted[(sorted.count / 3)..<(2 * sorted.count / 3)]), "forEach range of \(name) at \(context)")
+            }
             // Seeks, then steps that turn round.
             for _ in 0..<6 {
                 let target = Self.key(&rng)

@@ -7,6 +7,9 @@ extension TreeReader {
         from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: Value) throws(FirnError) -> Bool
     ) throws(FirnError) {
+        // A version between checkpoints: the checkpoint's tree alone misses
+        // what the frames put and shows what they deleted. Walk the merge.
+        if log != nil { return try forEachMerged(from: lower, upTo: upper, body) }
         var cursor = TreeCursor(source: source, rootRef: entry.root)
         do {
             if let lower { try cursor.seek(lower) } else { try cursor.first() }
@@ -25,6 +28,22 @@ extension TreeReader {
             }
         } catch {
             throw error.located(in: snapshot.store.path, version: snapshot.version)
+        }
+    }
+
+    /// `forEach` through `cursor()`, which merges the log's entries over
+    /// the checkpoint's tree (errors come out located, as the cursor's do).
+    private func forEachMerged(
+        from lower: [UInt8]?, upTo upper: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: Value) throws(FirnError) -> Bool
+    ) throws(FirnError) {
+        let cursor = cursor()
+        if let lower { try cursor.seek(lower) } else { try cursor.first() }
+        while cursor.isValid {
+            guard let key = try cursor.key, let value = try cursor.currentValue else { return }
+            if let upper, compareBytes(upper, key) <= 0 { return }
+            guard try withBytes(key, { (k) throws(FirnError) in try body(k, value) }) else { return }
+            try cursor.next()
         }
     }
 }
