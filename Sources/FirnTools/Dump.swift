@@ -228,7 +228,15 @@ public enum Dump {
         var count: UInt64 = 0
         for tree in trees {
             let name = tree.name
-            let cursor = snapshot.cursor(root: tree.ref)
+            // A named tree through the snapshot: for a version between
+            // checkpoints its cursor merges the log's entries over the
+            // checkpoint's tree, which alone would miss them.
+            let cursor: Cursor
+            if tree.kind == .user, let reader = try snapshot.tree(name) {
+                cursor = reader.cursor()
+            } else {
+                cursor = snapshot.cursor(root: tree.ref)
+            }
             try cursor.first()
             // An empty named tree is a line of its own, so that `load` recreates it.
             if !cursor.isValid && tree.kind == .user {
