@@ -128,6 +128,36 @@ import Glibc
         #expect(try reader.currentVersion == olderVersion)
     }
 
+    /// `compactInPlaceIfAlone` leaves the store's descriptor on the
+    /// replaced file: a commit through it would be acknowledged and lost
+    /// with that file, so the store refuses (busy) until it is reopened.
+    /// (`CommitLogReplacementTests` has the same for a store whose current
+    /// version is a log frame.)
+    @Test func aStoreThatCompactedItsFileInPlaceRefusesToCommit() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.firn")
+        let store = try Store.open(path)
+        try Self.put(store, "a")
+        let version = try store.currentVersion
+        #expect(try store.compactInPlaceIfAlone()?.version == version)
+        do {
+            try Self.put(store, "b")
+            Issue.record("committed into the replaced file")
+        } catch {
+            guard case let .busy(_, detail) = error as? FirnError else {
+                Issue.record("expected busy, got \(error)")
+                return
+            }
+            #expect(detail.contains("replaced"), "\(detail)")
+        }
+        store.close()
+        #expect(try Self.keys(path) == ["a"])
+        let reopened = try Store.open(path)
+        try Self.put(reopened, "b")
+        reopened.close()
+        #expect(try Self.keys(path) == ["a", "b"])
+    }
+
     @Test func replacingWithoutExclusivityIsMisuse() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")

@@ -29,7 +29,8 @@ extension Store {
     /// Replaces the file with a packed image of its current version when no
     /// other session (this process's other stores included) has it open;
     /// nil when one has. After a compaction this store's descriptor refers
-    /// to the replaced file: the caller closes it and opens the path again.
+    /// to the replaced file: the caller closes it and opens the path again
+    /// (until then its commits fail `.busy`, see `WriteTransaction.chooseBase`).
     public func compactInPlaceIfAlone() throws(FirnError) -> PackedImageWriter.Summary? {
         guard let lock = lockFile else {
             throw FirnError.misuse("\(path): compacting in place needs the lock file (a store opened for writing)")

@@ -19,6 +19,9 @@ public final class Store: @unchecked Sendable {
     /// store that found none it could use: its snapshots are not pinned.
     public let lockFile: LockFile?
     let io: any FileIO
+    /// The device and inode of the file `io` has open, as the open proved it
+    /// was the file at `path` and the lock file's.
+    let dataFile: DataFileIdentity
     /// The commit slots as this open found them, after the open-time check
     /// of the newest record when this open ran it (FORMAT.md 2.1): the first
     /// opener after a crash or reboot (it initialized the lock file) and
@@ -62,8 +65,9 @@ public final class Store: @unchecked Sendable {
     public var pageSize: Int { geometry.pageSize }
 
     private init(path: String, options: StoreOptions, geometry: PageGeometry, lockFile: LockFile?, io: any FileIO,
-                 map: Mapping, openCheck: CommitSlots) {
+                 dataFile: DataFileIdentity, map: Mapping, openCheck: CommitSlots) {
         self.path = path
+        self.dataFile = dataFile
         self.openCheck = openCheck
         lastCheck = Locked(openCheck)
         self.options = options
@@ -148,7 +152,7 @@ public final class Store: @unchecked Sendable {
             }
             store = Store(
                 path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),
-                lockFile: lockFile, io: io, map: map, openCheck: slots)
+                lockFile: lockFile, io: io, dataFile: opened, map: map, openCheck: slots)
         } catch {
             lockFile?.close()
             io.close()

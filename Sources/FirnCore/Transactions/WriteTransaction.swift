@@ -113,6 +113,18 @@ public final class WriteTransaction {
     /// frame of that log (FORMAT.md 8.2): the record stands. Also returns the
     /// bytes of each slot's record area as read.
     static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord, [[UInt8]]) {
+        // The lock file names another data file only after a replacement
+        // made while this store held its session, which only this store's
+        // own lock file can make (`compactInPlaceIfAlone`): the descriptor
+        // still names the replaced file, and a commit into it would be
+        // acknowledged and lost with it (an appender would chain a frame to
+        // the old file's log). Checked under the writer lock, as every
+        // commit and seal is.
+        guard !lockFile.dataFileIdentity.conflicts(with: store.dataFile) else {
+            throw FirnError.busy(
+                path: store.path,
+                detail: "the database file was replaced at its path (in-place compaction or import) while this store had it open; close the store and open the path again")
+        }
         let (read, bytes) = try store.slotReadBuffer.withLock { (buffer) throws(FirnError) in
             try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize, buffer: &buffer)
         }
