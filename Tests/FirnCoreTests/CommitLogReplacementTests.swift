@@ -12,7 +12,15 @@ import Glibc
 /// frame (or anything) into a file that replaced its own, and a compacted
 /// copy of a version between checkpoints holds every frame's changes. The
 /// multi-process races are `Tests/FirnToolsTests/LogReplacementRaceTests`.
-/// About 1 s.
+/// Under 0.1 s.
+///
+/// Mutations these caught (made in the source, then reverted): the
+/// writer's check that the lock file still records its own file removed
+/// (the self-compacting store commits frames and a checkpoint into the
+/// replaced file); the stores' log chains cached per process instead of
+/// per store (the byte copy at the path is read with the old file's frames,
+/// at the old file's version, and appended to after them); the packed
+/// image writer ignoring the frames.
 @Suite struct CommitLogReplacementTests {
     static let regionPages: UInt32 = 16
 

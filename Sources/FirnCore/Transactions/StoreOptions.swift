@@ -24,9 +24,9 @@ public struct StoreOptions: Sendable {
     /// Commits through the commit log (docs/COMMIT-PATH.md): each
     /// checkpoint makes a region of this many pages, and a small commit is
     /// one frame appended there; 0 (the default) commits every version as
-    /// a copy-on-write commit. In development: the kill, power-loss and
-    /// I/O-fault suites cover it, the replacement-race suite not yet,
-    /// so only the package's tests and the benchmark (through the
+    /// a copy-on-write commit. In development: the kill, power-loss,
+    /// I/O-fault and replacement-race suites cover it, but it is not the
+    /// default yet, so only the package's tests and the benchmark (through the
     /// `CommitLog` SPI) set it.
     /// A store that opens a file with a log reads it, whatever this says.
     @_spi(CommitLog) public var commitLogPages: UInt32 = 0
