@@ -31,9 +31,11 @@ import Glibc
 ///
 /// Runtime on the shared 2-core machine: about 13 s for each race (12 s of
 /// racing, then the checks), 1.5 s for both paused cases, 0.4 s for the
-/// tools on a frame's version; the suite about 28 s. A race run acknowledges
-/// 1,400–2,000 keys (about two thirds by frames, one third by
-/// checkpoints), with 25–43 compactions or 40–150 imports succeeding.
+/// tools on a frame's version; the suite about 28 s. Run alone, a race
+/// acknowledges 900–1,100 keys (about two thirds by frames, one third by
+/// checkpoints), with 26–42 compactions or 70–110 imports succeeding; beside
+/// other suites on 2 cores, as few as a third of that, hence the low floors
+/// the tests require (5 replacements).
 ///
 /// What these tests catch (each mutation made in the source, then reverted):
 /// - `firn dump --entries` walking each tree from its catalog root (as it
@@ -59,8 +61,8 @@ import Glibc
     /// `commit-check` children per race.
     static let writers = 3
     /// Their pause between sessions (random, up to this): without gaps the
-    /// file is never free to replace.
-    static let pauseMilliseconds = 60
+    /// file is seldom free to replace (with 20 ms, 2 compactions in 12 s).
+    static let pauseMilliseconds = 100
     static let compactSeconds: Int64 = 12
     static let importSeconds: Int64 = 12
 
@@ -100,7 +102,7 @@ import Glibc
         #expect(lost.isEmpty, "acknowledged keys not in the final file: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
         // The race was really run, through frames and checkpoints alike.
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 10,
+        #expect(output.acknowledged.count >= 100 && record.replacements >= 5,
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) compactions")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
     }
@@ -184,7 +186,7 @@ import Glibc
         #expect(writtenAfterRename.isEmpty, "commits into replaced files: \(writtenAfterRename.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys lost: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 10 && survived > 0 && dropped > 0,
+        #expect(output.acknowledged.count >= 100 && record.replacements >= 5 && survived > 0 && dropped > 0,
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) imports")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
     }
