@@ -80,11 +80,12 @@ import Glibc
         let children = Shared<[WriterRun]>([])
         let deadline = ContinuousClock.now + .seconds(Self.compactSeconds)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children)
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children,
+                                             scratch: dir.path)
             + (0..<ReplacementRaceTests.compactors).map { _ in {
                 while ContinuousClock.now < deadline {
-                    ReplacementRaceTests.replace(["compact", db, "--lock-timeout", "0", "--no-progress"],
-                                                 what: "compact", record: record)
+                    Self.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact",
+                                 record: record, scratch: dir.path)
                 }
             } })
         let elapsed = ContinuousClock.now - started
@@ -133,7 +134,8 @@ import Glibc
         // acknowledged keys end up in the final file too.
         let importDeadline = ContinuousClock.now + .seconds(Self.importSeconds - 2)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children) + [{
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children,
+                                             scratch: dir.path) + [{
             var generation = 0
             while ContinuousClock.now < importDeadline {
                 let kept = dir.file("gen-\(generation).firn")
@@ -142,8 +144,8 @@ import Glibc
                     return
                 }
                 let seen = watcher.count
-                if ReplacementRaceTests.replace(["import", base, "-o", db, "--force", "--no-progress"],
-                                                what: "import", record: record) {
+                if Self.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import",
+                                record: record, scratch: dir.path) {
                     guard let renamedAt = watcher.waitForRename(after: seen, timeout: 10) else {
                         record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
                         return
@@ -297,21 +299,88 @@ import Glibc
     }
 
     /// One `commit-check --log-pages` child per writer, each for `seconds`.
-    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord,
-                                into children: Shared<[WriterRun]>) -> [@Sendable () -> Void] {
+    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord, into children: Shared<[WriterRun]>,
+                                scratch: String) -> [@Sendable () -> Void] {
         (0..<writers).map { writer in
             {
                 let prefix = "s\(writer)"
                 do {
-                    let run = try FirnRun.run(["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
-                                               "--log-pages", "\(regionPages)"],
-                                              timeout: Double(seconds) + 120, executable: FirnRun.testkit)
+                    let run = try runChild(FirnRun.testkit, ["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
+                                                             "--log-pages", "\(regionPages)"],
+                                           timeout: Double(seconds) + 120, scratch: scratch)
                     children.withLock { $0.append(WriterRun(prefix: prefix, run: run)) }
                 } catch {
                     record.fail("firn-testkit commit-check \(prefix): \(error)")
                 }
             }
         }
+    }
+
+    /// `ReplacementRaceTests.replace` through `runChild`: one in-place
+    /// replacement; true when it exited 0.
+    @discardableResult
+    static func replace(_ arguments: [String], what: String, record: RaceRecord, scratch: String) -> Bool {
+        do {
+            let result = try runChild(FirnRun.executable, arguments, timeout: 120, scratch: scratch)
+            switch (result.status, result.crashed || result.timedOut) {
+            case (0, false):
+                record.replaced()
+                return true
+            case (75, false):
+                record.refuseReplacement()
+            default:
+                record.fail("\(what): exit \(result.status)\(result.crashed ? " (crashed)" : "")"
+                            + "\(result.timedOut ? " (timed out)" : ""): \(result.stderr)", code: result.status)
+            }
+        } catch {
+            record.fail("\(what): \(error)")
+        }
+        return false
+    }
+
+    /// Runs a child to its end with stdout and stderr in files under
+    /// `scratch`, waited for on the calling thread. `FirnRun.run` reads
+    /// pipes on Dispatch's global queue and waits up to 10 s for those reads
+    /// after the child exits; in the whole `swift test`, other suites'
+    /// blocking reads can hold that queue's few threads, and an import loop
+    /// here managed one attempt in 12 s.
+    static func runChild(_ executable: String, _ arguments: [String], timeout: Double, scratch: String) throws -> FirnRun {
+        let name = "\(scratch)/child-\(UUID().uuidString)"
+        let outPath = name + ".out", errPath = name + ".err"
+        defer {
+            unlink(outPath)
+            unlink(errPath)
+        }
+        guard FileManager.default.createFile(atPath: outPath, contents: nil),
+              FileManager.default.createFile(atPath: errPath, contents: nil),
+              let out = FileHandle(forWritingAtPath: outPath), let err = FileHandle(forWritingAtPath: errPath) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: name])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        try? out.close()
+        try? err.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while process.isRunning {
+            if Date() > deadline {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        let stdout = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
+        let stderr = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
+        return FirnRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self),
+                       crashed: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
     }
 
     /// The keys of tree "sdk" in the final file, read through a store; and
