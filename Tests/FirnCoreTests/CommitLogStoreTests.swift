@@ -143,6 +143,11 @@ import Testing
     /// Appends a frame the way a writer does, without publishing it: what a
     /// writer killed between its frame and its publication leaves.
     static func appendUnpublished(_ store: Store, key: [UInt8], deferred: Bool) throws -> UInt64 {
+        // As a writer would: under the writer lock, released without a
+        // publication (a writer that died right after its frame).
+        let lockFile = try #require(store.lockFile)
+        let lease = try lockFile.lockWriter(timeout: .seconds(5))
+        defer { lockFile.unlockWriter(lease) }
         let record = try #require(try Self.records(store).max { $0.version < $1.version })
         let region = try #require(record.logRegion)
         let scan = try #require(try store.logScan(of: record))
@@ -325,6 +330,43 @@ import Testing
             #expect(try reopened.snapshot().tree("t")?.count == UInt64(sealAfter + 1))
             reopened.close()
         }
+    }
+
+    /// A store goes on from where its own last frame left the log only
+    /// while no other writer came in between: two stores on one file (each
+    /// its own lock file handle, as two processes are) take turns, each
+    /// turn a few frames, durable and deferred, and a sync now and then.
+    /// Were a store to reuse its appender after the other's frames, its
+    /// next frame would overwrite them: acknowledged commits lost, and the
+    /// chain broken for every reader.
+    @Test func aStoreContinuesItsOwnFramesOnlyWhileNoOtherWriterCameBetween() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let path = directory.file("log.firn")
+        let first = try Store.open(path, options: Self.options(pages: 32))
+        let second = try Store.open(path, options: Self.options(pages: 32))
+        var rng = SeededGenerator(seed: 77)
+        var written = 0
+        for turn in 0..<60 {
+            let store = turn % 2 == 0 ? first : second
+            for _ in 0..<(1 + Int(rng.below(3))) {
+                try Self.put(store, written, durability: rng.chance(1, in: 2) ? .durable : .deferred)
+                written += 1
+                // Both see every commit so far.
+                #expect(try first.snapshot().tree("t")?.count == UInt64(written))
+                #expect(try second.snapshot().tree("t")?.count == UInt64(written))
+            }
+            if rng.chance(1, in: 5) { _ = try store.sync() }
+        }
+        _ = try first.sync()
+        let version = try first.currentVersion
+        first.close()
+        second.close()
+        let reopened = try Store.open(path, options: Self.options(pages: 32))
+        defer { reopened.close() }
+        #expect(try reopened.currentVersion == version)
+        let tree = try #require(try reopened.snapshot().tree("t"))
+        #expect(tree.count == UInt64(written))
+        for n in 0..<written { #expect(try tree.get(Array("key\(n)".utf8)) != nil, "key\(n) lost") }
     }
 
     @Test func framesOfAStoreThatDoesNotSyncSurviveTheProcess() throws {

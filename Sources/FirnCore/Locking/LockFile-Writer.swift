@@ -12,6 +12,19 @@ import Synchronization
 /// has since been granted to someone else.
 public struct WriterLease: Sendable, Hashable {
     let generation: UInt64
+    /// The writer release counter when the lock was granted.
+    let releaseCounter: UInt32
+    /// The lock was taken over from a holder that died holding it.
+    let recoveredFromDeadOwner: Bool
+
+    /// Whether no other holder had the lock between the release that left
+    /// `mark` (`unlockWriter`'s result) and this lease: every release adds
+    /// two to the counter, the first while still holding the lock, so the
+    /// counter is `mark + 1` exactly when the only release since was that
+    /// one; a holder that died without releasing leaves its record behind.
+    func follows(releaseMark mark: UInt32) -> Bool {
+        !recoveredFromDeadOwner && releaseCounter == mark &+ 1
+    }
 }
 
 /// The writer lock: one writer at a time across threads and processes.
@@ -111,17 +124,21 @@ extension LockFile {
     }
 
     /// Releases the writer lock held through `lease`, from any thread.
-    /// Does nothing when the lease is not the current one.
-    public func unlockWriter(_ lease: WriterLease) {
+    /// Does nothing when the lease is not the current one (nil). Returns
+    /// this release's mark: the next lease `follows` it when no other
+    /// holder came in between.
+    @discardableResult
+    public func unlockWriter(_ lease: WriterLease) -> UInt32? {
         let holds = local.withLock { state -> Bool in
             guard !state.closed, state.writerLease == lease.generation else { return false }
             state.writerLease = nil
             return true
         }
-        guard holds else { return }
+        guard holds else { return nil }
         clearWriterRecord()
-        releaseWriterByte()
+        let mark = releaseWriterByte()
         writerQueue.release()
+        return mark
     }
 
     /// True while `lease` is the lease currently held through this `LockFile`.
@@ -177,17 +194,25 @@ extension LockFile {
         }
     }
 
-    /// Drops the OFD lock on the writer byte and wakes the waiters.
-    func releaseWriterByte() {
+    /// Drops the OFD lock on the writer byte and wakes the waiters. The
+    /// release counter goes up twice: once while the lock is still held
+    /// (the value then is this release's mark: no one else can move the
+    /// counter before it), and once after the lock is dropped, which is
+    /// what wakes a waiter that read the counter before its try failed.
+    @discardableResult
+    func releaseWriterByte() -> UInt32 {
+        let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
-        mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
+        _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+        return mark
     }
 
     private func didAcquireWriter(thread: Int64) -> WriterLease {
         // A record still naming a process means its holder died holding the
         // lock (a release clears it first).
         let previous = mapping.loadInt32(LockFileLayout.writerPIDOffset)
+        let counter = firn_atomic_load_u32(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
         mapping.storeInt32(LockFileLayout.writerPIDOffset, ownPID)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, Int32(truncatingIfNeeded: thread))
         mapping.store64(LockFileLayout.writerSinceOffset, wallClockNanoseconds())
@@ -195,7 +220,8 @@ extension LockFile {
             state.writerLeaseCounter &+= 1
             state.writerLease = state.writerLeaseCounter
             state.lastLockRecoveredFromDeadOwner = previous != 0
-            return WriterLease(generation: state.writerLeaseCounter)
+            return WriterLease(generation: state.writerLeaseCounter, releaseCounter: counter,
+                               recoveredFromDeadOwner: previous != 0)
         }
     }
 

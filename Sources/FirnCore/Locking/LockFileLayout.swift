@@ -18,7 +18,7 @@
 /// | 48 | 4 | writer pid, i32 (atomic; 0 = unlocked) |
 /// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked, or held by a task or handed over) |
 /// | 56 | 8 | writer since, u64 ns since 1970 (atomic) |
-/// | 64 | 4 | writer release counter, u32 (atomic; the futex word writers wait on) |
+/// | 64 | 4 | writer release counter, u32 (atomic; the futex word writers wait on; +1 before each release and +1 after it) |
 /// | 68 | 4 | reserved, zero |
 /// | 72 | 8 | durable version, u64 (atomic; the newest version known to survive power loss; 0 = not known yet) |
 /// | 80 | 48 | reserved, zero |

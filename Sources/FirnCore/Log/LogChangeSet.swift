@@ -116,8 +116,11 @@ final class LogChangeSet {
     /// when the key is new.
     @discardableResult
     func put(_ name: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
-        var tree = try state(name)
         let existed = try get(name, key) != nil
+        var tree = try state(name)
+        // Out of the dictionary while it changes: its entries are then not
+        // shared, and the upsert needs no copy of them.
+        trees[name] = nil
         // An empty value is an empty buffer, not nil: nil means deleted.
         tree.entries.upsert(LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1))
         if !existed { tree.count += 1 }
@@ -129,8 +132,9 @@ final class LogChangeSet {
     /// Removes `key` from tree `name`; false when it was absent.
     @discardableResult
     func delete(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
-        var tree = try state(name)
         guard try get(name, key) != nil else { return false }
+        var tree = try state(name)
+        trees[name] = nil
         if tree.reset {
             // Nothing of the base shows through: the entry just goes.
             tree.entries.remove(key)

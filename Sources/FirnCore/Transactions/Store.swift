@@ -61,6 +61,9 @@ public final class Store: @unchecked Sendable {
     let writtenNodes = Locked<WrittenNodes?>(nil)
     /// The chains this store reads commit log regions with (`logChain(for:)`).
     let logChains = Locked<[LogChain]>([])
+    /// Where this store's last frame left the writer, taken by the next
+    /// write transaction (`LogWriterCache`).
+    let logWriter = Locked<LogWriterCache?>(nil)
 
     public var pageSize: Int { geometry.pageSize }
 

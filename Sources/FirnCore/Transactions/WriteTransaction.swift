@@ -45,6 +45,24 @@ public final class WriteTransaction {
         self.lockFile = lockFile
         self.lease = lease
         beginThread = pthread_self()
+        // Right after this store's own frame, with no other writer since:
+        // go on where that transaction left the log.
+        if let cache = store.logWriter.withLock({ (cache) -> LogWriterCache? in
+               defer { cache = nil }
+               return cache
+           }), store.options.commitLogPages > 0, lease.follows(releaseMark: cache.releaseMark),
+           lockFile.latestVersion == cache.version {
+            try Self.checkDataFile(store: store, lockFile: lockFile)
+            slots = cache.slots
+            slotBytes = cache.slotBytes
+            let log = try Self.continueLog(store: store, cache: cache)
+            self.log = log
+            pages = nil
+            baseVersion = cache.version
+            durableBase = min(lockFile.durableVersion, baseVersion)
+            version = baseVersion + 1
+            return
+        }
         let (slots, record, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.slots = slots
         self.slotBytes = slotBytes
@@ -103,6 +121,34 @@ public final class WriteTransaction {
         return LogTransaction(record: record, link: link, base: snapshot, appender: appender)
     }
 
+    /// The log-mode state right after this store's own frame `cache.version`.
+    private static func continueLog(store: Store, cache: LogWriterCache) throws(FirnError) -> LogTransaction {
+        guard let link = try store.logLink(cache.version, of: cache.record) else {
+            throw FirnError.corrupt(
+                path: store.path, page: cache.record.logRegion?.startPage, version: cache.version,
+                detail: "the frame this store appended is not whole in the log of checkpoint \(cache.record.version)")
+        }
+        let snapshot = try store.makeSnapshot(VersionInfo(cache.record), pin: nil, log: link)
+        return LogTransaction(record: cache.record, link: link, base: snapshot, appender: cache.appender)
+    }
+
+    /// `.busy` when the lock file names another data file than the store's.
+    ///
+    /// The lock file names another data file only after a replacement
+    /// made while this store held its session, which only this store's
+    /// own lock file can make (`compactInPlaceIfAlone`): the descriptor
+    /// still names the replaced file, and a commit into it would be
+    /// acknowledged and lost with it (an appender would chain a frame to
+    /// the old file's log). Checked under the writer lock, as every
+    /// commit and seal is.
+    static func checkDataFile(store: Store, lockFile: LockFile) throws(FirnError) {
+        guard !lockFile.dataFileIdentity.conflicts(with: store.dataFile) else {
+            throw FirnError.busy(
+                path: store.path,
+                detail: "the database file was replaced at its path (in-place compaction or import) while this store had it open; close the store and open the path again")
+        }
+    }
+
     /// The version to commit on top of (FORMAT.md 2.1). Normally the newest
     /// record, which is the published version: its writer published it after
     /// its sync. A newest record that is not the published version was left
@@ -113,18 +159,7 @@ public final class WriteTransaction {
     /// frame of that log (FORMAT.md 8.2): the record stands. Also returns the
     /// bytes of each slot's record area as read.
     static func chooseBase(store: Store, lockFile: LockFile) throws(FirnError) -> (CommitSlots, CommitRecord, [[UInt8]]) {
-        // The lock file names another data file only after a replacement
-        // made while this store held its session, which only this store's
-        // own lock file can make (`compactInPlaceIfAlone`): the descriptor
-        // still names the replaced file, and a commit into it would be
-        // acknowledged and lost with it (an appender would chain a frame to
-        // the old file's log). Checked under the writer lock, as every
-        // commit and seal is.
-        guard !lockFile.dataFileIdentity.conflicts(with: store.dataFile) else {
-            throw FirnError.busy(
-                path: store.path,
-                detail: "the database file was replaced at its path (in-place compaction or import) while this store had it open; close the store and open the path again")
-        }
+        try checkDataFile(store: store, lockFile: lockFile)
         let (read, bytes) = try store.slotReadBuffer.withLock { (buffer) throws(FirnError) in
             try CommitSlots.readWithBytes(store.io, pageSize: store.geometry.pageSize, buffer: &buffer)
         }
@@ -292,7 +327,13 @@ public final class WriteTransaction {
                 throw error.located(in: store.path, version: version)
             }
             lockFile.publish(version: version, durable: !deferred && syncs)
-            finish()
+            let release = finish()
+            if let release {
+                store.logWriter.withLock {
+                    $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
+                                        record: log.record, appender: appender)
+                }
+            }
             return version
         }
         let pages: PageCommit
@@ -326,10 +367,13 @@ public final class WriteTransaction {
         finish()
     }
 
-    private func finish() {
+    /// Ends the transaction; returns the writer lock's release mark.
+    @discardableResult
+    private func finish() -> UInt32? {
         finished = true
-        lockFile.unlockWriter(lease)
+        let release = lockFile.unlockWriter(lease)
         store.endUse()
+        return release
     }
 
     // MARK: helpers

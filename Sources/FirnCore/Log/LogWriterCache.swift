@@ -1,0 +1,19 @@
+/// What a write transaction that appended a frame leaves for the store's
+/// next one (docs/COMMIT-PATH.md, "The commit log"): the slots as it read
+/// them, the checkpoint, and its appender, which knows where the next frame
+/// goes. The next transaction takes it instead of reading both slots and
+/// scanning the region again, but only when its writer lease follows this
+/// release directly (no other holder of the lock, here or in another
+/// process, came in between: nothing else can have written a record or a
+/// frame) and the published version is still this frame's.
+struct LogWriterCache {
+    /// The release that left it (`LockFile.unlockWriter`).
+    let releaseMark: UInt32
+    /// The frame's version, which the transaction published.
+    let version: UInt64
+    let slots: CommitSlots
+    let slotBytes: [[UInt8]]
+    /// The checkpoint whose region holds the frame.
+    let record: CommitRecord
+    let appender: LogAppender
+}
