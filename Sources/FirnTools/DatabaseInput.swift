@@ -33,6 +33,50 @@ public struct ReadAccess {
         snapshot.close()
         store.close()
     }
+
+    /// For `verify`, when `version` (default: the current one) cannot be
+    /// read: if a commit frame of the log of its checkpoint (the newest
+    /// record at or below it that made a region) checks out but cannot be
+    /// applied, no reader reads that log's versions (a reader applies every
+    /// frame it has read, FORMAT.md 8.2), and this opens the checkpoint
+    /// itself instead, so its pages and the log are still checked. Returns
+    /// it with the version that could not be read; nil when the log is not
+    /// why (the caller reports its own error).
+    static func openCheckpointOfUnreadableLog(
+        _ path: String, version: UInt64?, label: String
+    ) throws(FirnError) -> (access: ReadAccess, version: UInt64)? {
+        let store = try DatabaseInput.openReadOnly(path, forVerify: true)
+        do throws(FirnError) {
+            let slots = try store.readSlots()
+            // What the open wanted: the version asked for, the one the lock
+            // file publishes, or the one a first opener takes (the slots'
+            // current record's log's durable version; the scan does not
+            // need the frames applied).
+            let wanted: UInt64
+            if let version {
+                wanted = version
+            } else if let published = store.lockFile?.latestVersion, published != 0 {
+                wanted = published
+            } else if let current = slots.current {
+                wanted = try store.inspectLog(of: current)?.durableVersion ?? current.version
+            } else {
+                store.close()
+                return nil
+            }
+            let records = slots.slots.compactMap { try? $0.get() }
+            guard let record = records.filter({ $0.version <= wanted && $0.logRegionPages > 0 })
+                      .max(by: { $0.version < $1.version }),
+                  try store.inspectLog(of: record)?.unapplied != nil,
+                  let snapshot = try store.checkpointSnapshot(record, kind: .tool, label: label) else {
+                store.close()
+                return nil
+            }
+            return (ReadAccess(store: store, snapshot: snapshot, note: DatabaseInput.unpinnedNote(store)), wanted)
+        } catch {
+            store.close()
+            throw error
+        }
+    }
 }
 
 public enum DatabaseInput {

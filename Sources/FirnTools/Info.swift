@@ -8,6 +8,9 @@ public enum Info {
     public struct Slot: Codable, Sendable, Equatable {
         public var slot: Int
         public var valid: Bool
+        /// The slot holds the record the current version is read from: its
+        /// own, or for a version between checkpoints (a frame of the commit
+        /// log, FORMAT.md 8.2) its checkpoint's.
         public var current: Bool
         public var version: UInt64?
         public var time: String?
@@ -25,6 +28,52 @@ public enum Info {
         public var entries: UInt64
         public var depth: Int
         public var rootPage: UInt64
+    }
+
+    /// The commit log of the checkpoint the version reads through
+    /// (FORMAT.md 8.2): its region, the frames a scan of it accepts, where
+    /// and why the scan stopped, and which version each kind of opener takes.
+    public struct Log: Codable, Sendable, Equatable {
+        /// The checkpoint's version, which made the region.
+        public var epoch: UInt64
+        public var firstPage: UInt64
+        public var pages: UInt64
+        public var bytes: UInt64
+        public var commitFrames: Int
+        /// Commit frames written without their sync (members of a group).
+        public var deferredFrames: Int
+        public var sealFrames: Int
+        /// The last commit frame accepted (the epoch with none).
+        public var newestVersion: UInt64
+        /// The last commit written with its sync or the last seal (the epoch
+        /// with neither).
+        public var durableVersion: UInt64
+        /// Why the scan stopped, at which byte of the region (for `full`,
+        /// where the last frame ends), in which file page when inside the
+        /// region, with the other frame's epoch (`otherEpoch`) or the check
+        /// that failed (`torn`, `stale`, `damaged`).
+        public var end: LogEndKind
+        public var endOffset: UInt64
+        public var endPage: UInt64?
+        public var endEpoch: UInt64?
+        public var endDetail: String?
+        /// Bytes from the region's start to where the next frame would go,
+        /// and the rest of the region.
+        public var usedBytes: UInt64
+        public var freeBytes: UInt64
+        /// The version a first opener takes (one that finds nobody else with
+        /// the database open, e.g. after a power loss, or any reader without
+        /// a lock file): the slots' current record (FORMAT.md 2.1) and, when
+        /// it made a region, that log's durable version.
+        public var firstOpenerVersion: UInt64
+        /// The version the lock file publishes, which later openers read;
+        /// nil without a usable lock file or while it publishes none.
+        public var publishedVersion: UInt64?
+        /// A commit frame that checks out but cannot be applied (`firn
+        /// verify` names it too): its first page, version and what it does.
+        public var unappliedPage: UInt64?
+        public var unappliedVersion: UInt64?
+        public var unappliedDetail: String?
     }
 
     public struct Report: Codable, Sendable {
@@ -55,6 +104,8 @@ public enum Info {
         /// Why `objectTypes` could not be read (a damaged schema); the rest
         /// of the report stands.
         public var objectTypesProblem: String?
+        /// The commit log of the version's checkpoint, when it made one.
+        public var log: Log?
         public var pins: Int
         public var stalePins: Int
         public var writerPID: Int32?
@@ -88,12 +139,21 @@ public enum Info {
         // open group that is an unsealed record the open-time check would
         // reject after a power loss: current, and pending, not rejected.
         let current = snapshot.version
+        let checkpoint = snapshot.info.commitRecord
+        let inspection = try checkpoint.flatMap { (record) throws(FirnError) in try store.inspectLog(of: record) }
+        let log = checkpoint.flatMap { record in inspection.map { Self.log($0, of: record, store: store, slots: slots) } }
+        // A version between checkpoints was committed when its frame was.
+        let currentNanoseconds = inspection?.frames.first { $0.kind == .commit && $0.version == current }?
+            .timestampNanoseconds ?? snapshot.info.timestampNanoseconds
         let slotInfo = slots.slots.enumerated().map { index, result -> Slot in
             switch result {
             case let .success(record):
                 let rejection = record.version == current
                     ? nil : slots.rejected.flatMap { $0.version == record.version ? $0.description : nil }
-                return Slot(slot: index, valid: true, current: record.version == current, version: record.version,
+                // A version between checkpoints reads its checkpoint's
+                // record: that slot is current, as for the record's own version.
+                let isCurrent = record.version == current || (log != nil && record == checkpoint)
+                return Slot(slot: index, valid: true, current: isCurrent, version: record.version,
                             time: Units.iso8601(nanoseconds: record.timestampNanoseconds), problem: rejection,
                             unsealed: record.unsealed)
             case let .failure(defect):
@@ -103,12 +163,12 @@ public enum Info {
         return Report(
             path: options.path, formatVersion: snapshot.info.commitRecord?.format ?? CommitRecord.formatVersion,
             pageSize: store.pageSize,
-            currentVersion: snapshot.version, currentTime: Units.iso8601(nanoseconds: snapshot.info.timestampNanoseconds),
+            currentVersion: snapshot.version, currentTime: Units.iso8601(nanoseconds: currentNanoseconds),
             durableVersion: Self.durableVersion(store: store, slots: slots, current: snapshot.version),
             slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),
             liveBytes: usage.liveBytes, freeBytes: usage.freeBytes, pinnedBytes: usage.pinnedBytes,
             awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize), trees: trees,
-            objectTypes: objectTypes, objectTypesProblem: objectTypesProblem,
+            objectTypes: objectTypes, objectTypesProblem: objectTypesProblem, log: log,
             pins: pins.filter { !$0.stale }.count, stalePins: pins.filter(\.stale).count,
             writerPID: lock?.writerPID, pinned: access.pinned, note: access.note)
     }
@@ -116,13 +176,40 @@ public enum Info {
 
 extension Info {
     /// The durable version as the lock file records it (writers and
-    /// `sync()` keep it), or, without one, the version the open-time check
-    /// chooses from the slots: what opens after a power loss. Never above
-    /// the version read.
+    /// `sync()` keep it), or, without one, the version a first opener
+    /// takes: what opens after a power loss. Never above the version read.
     static func durableVersion(store: Store, slots: CommitSlots, current: UInt64) -> UInt64 {
         let recorded = store.lockFile?.durableVersion ?? 0
-        let durable = recorded != 0 ? recorded : (slots.current?.version ?? current)
+        let durable = recorded != 0 ? recorded : (firstOpenerVersion(store: store, slots: slots) ?? current)
         return min(durable, current)
+    }
+
+    /// The version a first opener takes (FORMAT.md 2.1 and 8.2): the slots'
+    /// current record, or, when it made a log region, that log's durable
+    /// version. Nil when no record is valid or its region cannot be read.
+    static func firstOpenerVersion(store: Store, slots: CommitSlots) -> UInt64? {
+        guard let record = slots.current else { return nil }
+        guard record.logRegionPages > 0 else { return record.version }
+        return (try? store.inspectLog(of: record))??.durableVersion
+    }
+
+    /// `record`'s log, read as `inspection`, as `Log`.
+    static func log(_ inspection: LogInspection, of record: CommitRecord, store: Store, slots: CommitSlots) -> Log {
+        // The first opener reads the slots' current record's log: this one,
+        // unless the slots moved on.
+        let firstOpener = slots.current == record ? inspection.durableVersion
+            : firstOpenerVersion(store: store, slots: slots) ?? inspection.durableVersion
+        let published = store.lockFile.map(\.latestVersion).flatMap { $0 == 0 ? nil : $0 }
+        return Log(
+            epoch: inspection.epoch, firstPage: inspection.startPage, pages: inspection.pageCount,
+            bytes: inspection.regionBytes, commitFrames: inspection.commitFrames,
+            deferredFrames: inspection.frames.filter { $0.kind == .commit && $0.deferred }.count,
+            sealFrames: inspection.sealFrames, newestVersion: inspection.newestVersion,
+            durableVersion: inspection.durableVersion, end: inspection.endKind, endOffset: inspection.endOffset,
+            endPage: inspection.endPage, endEpoch: inspection.endEpoch, endDetail: inspection.endDetail,
+            usedBytes: inspection.usedBytes, freeBytes: inspection.freeBytes, firstOpenerVersion: firstOpener,
+            publishedVersion: published, unappliedPage: inspection.unapplied?.page,
+            unappliedVersion: inspection.unapplied?.version, unappliedDetail: inspection.unapplied?.detail)
     }
 }
 

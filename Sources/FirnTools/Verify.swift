@@ -23,6 +23,12 @@ public enum Verify {
     public struct Report: Codable, Sendable {
         public var path: String
         public var clean: Bool
+        /// The version asked for (by default the current one) when no reader
+        /// can read it because a commit frame of its checkpoint's log checks
+        /// out but cannot be applied (FORMAT.md 8.2): `verify` then checked
+        /// that checkpoint's pages and its log, `verify.version` is the
+        /// checkpoint's, and a `log` finding names the frame.
+        public var unreadableVersion: UInt64?
         public var verify: VerifyReport
         public var lockFile: LockFileState
         public var seconds: Double
@@ -32,7 +38,17 @@ public enum Verify {
 
     public static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
         let started = monotonicNanoseconds()
-        let access = try ReadAccess.open(options.path, version: options.version, label: "firn verify", forVerify: true)
+        let access: ReadAccess
+        var unreadable: UInt64?
+        do {
+            access = try ReadAccess.open(options.path, version: options.version, label: "firn verify", forVerify: true)
+        } catch {
+            // Anything else, or a second failure: the first error stands.
+            guard let checkpoint = (try? ReadAccess.openCheckpointOfUnreadableLog(
+                options.path, version: options.version, label: "firn verify")) ?? nil else { throw error }
+            access = checkpoint.access
+            unreadable = checkpoint.version
+        }
         defer { access.close() }
         var verifierOptions = Verifier.Options()
         verifierOptions.quick = options.quick
@@ -53,8 +69,8 @@ public enum Verify {
             lockState.note = "\(lockState.stalePins) stale pin(s) of exited processes; `firn pins --clear-stale` frees them"
         }
         let seconds = elapsedSeconds(since: started)
-        return Report(path: options.path, clean: report.isClean, verify: report, lockFile: lockState,
-                      seconds: seconds, pinned: access.pinned, note: access.note)
+        return Report(path: options.path, clean: report.isClean && unreadable == nil, unreadableVersion: unreadable,
+                      verify: report, lockFile: lockState, seconds: seconds, pinned: access.pinned, note: access.note)
     }
 
     /// Verifies a file nobody else has open (a fresh compaction or import).

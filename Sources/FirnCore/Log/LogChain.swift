@@ -66,22 +66,34 @@ final class LogChain: @unchecked Sendable {
 
     /// Applies the commit frames the scan accepted since the last call.
     private func apply(_ s: inout State, bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(FirnError) {
-        let pageSize = geometry.pageSize
         while s.applied < s.scan.frames.count {
             let frame = s.scan.frames[s.applied]
             s.applied += 1
             guard frame.header.kind == .commit else { continue }
-            // The scan checked the frame's span against the region and the
-            // payload's length and checksum: the slice is inside `bytes`.
-            let start = Int(frame.offset) + LogFrameHeader.size
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(frame.header.payloadLength)])
-            let previous = s.links.last ?? s.root
-            let page = region.startPage.addingReportingOverflow(frame.offset / UInt64(pageSize))
-            let link = try previous.applying(
-                payload: payload, version: frame.header.version, owner: owner, geometry: geometry,
-                countLimit: countLimit, page: page.overflow ? nil : page.partialValue,
-                checkpointHasTree: checkpointHasTree)
-            s.links.append(link)
+            s.links.append(try Self.apply(frame, over: s.links.last ?? s.root, region: region, bytes: bytes, owner: owner,
+                                          geometry: geometry, countLimit: countLimit,
+                                          checkpointHasTree: checkpointHasTree))
         }
+    }
+
+    /// The link of commit frame `frame`, which `LogScan` accepted from
+    /// `bytes` (the region's pages, kept mapped by `owner`): `previous`
+    /// with the frame's payload applied. `.corrupt` naming the frame's
+    /// first page and version when it checks out but cannot be applied.
+    /// What every reader does with a frame, and what `verify` checks each
+    /// frame with.
+    static func apply(
+        _ frame: LogScan.Frame, over previous: LogOverlayVersion, region: LogRegion, bytes: UnsafeRawBufferPointer,
+        owner: AnyObject, geometry: PageGeometry, countLimit: UInt64,
+        checkpointHasTree: (String) throws(FirnError) -> Bool
+    ) throws(FirnError) -> LogOverlayVersion {
+        // The scan checked the frame's span against the region and the
+        // payload's length and checksum: the slice is inside `bytes`.
+        let start = Int(frame.offset) + LogFrameHeader.size
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(frame.header.payloadLength)])
+        return try previous.applying(
+            payload: payload, version: frame.header.version, owner: owner, geometry: geometry,
+            countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
+            checkpointHasTree: checkpointHasTree)
     }
 }

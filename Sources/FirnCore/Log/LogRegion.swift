@@ -16,4 +16,11 @@ struct LogRegion: Equatable, Sendable {
         let (offset, overflowB) = page.multipliedReportingOverflow(by: UInt64(pageSize))
         return overflowA || overflowB ? nil : offset
     }
+
+    /// The file page holding the region's byte `offset`; nil when that
+    /// overflows.
+    func page(atByte offset: UInt64, pageSize: Int) -> UInt64? {
+        let page = startPage.addingReportingOverflow(offset / UInt64(pageSize))
+        return page.overflow ? nil : page.partialValue
+    }
 }

@@ -8,23 +8,32 @@ extension Store {
         return try logChains.withLock { (chains) throws(FirnError) -> LogChain in
             if let chain = chains.first(where: { $0.region == region }) { return chain }
             let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
-            let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: record.logicalPageCount)
-            let catalogRoot = record.catalogRoot
-            let fileBytes = record.logicalPageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
-            let chain = LogChain(
-                region: region, geometry: geometry, countLimit: fileBytes.overflow ? .max : fileBytes.partialValue,
-                checkpointHasTree: { (name) throws(FirnError) in
-                    guard !catalogRoot.isNone else { return false }
-                    return try withBytes(Array(name.utf8)) { (key) throws(FirnError) in
-                        try source.lookup(key, in: catalogRoot) != nil
-                    }
-                })
+            let reading = logReading(for: record, map: map)
+            let chain = LogChain(region: region, geometry: geometry, countLimit: reading.countLimit,
+                                 checkpointHasTree: reading.checkpointHasTree)
             // The newest record's chain and the one before it: snapshots
             // being made across a checkpoint may still want the older.
             chains.append(chain)
             if chains.count > 2 { chains.removeFirst() }
             return chain
         }
+    }
+
+    /// What applying `record`'s frames needs from the checkpoint: the
+    /// largest count a frame may give a tree (the file's bytes at the
+    /// checkpoint) and whether the checkpoint holds a tree (its catalog,
+    /// read through `map`).
+    func logReading(for record: CommitRecord, map: Mapping)
+        -> (countLimit: UInt64, checkpointHasTree: @Sendable (String) throws(FirnError) -> Bool) {
+        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: record.logicalPageCount)
+        let catalogRoot = record.catalogRoot
+        let fileBytes = record.logicalPageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
+        return (fileBytes.overflow ? .max : fileBytes.partialValue, { (name) throws(FirnError) in
+            guard !catalogRoot.isNone else { return false }
+            return try withBytes(Array(name.utf8)) { (key) throws(FirnError) in
+                try source.lookup(key, in: catalogRoot) != nil
+            }
+        })
     }
 
     /// Runs `body` with `record`'s chain and its region's bytes in the map
@@ -110,5 +119,33 @@ extension Store {
         }
         lockFile.publishDurable(version: published)
         return .sealed(published)
+    }
+}
+
+extension Store {
+    /// A snapshot of the checkpoint `record` itself, without its frames,
+    /// for `verify` when a version of `record`'s log cannot be read (a
+    /// frame that cannot be applied): the checkpoint's pages are still
+    /// checked. Pinned as `snapshot(version:)` pins an older version: the
+    /// pin is set, then the record must still be in its slot (its pages are
+    /// reused only after it has left the slots). Nil when it no longer is.
+    package func checkpointSnapshot(_ record: CommitRecord, kind: PinKind, label: String) throws(FirnError) -> Snapshot? {
+        try checkOpen()
+        guard let lockFile else {
+            // Unpinned (read-only without a lock file): nobody is writing.
+            guard try CommitSlots.read(io).record(version: record.version) == record else { return nil }
+            return try makeSnapshot(VersionInfo(record), pin: nil)
+        }
+        let pin = try lockFile.claimPin(version: record.version, kind: kind, label: label)
+        do {
+            guard try CommitSlots.read(io).record(version: record.version) == record else {
+                lockFile.releasePin(pin)
+                return nil
+            }
+            return try makeSnapshot(VersionInfo(record), pin: pin)
+        } catch {
+            lockFile.releasePin(pin)
+            throw error
+        }
     }
 }

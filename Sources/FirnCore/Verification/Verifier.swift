@@ -66,6 +66,7 @@ public struct Verifier {
                 markSpace(page, .reachable, what: "a commit log region")
             }
         }
+        checkLog()
         var catalogStats = VerifiedTree(name: "(catalog)", kind: .catalog, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
         visitTree(snapshot.info.catalogRoot, tree: "(catalog)", role: .catalog, holderBirth: nil,
                   stats: &catalogStats) { key, value, place, this in
@@ -114,6 +115,89 @@ public struct Verifier {
         }
         if let defect = slots.relationDefect {
             add(VerifyFinding(kind: "slot", page: UInt64(defect.slot), message: "commit slots: \(defect)"))
+        }
+    }
+
+    // MARK: commit log
+
+    /// The checkpoint's commit log (FORMAT.md 8.2), read afresh: every
+    /// frame the scan accepts, each commit frame applied over the versions
+    /// before it as readers apply it (a frame that cannot be applied is a
+    /// finding naming its first page and version, wherever it is: a reader
+    /// applies every frame it has read), the version verified among the
+    /// frames, and each tree's count at the version against its entries.
+    /// A torn, stale or damaged end after the frames is what a crash during
+    /// a write leaves: a note.
+    private mutating func checkLog() {
+        guard let record = snapshot.info.commitRecord, record.logRegion != nil else { return }
+        let log: LogInspection
+        do {
+            guard let read = try snapshot.store.inspectLog(of: record) else { return }
+            log = read
+        } catch {
+            add(VerifyFinding(.log, page: record.logRegionStart, version: record.version,
+                              message: "the commit log region cannot be read: \(error.detail)"))
+            return
+        }
+        let version = snapshot.version
+        var notes: [String] = []
+        let endPlace = "region byte \(log.endOffset)" + (log.endPage.map { ", page \($0)" } ?? "")
+        switch log.endKind {
+        case .torn, .stale, .damaged:
+            notes.append("the scan ends \(log.endKind.rawValue) at \(endPlace) after version \(log.newestVersion)"
+                + (log.endDetail.map { " (\($0))" } ?? "")
+                + ": what a write cut short by a crash leaves (or a frame being written now);"
+                + " no frame may follow it: the next commit is a checkpoint")
+        case .full:
+            notes.append("the region is full: the next commit is a checkpoint")
+        case .blank, .foreign, .otherEpoch:
+            break
+        }
+        // (With a frame that cannot be applied, no reader takes any.)
+        if log.newestVersion > version && log.unapplied == nil {
+            notes.append("frames of versions \(version + 1)…\(log.newestVersion) follow version \(version):"
+                + " commits published since, or frames no reader takes (an open group a first opener dropped,"
+                + " a writer that died before publishing), after which the next commit is a checkpoint")
+        }
+        report.log = VerifiedLog(
+            epoch: log.epoch, firstPage: log.startPage, pages: log.pageCount, commitFrames: log.commitFrames,
+            sealFrames: log.sealFrames, newestVersion: log.newestVersion, durableVersion: log.durableVersion,
+            end: log.endKind, endOffset: log.endOffset, endPage: log.endPage, appliedVersion: log.appliedVersion,
+            notes: notes)
+        if let bad = log.unapplied {
+            add(VerifyFinding(.log, page: bad.page, version: bad.version,
+                              message: "commit log frame checks out but cannot be applied: \(bad.detail)"))
+        }
+        if version > log.newestVersion {
+            add(VerifyFinding(.log, page: log.endPage, version: version,
+                              expected: "a commit frame of version \(version)",
+                              found: "the log ends \(log.endKind.rawValue) at \(endPlace) after version \(log.newestVersion)",
+                              message: "the version is not in its checkpoint's log"))
+        }
+        // Counts: a frame gives each tree it changes its count after the
+        // version (payload op 6), which readers report without counting.
+        guard let overlay = snapshot.log, log.unapplied.map({ $0.version > version }) ?? true else { return }
+        for (name, state) in overlay.trees.sorted(by: { $0.key < $1.key }) where state.exists {
+            let frame = log.lastFrame(changing: name, atOrBelow: version)
+            var counted: UInt64 = 0
+            do {
+                guard let tree = try snapshot.tree(name) else { continue }
+                let cursor = tree.cursor()
+                try cursor.first()
+                while cursor.isValid {
+                    counted += 1
+                    try cursor.next()
+                }
+            } catch {
+                add(VerifyFinding(.log, page: frame?.page, tree: name, version: version,
+                                  message: "the tree cannot be read through the log: \(error.detail)"))
+                continue
+            }
+            if counted != state.count {
+                add(VerifyFinding(.count, page: frame?.page, tree: name, version: frame?.version ?? version,
+                                  expected: "\(counted) entries (the tree at version \(version))", found: "\(state.count)",
+                                  message: "the commit log frame's entry count differs from the tree's"))
+            }
         }
     }
 

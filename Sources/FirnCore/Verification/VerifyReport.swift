@@ -4,7 +4,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
     /// A stable category (`Kind`): `slot`, `range`, `type`, `misdirected`,
     /// `birth`, `checksum`, `structure`, `order`, `depth`, `count`,
     /// `overflow`, `doubleUse`, `leak`, `space`, `history`, `lockFile`,
-    /// `limit`, `reserved`, `name`, `previousVersion`.
+    /// `limit`, `reserved`, `name`, `previousVersion`, `log`.
     public var kind: String
     public var page: UInt64?
     public var tree: String?
@@ -37,6 +37,9 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
         case name
         /// A page the previous slot's version sees that the current version freed or rewrote.
         case previousVersion
+        /// A commit log frame that checks out (whole, chained) but cannot be
+        /// applied, or a version the log does not hold (FORMAT.md 8.2).
+        case log
     }
 
     public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
@@ -104,6 +107,37 @@ public struct VerifyReport: Codable, Sendable {
     public var findings: [VerifyFinding]
     /// True when `maxErrors` stopped the run early.
     public var truncated: Bool
+    /// The commit log of the checkpoint the version reads through, when it
+    /// made one (FORMAT.md 8.2).
+    public var log: VerifiedLog? = nil
 
     public var isClean: Bool { findings.isEmpty }
+}
+
+/// A checkpoint's commit log as verification saw it (FORMAT.md 8.2): the
+/// frames a scan of its region accepts, each commit frame applied over the
+/// versions before it as readers apply it.
+public struct VerifiedLog: Codable, Sendable, Equatable {
+    /// The checkpoint's version.
+    public var epoch: UInt64
+    public var firstPage: UInt64
+    public var pages: UInt64
+    public var commitFrames: Int
+    public var sealFrames: Int
+    /// The last commit frame accepted (the epoch with none).
+    public var newestVersion: UInt64
+    /// The last commit written with its sync or the last seal: what a
+    /// first opener takes.
+    public var durableVersion: UInt64
+    /// Why the scan stopped, at which byte of the region, and (inside the
+    /// region) in which file page.
+    public var end: LogEndKind
+    public var endOffset: UInt64
+    public var endPage: UInt64?
+    /// The newest version whose frames, and every frame before them, apply.
+    public var appliedVersion: UInt64
+    /// What is normal but worth knowing: a torn, stale or damaged end after
+    /// the version's frame (what a crash during a write leaves), frames
+    /// past the version.
+    public var notes: [String]
 }

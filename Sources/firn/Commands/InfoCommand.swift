@@ -5,7 +5,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show format, commit slots, space use (live, free, held by pins) and trees.",
-        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), objectTypes[] (name, objects, primaryKey, properties[] (name, type, optional, primaryKey, indexed, list, target, declaration)), objectTypesProblem, pins, stalePins, writerPID, pinned, note. objectTypes lists the types of the schema the Firn SDK keeps in the file (sys.schema) with the number of objects of each in the version; it is empty for a file the SDK did not write.")
+        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), objectTypes[] (name, objects, primaryKey, properties[] (name, type, optional, primaryKey, indexed, list, target, declaration)), objectTypesProblem, log (epoch, firstPage, pages, bytes, commitFrames, deferredFrames, sealFrames, newestVersion, durableVersion, end: full, blank, foreign, otherEpoch, torn, stale or damaged, endOffset, endPage, endEpoch, endDetail, usedBytes, freeBytes, firstOpenerVersion, publishedVersion, unappliedPage, unappliedVersion, unappliedDetail), pins, stalePins, writerPID, pinned, note. log is the commit log of the checkpoint the version reads through, when it made one: the frames a scan of its region accepts, where the scan stopped and why (offsets are bytes from the region's start), and the version a first opener takes (the log's durable version) against the one the lock file publishes. objectTypes lists the types of the schema the Firn SDK keeps in the file (sys.schema) with the number of objects of each in the version; it is empty for a file the SDK did not write.")
 
     @Argument(help: "The database file.") var file: String
     @OptionGroup var common: CommonOptions
@@ -23,11 +23,14 @@ struct InfoCommand: ParsableCommand {
         }
         for slot in report.slots {
             let pending = slot.unsealed ? ", unsealed: not durable yet" : ""
-            let role = slot.current ? " (current\(pending))" : slot.problem.map { " (newer, rejected: \($0))" } ?? " (previous)"
+            let checkpoint = slot.current && slot.version != report.currentVersion
+                ? ": the checkpoint; version \(report.currentVersion) is a frame of its log" : ""
+            let role = slot.current ? " (current\(checkpoint)\(pending))" : slot.problem.map { " (newer, rejected: \($0))" } ?? " (previous)"
             let state = slot.valid ? "v\(slot.version ?? 0) at \(slot.time ?? "?")\(role)"
                 : (slot.problem?.hasPrefix("slot is empty") == true ? "empty" : "invalid: \(slot.problem ?? "?")")
             try Console.line("  slot \(slot.slot)    \(state)")
         }
+        if let log = report.log { try Self.render(log) }
         try Console.line("  file      \(Units.bytes(report.fileBytes)) (\(Units.bytes(report.logicalBytes)) in use by the version's pages)")
         try Console.line("  live      \(Units.bytes(report.liveBytes))")
         try Console.line("  free      \(Units.bytes(report.freeBytes)) (reusable now)")
@@ -55,6 +58,35 @@ struct InfoCommand: ParsableCommand {
                 }.joined(separator: ", ")
                 try Console.line("    \(type.name.padding(typeWidth))  \(Units.grouped(type.objects).leftPadding(10)) objects  \(properties)")
             }
+        }
+    }
+}
+
+extension InfoCommand {
+    /// The commit log's lines (FORMAT.md 8.2).
+    static func render(_ log: Info.Log) throws {
+        try Console.line("  log       epoch \(log.epoch): pages \(log.firstPage)…\(log.firstPage + log.pages - 1) (\(log.pages) pages, \(Units.bytes(log.bytes)))")
+        let deferred = log.deferredFrames > 0 ? " (\(log.deferredFrames) deferred)" : ""
+        try Console.line("  frames    \(log.commitFrames) commit(s)\(deferred), \(log.sealFrames) seal(s): newest \(log.newestVersion), durable \(log.durableVersion)")
+        let place = "region byte \(log.endOffset)" + (log.endPage.map { " (page \($0))" } ?? "")
+        let detail = log.endDetail.map { ": \($0)" } ?? ""
+        let end: String
+        switch log.end {
+        case .full: end = "full after \(place)"
+        case .blank: end = "blank at \(place)"
+        case .foreign: end = "other data at \(place)"
+        case .otherEpoch: end = "a frame of epoch \(log.endEpoch.map(String.init) ?? "?") at \(place)"
+        case .torn: end = "torn at \(place)\(detail)"
+        case .stale: end = "stale at \(place)\(detail)"
+        case .damaged: end = "damaged at \(place)\(detail)"
+        }
+        let next = log.end.allowsAppend ? "" : "; no frame may follow: the next commit is a checkpoint"
+        try Console.line("  log end   \(end); \(Units.bytes(log.usedBytes)) used, \(Units.bytes(log.freeBytes)) free\(next)")
+        let published = log.publishedVersion.map { "; \($0) as published in the lock file" } ?? "; no lock file publishes a version"
+        let why = log.firstOpenerVersion == log.durableVersion ? " (the log's durable version)" : ""
+        try Console.line("  opens at  \(log.firstOpenerVersion) for a first opener\(why)\(published)")
+        if let version = log.unappliedVersion {
+            try Console.line("  unreadable frame of version \(version) at page \(log.unappliedPage.map(String.init) ?? "?"): \(log.unappliedDetail ?? "?") (firn verify reports it)")
         }
     }
 }
