@@ -61,8 +61,10 @@ import Glibc
     /// `commit-check` children per race.
     static let writers = 3
     /// Their pause between sessions (random, up to this): without gaps the
-    /// file is seldom free to replace (with 20 ms, 2 compactions in 12 s).
-    static let pauseMilliseconds = 100
+    /// file is seldom free to replace (with 20 ms, 2 compactions in 12 s;
+    /// with 100 ms, beside the heaviest suites on 2 cores, one import
+    /// attempt in 12 s, refused).
+    static let pauseMilliseconds = 300
     static let compactSeconds: Int64 = 12
     static let importSeconds: Int64 = 12
 
