@@ -65,6 +65,12 @@ import Glibc
     /// with 100 ms, beside the heaviest suites on 2 cores, one import
     /// attempt in 12 s, refused).
     static let pauseMilliseconds = 300
+    /// A race must make this many replacements to count as run. Beside the
+    /// heaviest suites on 2 cores a race has made only one (each `firn`
+    /// process then takes seconds to start and finish): it is run again,
+    /// every check made on each run, up to `raceAttempts` times.
+    static let minimumReplacements = 3
+    static let raceAttempts = 3
     static let compactSeconds: Int64 = 12
     static let importSeconds: Int64 = 12
 
@@ -75,6 +81,17 @@ import Glibc
     /// least the last durable one: every acknowledged key must be in the
     /// final file.
     @Test func compactInPlaceNeverLosesAnAcknowledgedLogCommit() throws {
+        var replacements = 0
+        for _ in 0..<Self.raceAttempts {
+            replacements = try Self.compactRace()
+            if replacements >= Self.minimumReplacements { break }
+        }
+        #expect(replacements >= Self.minimumReplacements,
+                "\(replacements) compactions in the last of \(Self.raceAttempts) races: the race did not really run")
+    }
+
+    /// One race, every check made; returns how many replacements it made.
+    static func compactRace() throws -> Int {
         let dir = try Scratch()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
@@ -104,12 +121,12 @@ import Glibc
         #expect(output.errors.isEmpty, "\(output.errors.count) errors: \(output.errors.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys not in the final file: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
-        // The race was really run, through frames and checkpoints alike.
-        // (At least 3: beside the heaviest suites on 2 cores a race has
-        // seen fewer than 5 compactions in its 12 s; alone it sees 26–42.)
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 3,
+        // The race was really run, through frames and checkpoints alike
+        // (how many compactions it made, the caller checks).
+        #expect(output.acknowledged.count >= 100,
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) compactions")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
+        return record.replacements
     }
 
     // MARK: import --force
@@ -123,6 +140,17 @@ import Glibc
     /// or not, acknowledged or not) whose time is after its rename, and
     /// every acknowledged key is in the final file or in a replaced one.
     @Test func importForceNeverLetsALogWriterCommitIntoTheReplacedFile() throws {
+        var replacements = 0
+        for _ in 0..<Self.raceAttempts {
+            replacements = try Self.importRace()
+            if replacements >= Self.minimumReplacements { break }
+        }
+        #expect(replacements >= Self.minimumReplacements,
+                "\(replacements) imports in the last of \(Self.raceAttempts) races: the race did not really run")
+    }
+
+    /// One race, every check made; returns how many replacements it made.
+    static func importRace() throws -> Int {
         let dir = try Scratch()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
@@ -192,9 +220,10 @@ import Glibc
         #expect(writtenAfterRename.isEmpty, "commits into replaced files: \(writtenAfterRename.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys lost: \(lost.prefix(5))")
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
-        #expect(output.acknowledged.count >= 100 && record.replacements >= 3 && survived > 0 && dropped > 0,
+        #expect(output.acknowledged.count >= 100 && survived > 0 && (record.replacements < Self.minimumReplacements || dropped > 0),
                 "\(output.acknowledged.count) acknowledged keys, \(record.replacements) imports")
         #expect(output.frames >= 20 && output.checkpoints >= 10, "\(output.summary)")
+        return record.replacements
     }
 
     // MARK: paused just before the rename
