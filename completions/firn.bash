@@ -173,13 +173,13 @@ _firn() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|versions|pins|growth|dump|load|verify|compact|export|import|hold|demo|help)
+    info|versions|pins|growth|dump|load|verify|checkpoint|compact|export|import|hold|demo|help)
         # Offer subcommand argument completions
         "_firn_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info versions pins growth dump load verify compact export import hold demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info versions pins growth dump load verify checkpoint compact export import hold demo help' -- "${cur}"))
         ;;
     esac
 }
@@ -328,6 +328,21 @@ _firn_verify() {
     '--max-errors')
         return
         ;;
+    '--lock-timeout')
+        return
+        ;;
+    esac
+}
+
+_firn_checkpoint() {
+    repeating_flags=()
+    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--lock-timeout)
+    __firn_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
     '--lock-timeout')
         return
         ;;

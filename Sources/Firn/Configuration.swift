@@ -12,7 +12,9 @@ public struct Configuration: Sendable {
     public var maximumNumberOfActiveVersions: UInt?
     /// Asked when this process first opens the file (no instance of it is
     /// open here yet) with the file's size and the bytes its current
-    /// version uses; returning true compacts the file in place — only when
+    /// version uses (its last checkpoint's pages and its commit log:
+    /// deletions still in the log free pages only at the next checkpoint,
+    /// docs/COMMIT-PATH.md); returning true compacts the file in place — only when
     /// no other process has it open (otherwise it opens as it is). The same
     /// packed image writer as `firn compact`, verified before it replaces
     /// the file. See docs/SDK.md.

@@ -46,6 +46,10 @@ public enum Versions {
         var times: [UInt64: UInt64] = [:]
         for record in history { times[record.version] = record.timestampNanoseconds }
         for case let .success(record) in slots.slots { times[record.version] = record.timestampNanoseconds }
+        // Versions between checkpoints were committed when their frames were.
+        if let record = access.snapshot.info.commitRecord, let log = try access.store.inspectLog(of: record) {
+            for frame in log.frames where frame.kind == .commit { times[frame.version] = frame.timestampNanoseconds }
+        }
         var byVersion: [UInt64: Version] = [:]
         func entry(_ v: UInt64) -> Version {
             byVersion[v] ?? Version(

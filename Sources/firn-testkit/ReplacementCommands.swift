@@ -125,6 +125,8 @@ private func commitAndReadBack(path: String, key: String,
     options.durability = .full
     options.lockTimeout = .seconds(30)
     options.wrapIO = wrapIO
+    // Page commits: with `--log-pages`, `logSessionAndReadBack` commits to the log.
+    options.commitLogPages = 0
     let store: Store
     do { store = try Store.open(path, options: options) } catch { return failureLine(error) }
     defer { store.close() }

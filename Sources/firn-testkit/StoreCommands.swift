@@ -1,6 +1,6 @@
 // Store commands: each opens a database with FirnCore and works on it, so a
 // test can kill the process at any moment and check what the file holds.
-import FirnCore
+@_spi(CommitLog) import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +22,8 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
         var options = StoreOptions()
         options.create = false
         options.durability = .full
+        // Page commits: the log's kill test is `log-loop`.
+        options.commitLogPages = 0
         let store = try Store.open(arguments[0], options: options)
         writeLine("ready")
         var rng = TestkitGenerator(state: seed)

@@ -24,7 +24,7 @@ struct Firn: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             InfoCommand.self, VersionsCommand.self, PinsCommand.self, GrowthCommand.self, DumpCommand.self,
-            LoadCommand.self, VerifyCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
+            LoadCommand.self, VerifyCommand.self, CheckpointCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
             HoldCommand.self, DemoCommand.self, DemoAppCommand.self,
         ]
     )

@@ -153,7 +153,7 @@ import Testing
             unlink(copy)
             unlink(copy + ".lock")
         }
-        let store = try Store.open(copy)
+        let store = try Store.open(copy, options: .pageCommits)
         defer { store.close() }
         let inspection = try StoreInspection.inspect(store)
         #expect(inspection.problems.isEmpty, "\(label()): the file's copy: \(inspection.problems.prefix(5))")
@@ -205,7 +205,7 @@ import Testing
             // A first opener syncs before it claims its version durable
             // (IOFaultTests covers a fault there): open once without faults,
             // so the faulty store's calls are the workload's own.
-            let first = try Store.open(path)
+            let first = try Store.open(path, options: .pageCommits)
             defer { first.close() }
             store = try Store.open(path, options: CommitLogIOFaultTests.options(fault: fault))
             faulty = try #require(store.io as? FaultyIO)
@@ -467,7 +467,7 @@ import Testing
             #expect(after.problems.isEmpty && after.version == last && LedgerModel.same(after.contents, contents),
                     "\(label): commits after the reopen: v\(after.version), \(after.problems.prefix(5)) \(StoreInspection.difference(after.contents, contents))")
             reopened.close()
-            reopened = try Store.open(path)
+            reopened = try Store.open(path, options: .pageCommits)
             let again = try StoreInspection.inspect(reopened)
             #expect(again.problems.isEmpty && again.version == last && LedgerModel.same(again.contents, contents),
                     "\(label): reopened after the last commits: v\(again.version), not v\(last)")

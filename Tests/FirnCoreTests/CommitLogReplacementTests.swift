@@ -251,7 +251,7 @@ import Glibc
         try file.sync()
         file.close()
 
-        let opened = try Store.open(copy)
+        let opened = try Store.open(copy, options: .pageCommits)
         defer { opened.close() }
         let image = try opened.snapshot()
         defer { image.close() }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @_spi(CommitLog) @testable import FirnCore
 
@@ -88,13 +89,32 @@ import Testing
         // And read by a store that does not write to the log: the next
         // commit is a checkpoint without a region.
         reopened.close()
-        let plain = try Store.open(path)
+        let plain = try Store.open(path, options: .pageCommits)
         try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
         try Self.randomTransaction(plain, &model, &rng)
         try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
         #expect(try Self.records(plain).contains { $0.version == (try plain.currentVersion) && $0.logRegion == nil })
         let after = Verifier.verify(try plain.snapshot(), slots: try plain.readSlots())
         #expect(after.findings.isEmpty, "\(after.findings)")
+    }
+
+    /// The default is the log; a region size out of range is refused
+    /// before any file is made, and the smallest one still commits.
+    @Test func regionSizesOutOfRangeAreRefusedAndTheSmallestCommits() throws {
+        #expect(StoreOptions().commitLogPages == 128)
+        let directory = try TemporaryDirectory()
+        for pages in [StoreOptions.commitLogPageRange.upperBound + 1, UInt32.max] {
+            var options = StoreOptions()
+            options.commitLogPages = pages
+            #expect(throws: FirnError.self) { _ = try Store.open(directory.file("bad.firn"), options: options) }
+            #expect(!FileManager.default.fileExists(atPath: directory.file("bad.firn")))
+        }
+        let store = try Store.open(directory.file("one.firn"), options: Self.options(pages: 1))
+        defer { store.close() }
+        for n in 0..<20 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], Array(repeating: UInt8(n), count: 300)) } }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        #expect(try snapshot.tree("t")?.count == 20)
     }
 
     @Test func aSmallCommitIsOneFramePageAndALargeOneACheckpoint() throws {

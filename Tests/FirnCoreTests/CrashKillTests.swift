@@ -67,7 +67,7 @@ import Testing
             acknowledged += acks.count
             if acks.isEmpty { killedBeforeFirstCommit += 1 }
 
-            let store = try Store.open(path)
+            let store = try Store.open(path, options: .pageCommits)
             let inspection = try StoreInspection.inspect(store)
             // The dead child's pins are stale, never live; and they do not pile up
             // round after round (the next writer releases them).

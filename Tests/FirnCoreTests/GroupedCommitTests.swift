@@ -36,7 +36,7 @@ import Testing
         let path = dir.file("grouped.firn")
         let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
         let base = try PowerLossTests.readFile(path)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.wrapIO = { RecordingIO($0) }
         let store = try Store.open(path, options: options)
         defer { store.close() }
@@ -214,7 +214,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "firn-grouped-point", inMemory: true)
         let path = dir.file("point.firn")
         let (d, _) = try LedgerModel.createStore(at: path)
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         for i in 0..<5 {
             let txn = try store.beginWrite()
             try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
@@ -231,7 +231,7 @@ import Testing
         for (bytes, expected, name) in [(pending, d, "pending"), (sealed, n, "sealed")] {
             let copy = dir.file("\(name).firn")
             #expect(FileManager.default.createFile(atPath: copy, contents: Data(bytes)))
-            let reopened = try Store.open(copy)
+            let reopened = try Store.open(copy, options: .pageCommits)
             #expect(try reopened.currentVersion == expected, "\(name)")
             #expect(try reopened.durableVersion == expected, "\(name)")
             let inspection = try StoreInspection.inspect(reopened)
@@ -256,7 +256,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "firn-grouped-space", inMemory: true)
         let path = dir.file("space.firn")
         let (_, initial) = try LedgerModel.createStore(at: path)
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         var rng = SeededGenerator(seed: Self.seed ^ 0x5BA)
         var contents = initial
@@ -273,7 +273,7 @@ import Testing
                 // The file as the open group left it: D must be whole.
                 let copy = dir.file("open-\(group).firn")
                 #expect(try FileManager.default.createFile(atPath: copy, contents: Data(PowerLossTests.readFile(path))))
-                let reopened = try Store.open(copy)
+                let reopened = try Store.open(copy, options: .pageCommits)
                 #expect(try reopened.currentVersion == d)
                 let inspection = try StoreInspection.inspect(reopened)
                 #expect(inspection.problems.isEmpty, "group \(group): \(inspection.problems.prefix(3))")
@@ -304,7 +304,7 @@ import Testing
     @Test func aDurableCommitOnTopOfPendingOnesMakesThemDurable() throws {
         let dir = try TemporaryDirectory(prefix: "firn-grouped-durable", inMemory: true)
         let path = dir.file("durable.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = try store.durableVersion
         for i in 1...3 {
@@ -324,7 +324,7 @@ import Testing
         #expect(slots.relationDefect == nil)
         store.close()
         unlink(path + ".lock")
-        let reopened = try Store.open(path)
+        let reopened = try Store.open(path, options: .pageCommits)
         defer { reopened.close() }
         #expect(try reopened.currentVersion == n && reopened.openCheck.rejected == nil)
         #expect(try StoreInspection.inspect(reopened).findings.isEmpty)
@@ -340,7 +340,7 @@ import Testing
     @Test func theFirstOpenerSyncsBeforeItClaimsTheVersionDurable() throws {
         let dir = try TemporaryDirectory(prefix: "firn-first-open-sync", inMemory: true)
         let path = dir.file("first.firn")
-        let writer = try Store.open(path)
+        let writer = try Store.open(path, options: .pageCommits)
         let v = try writer.write { txn -> UInt64 in
             try txn.tree("t")?.put([1], [1])
             return txn.version
@@ -349,7 +349,7 @@ import Testing
         unlink(path + ".lock")
         final class Probe: @unchecked Sendable { var io: RecordingIO? }
         let probe = Probe()
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.wrapIO = { base in
             let io = RecordingIO(base)
             probe.io = io
@@ -361,7 +361,7 @@ import Testing
         #expect(syncs == 1)
         #expect(try opener.durableVersion == v && opener.currentVersion == v)
         // A later opener trusts the published version: no second sync.
-        var later = StoreOptions()
+        var later = StoreOptions.pageCommits
         let laterProbe = Probe()
         later.wrapIO = { base in
             let io = RecordingIO(base)
@@ -379,8 +379,8 @@ import Testing
     @Test func durableVersionAndWaitingForIt() throws {
         let dir = try TemporaryDirectory(prefix: "firn-grouped-wait", inMemory: true)
         let path = dir.file("wait.firn")
-        let store = try Store.open(path)
-        let other = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
+        let other = try Store.open(path, options: .pageCommits)
         defer {
             other.close()
             store.close()

@@ -127,7 +127,7 @@ import Testing
     /// it holds a version in `allowed`, whole and verified. The version, or
     /// nil after recording an issue.
     static func reopenAndCheck(_ path: String, allowed: ClosedRange<UInt64>, _ label: String) throws -> UInt64? {
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         let version = try store.currentVersion
         let pins = store.lockFile?.pins() ?? []
@@ -259,7 +259,7 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "firn-group-kill-record")
         let path = dir.file("record.firn")
         _ = try GroupModel.createStore(at: path)
-        let observer = try Store.open(path)
+        let observer = try Store.open(path, options: .pageCommits)
         defer { observer.close() }
         // A first group member, so the dead writer continues an open group.
         try GroupModel.commit(observer, durability: .deferred)
@@ -326,7 +326,7 @@ enum GroupModel {
 
     /// Creates the file (version 1, empty); returns its version.
     static func createStore(at path: String) throws -> UInt64 {
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         return try store.currentVersion
     }

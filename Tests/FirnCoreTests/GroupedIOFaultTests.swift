@@ -92,7 +92,7 @@ import Testing
             unlink(copy)
             unlink(copy + ".lock")
         }
-        let store = try Store.open(copy)
+        let store = try Store.open(copy, options: .pageCommits)
         defer { store.close() }
         let inspection = try StoreInspection.inspect(store)
         #expect(inspection.problems.isEmpty, "\(label()): the file's copy: \(inspection.problems.prefix(5))")
@@ -119,7 +119,7 @@ import Testing
         let path: String
         let dir: TemporaryDirectory
         let label: String
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         var store: Store
         var faulty: FaultyIO
         var outcome = Outcome()
@@ -144,7 +144,7 @@ import Testing
             // A first opener syncs before it claims its version durable
             // (IOFaultTests covers a fault there): open once without faults,
             // so the faulty store's calls are the grouped workload's own.
-            let first = try Store.open(path)
+            let first = try Store.open(path, options: .pageCommits)
             defer { first.close() }
             store = try Store.open(path, options: options)
             faulty = try #require(store.io as? FaultyIO)
@@ -303,7 +303,7 @@ import Testing
             try sync("the final sync")
             tally()
             store.close()
-            let reopened = try Store.open(path)
+            let reopened = try Store.open(path, options: .pageCommits)
             defer { reopened.close() }
             let inspection = try StoreInspection.inspect(reopened)
             #expect(inspection.problems.isEmpty, "\(label): reopened: \(inspection.problems.prefix(8))")

@@ -72,7 +72,7 @@ import Testing
         let base = try PowerLossTests.readFile(path)
         let log = SharedLog()
         func open(_ durability: Durability) throws -> Store {
-            var options = StoreOptions()
+            var options = StoreOptions.pageCommits
             options.durability = durability
             options.wrapIO = { SharedLogIO($0, log: log) }
             return try Store.open(path, options: options)

@@ -45,7 +45,7 @@ import Testing
         }
         let label = fault.map { "fault \($0)" } ?? "dry run"
         var (expectedVersion, model) = try LedgerModel.createStore(at: path)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .full
         options.wrapIO = { FaultyIO($0, fault: fault) }
         var store = try Store.open(path, options: options)
@@ -140,7 +140,7 @@ import Testing
         tally(faulty)
         store.close()
         // Reopen without faults: the last successful commit, verified clean, and still writable.
-        let reopened = try Store.open(path)
+        let reopened = try Store.open(path, options: .pageCommits)
         defer { reopened.close() }
         let inspection = try StoreInspection.inspect(reopened)
         #expect(inspection.problems.isEmpty, "\(label): reopened: \(inspection.problems.prefix(8))")

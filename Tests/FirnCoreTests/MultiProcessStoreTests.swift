@@ -18,7 +18,7 @@ import Testing
     @Test func readersInOtherProcessesSeeConsistentSnapshotsWhileAWriterCommits() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("shared.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try Self.seedAccounts(store, count: 300)
         let readers = try (0..<2).map { _ in try TestKitProcess(["read-check", path, "3"]) }
         for reader in readers { #expect(reader.waitUntilReady()) }
@@ -56,7 +56,7 @@ import Testing
     @Test func aKilledProcessPinIsReclaimedAndItsPagesFreed() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("pins.firn")
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none
         let store = try Store.open(path, options: options)
         try Self.seedAccounts(store, count: 2000)
@@ -92,7 +92,7 @@ import Testing
     @Test func writersInTwoProcessesSerialize() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("counter.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         let writers = try (0..<2).map { _ in try TestKitProcess(["increment", path, "150"]) }
         for writer in writers { #expect(writer.waitUntilReady()) }
         for writer in writers { #expect(writer.waitForExit(timeout: .seconds(120)) == 0, "\(writer.errorOutput())") }

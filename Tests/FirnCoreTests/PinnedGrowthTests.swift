@@ -16,7 +16,7 @@ import Testing
 
     @Test func fileStaysWithinTwoPointTwoTimesItsSizeUnderAnOldPin() throws {
         let dir = try TemporaryDirectory()
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none  // growth, not durability, is under test; keeps the suite fast
         let store = try Store.open(dir.file("growth.firn"), options: options)
         let records = 20_000
@@ -61,7 +61,7 @@ import Testing
 
     @Test func withoutPinsTheFileDoesNotGrowUnderOverwrites() throws {
         let dir = try TemporaryDirectory()
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none
         let store = try Store.open(dir.file("steady.firn"), options: options)
         try store.write { txn in

@@ -47,7 +47,7 @@ import Testing
         let path = dir.file("recorded.firn")
         let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
         let base = try readFile(path)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = durability
         options.wrapIO = { RecordingIO($0) }
         let store = try Store.open(path, options: options)
@@ -114,7 +114,7 @@ import Testing
             unlink(path + ".lock")
         }
         let store: Store
-        do { store = try Store.open(path) } catch { return .failure(error) }
+        do { store = try Store.open(path, options: .pageCommits) } catch { return .failure(error) }
         defer { store.close() }
         let inspection: StoreInspection
         do { inspection = try StoreInspection.inspect(store) } catch let error as FirnError { return .failure(error) }

@@ -38,7 +38,7 @@ import Glibc
     }
 
     static func keys(_ path: String) throws -> Set<String> {
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         let snapshot = try store.snapshot()
         defer { snapshot.close() }
@@ -50,7 +50,7 @@ import Glibc
     @Test func aStoreWhoseFileIsReplacedWhileOpeningCommitsIntoTheNewFile() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
-        let seed = try Store.open(path)
+        let seed = try Store.open(path, options: .pageCommits)
         try Self.put(seed, "before")
         let replacement = dir.file("compacted.firn")
         try Self.compactedCopy(of: seed, to: replacement)
@@ -58,7 +58,7 @@ import Glibc
         seed.close()
 
         let replaced = Mutex(false)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.wrapIO = { io in
             // Runs right after open(2) of the data file, before the lock
             // file: the compactor finishes its rename exactly here.
@@ -77,7 +77,7 @@ import Glibc
     @Test func aFileReplacedUnderAnOpenDatabaseIsBusyNotCorrupt() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
-        let holder = try Store.open(path)
+        let holder = try Store.open(path, options: .pageCommits)
         try Self.put(holder, "one")
         let other = dir.file("other.firn")
         try Self.compactedCopy(of: holder, to: other)
@@ -85,7 +85,7 @@ import Glibc
         // old file open: the lock file still belongs to the old file.
         #expect(rename(other, path) == 0)
         do {
-            let store = try Store.open(path)
+            let store = try Store.open(path, options: .pageCommits)
             store.close()
             Issue.record("opened a database whose lock file belongs to the replaced file")
         } catch {
@@ -97,7 +97,7 @@ import Glibc
         }
         holder.close()
         // Once the old file's holders are gone, the new file opens.
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try Self.put(store, "two")
         store.close()
         #expect(try Self.keys(path) == ["one", "two"])
@@ -106,7 +106,7 @@ import Glibc
     @Test func anImportedOlderFilePublishesItsOwnVersion() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try Self.put(store, "a")
         let older = dir.file("older.firn")
         try Self.compactedCopy(of: store, to: older)
@@ -118,7 +118,7 @@ import Glibc
         let keeper = try LockFile.open(databasePath: path)
         keeper.close()
         try Self.replaceInPlace(path, with: older, version: olderVersion)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.readOnly = true
         let reader = try Store.open(path, options: options)
         defer { reader.close() }
@@ -136,7 +136,7 @@ import Glibc
     @Test func aStoreThatCompactedItsFileInPlaceRefusesToCommit() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try Self.put(store, "a")
         let version = try store.currentVersion
         #expect(try store.compactInPlaceIfAlone()?.version == version)
@@ -152,7 +152,7 @@ import Glibc
         }
         store.close()
         #expect(try Self.keys(path) == ["a"])
-        let reopened = try Store.open(path)
+        let reopened = try Store.open(path, options: .pageCommits)
         try Self.put(reopened, "b")
         reopened.close()
         #expect(try Self.keys(path) == ["a", "b"])
@@ -161,7 +161,7 @@ import Glibc
     @Test func replacingWithoutExclusivityIsMisuse() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         let lock = try LockFile.open(databasePath: path)
         defer { lock.close() }
@@ -203,10 +203,10 @@ import Glibc
     @Test func anOpenerPublishesWhatTheFileHoldsOnceItHasItsSession() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("publish.firn")
-        let writer = try Store.open(path)
+        let writer = try Store.open(path, options: .pageCommits)
         try ReplacementTests.put(writer, "a")
         let writerBox = Mutex<Store?>(writer)
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.wrapIO = { io in
             ReadHook(io) {
                 // Between the opener's slot read and its lock file: the

@@ -204,7 +204,7 @@ import Testing
         let path = dir.file("lost.firn")
         #expect(FileManager.default.createFile(atPath: path, contents: Data(image.bytes)))
 
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         let rejected = try #require(store.openCheck.rejected)
         #expect(rejected.version == window.commit.version && rejected.page == lost)
         #expect(try store.currentVersion == window.previousVersion)
@@ -228,7 +228,7 @@ import Testing
 
         // A first opener again (no lock file): the new N is accepted.
         unlink(path + ".lock")
-        let reopened = try Store.open(path)
+        let reopened = try Store.open(path, options: .pageCommits)
         defer { reopened.close() }
         #expect(reopened.openCheck.rejected == nil)
         let again = try StoreInspection.inspect(reopened)
@@ -240,7 +240,7 @@ import Testing
     @Test func aReadOnlyOpenWithoutALockFileChecksTheNewestRecord() throws {
         let dir = try TemporaryDirectory(prefix: "firn-single-sync-ro", inMemory: true)
         let path = dir.file("ro.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in try txn.tree("t")?.put([1], [1]) }
         let good = try store.currentVersion
         try store.write { txn in try txn.tree("t")?.put([2], [2]) }
@@ -254,7 +254,7 @@ import Testing
         try handle.write(contentsOf: Data([0xFF, 0xEE]))
         try handle.close()
 
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.readOnly = true
         let readOnly = try Store.open(path, options: options)
         defer { readOnly.close() }
@@ -276,7 +276,7 @@ import Testing
     func theOpenCheckReadsOnlyThePagesTheLastCommitWrote(records: Int) throws {
         let dir = try TemporaryDirectory(prefix: "firn-single-sync-cost", inMemory: true)
         let path = dir.file("cost.firn")
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none  // filling the file, not durability, is the setup
         do {
             let filler = try Store.open(path, options: options)
@@ -292,7 +292,7 @@ import Testing
                 n += 1_000
             }
         }
-        var recorded = StoreOptions()
+        var recorded = StoreOptions.pageCommits
         recorded.wrapIO = { RecordingIO($0) }
         let store = try Store.open(path, options: recorded)
         let recorder = try #require(store.io as? RecordingIO)
@@ -321,7 +321,7 @@ import Testing
         store.close()
         unlink(path + ".lock")
 
-        let reopened = try Store.open(path)
+        let reopened = try Store.open(path, options: .pageCommits)
         defer { reopened.close() }
         #expect(try reopened.currentVersion == version)
         #expect(reopened.lockFile?.didInitialize == true)
@@ -329,7 +329,7 @@ import Testing
         #expect(reopened.openCheck.pagesChecked == bornInVersion)
         #expect(bornInVersion <= written.count && bornInVersion >= 1)
         // A later opener trusts the published version: no check.
-        let later = try Store.open(path)
+        let later = try Store.open(path, options: .pageCommits)
         #expect(!later.openCheck.isValidated && later.openCheck.pagesChecked == 0)
         later.close()
         print("SingleSyncCommitTests: \(records) records, \(fileSize / UInt64(PageGeometry.defaultPageSize)) pages in the file; "

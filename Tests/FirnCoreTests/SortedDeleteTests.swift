@@ -9,7 +9,7 @@ import Testing
 
     /// A store whose tree "t" holds keys 0..<n (values long enough for many leaves).
     static func store(_ dir: TemporaryDirectory, keys n: Int) throws -> Store {
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none
         let store = try Store.open(dir.file("sorted-delete.firn"), options: options)
         try store.write { txn in

@@ -98,7 +98,7 @@ import Glibc
     }
 
     static func options() -> StoreOptions {
-        var options = StoreOptions()
+        var options = StoreOptions.pageCommits
         options.durability = .none  // what is diffed does not depend on syncs
         return options
     }

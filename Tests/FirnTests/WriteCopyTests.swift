@@ -95,6 +95,9 @@ import Testing
             let db = try Database(configuration: scratch.configuration())
             try Self.fillAndThin(db, count: 3000)
         }()
+        // The thinning is a frame of the commit log: it frees pages only
+        // at a checkpoint (see the next test).
+        try Self.checkpoint(scratch.file)
         let before = Self.fileSize(scratch.file)
         let asked = Locked<[(UInt64, UInt64)]>([])
         var configuration = scratch.configuration()
@@ -112,6 +115,39 @@ import Testing
         #expect(calls.first?.0 == before && (calls.first?.1 ?? 0) < before / 2, "\(calls) for a file of \(before) bytes")
         #expect(Self.fileSize(scratch.file) < before / 2, "\(Self.fileSize(scratch.file)) vs \(before)")
         try Self.verifyClean(scratch.file)
+    }
+
+    /// Deletions still in the commit log free no pages until a checkpoint:
+    /// the closure sees the checkpoint's pages as used, and a closure that
+    /// asks for compaction only when half is free leaves the file alone.
+    @Test func deletionsStillInTheLogCountAsUsedUntilACheckpoint() throws {
+        let scratch = Scratch()
+        try {
+            let db = try Database(configuration: scratch.configuration())
+            try Self.fillAndThin(db, count: 3000)
+        }()
+        let before = Self.fileSize(scratch.file)
+        let asked = Locked<[(UInt64, UInt64)]>([])
+        var configuration = scratch.configuration()
+        configuration.shouldCompactOnLaunch = { total, used in
+            asked.withLock { $0.append((total, used)) }
+            return used < total / 2
+        }
+        try {
+            let db = try Database(configuration: configuration)
+            #expect(db.objects(Dog.self).count == 300)
+        }()
+        let calls = asked.withLock { $0 }
+        #expect(calls.count == 1 && (calls.first?.1 ?? 0) >= before / 2, "\(calls) for a file of \(before) bytes")
+        #expect(Self.fileSize(scratch.file) == before)
+    }
+
+    static func checkpoint(_ path: String) throws {
+        let store = try Store.open(path)
+        defer { store.close() }
+        let latest = try store.currentVersion
+        #expect(try store.checkpoint() == latest + 1, "the latest version was a frame")
+        #expect(try store.checkpoint() == latest + 1, "a second checkpoint has nothing to do")
     }
 
     /// Another session holding the file open (here a second store in this

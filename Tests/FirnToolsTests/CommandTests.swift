@@ -52,18 +52,22 @@ import FirnTools
         let line = try #require(cache.firstLine())
         #expect(line.hasPrefix("cached \(dogs) frozen Dog objects of version \(written.version)"), "\(line)")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "5"]).status == 0)
+        // The five commits are frames of the log: the pin holds pages only
+        // once a checkpoint replaces the ones its version reads.
+        #expect(try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self).pins.first?.retainedBytes == 0)
+        #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let run = try FirnRun.run(["pins", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let pins = try run.json(PinsJSON.self)
         let pin = try #require(pins.pins.first)
         #expect(pins.pins.count == 1)
         #expect(pin.pid == cache.pid && pin.kind == "frozen" && pin.label == "frozen objects")
-        #expect(pin.version == written.version && pin.lag == 5 && pin.frozenObjects == UInt64(dogs) && !pin.stale)
+        #expect(pin.version == written.version && pin.lag == 6 && pin.frozenObjects == UInt64(dogs) && !pin.stale)
         #expect(pin.retainedBytes > 0)
 
         let crossed = try FirnRun.run(["pins", db, "--max-lag", "2"])
         #expect(crossed.status == 1)
-        #expect(crossed.errorLines.count == 1 && crossed.stderr.contains("5 commits behind"))
+        #expect(crossed.errorLines.count == 1 && crossed.stderr.contains("6 commits behind"))
         #expect(try FirnRun.run(["readers", db, "--max-lag", "10", "--max-age", "1h", "--max-retained", "1G"]).status == 0)
         #expect(try FirnRun.run(["pins", db, "--max-retained", "1k"]).status == 1)
         #expect(try FirnRun.run(["pins", db, "--max-age", "forever"]).status == 64)
@@ -180,9 +184,31 @@ import FirnTools
         #expect(try FirnRun.run(["--version"]).status == 0)
     }
 
+    /// `firn checkpoint` on an application's file: the log's frames go into
+    /// the trees as one new version with the same contents; run again, it
+    /// writes nothing; `--json` gives the same facts.
+    @Test func checkpointWritesTheLogIntoTheTreesOnce() throws {
+        let dir = try Scratch()
+        let db = dir.file("app.firn")
+        let written = try FirnRun.run(["demo-app", "write", db, "--commits", "8", "--json"]).json(DemoAppJSON.self)
+        let before = try FirnRun.run(["dump", db, "--entries"])
+        let first = try FirnRun.run(["checkpoint", db])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(first.stdout == "\(db): checkpoint written as version \(written.version + 1) (the log's changes up to version \(written.version) are in the trees)\n")
+        #expect(try FirnRun.run(["dump", db, "--entries"]).stdout == before.stdout)
+        struct CheckpointJSON: Decodable { let path: String; let previousVersion: UInt64; let version: UInt64; let written: Bool }
+        let again = try FirnRun.run(["checkpoint", db, "--json"]).json(CheckpointJSON.self)
+        #expect(again.path == db && again.previousVersion == written.version + 1 && again.version == written.version + 1 && !again.written)
+        let text = try FirnRun.run(["checkpoint", db])
+        #expect(text.stdout.contains("is a checkpoint already; nothing written"))
+        #expect(try FirnRun.run(["verify", db]).status == 0)
+        #expect(try FirnRun.run(["checkpoint"]).status == 64)
+        #expect(try FirnRun.run(["checkpoint", db, "--lock-timeout", "nan"]).status == 64)
+    }
+
     @Test func missingFileExits66WithOneLine() throws {
         let dir = try Scratch()
-        for command in ["info", "versions", "pins", "growth", "dump", "verify", "export"] {
+        for command in ["info", "versions", "pins", "growth", "dump", "verify", "export", "checkpoint"] {
             var arguments = [command, dir.file("missing.firn")]
             if command == "export" { arguments += ["-o", dir.file("out.lz4")] }
             let run = try FirnRun.run(arguments)

@@ -270,6 +270,20 @@ import FirnTools
         #expect(finding.expected?.hasPrefix("8 entries") == true && finding.found == "9", "\(finding)")
     }
 
+    /// `firn versions` dates a version between checkpoints by its frame
+    /// (the checkpoint's record is older).
+    @Test func versionsDatesEachFrameVersionByItsFrame() throws {
+        let dir = try Scratch()
+        let written = try Self.write(dir)
+        let run = try FirnRun.run(["versions", written.path, "--json"], timeout: 30)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let versions = report["versions"] as? [[String: Any]] ?? []
+        let current = try #require(versions.first { $0["version"] as? Int == Int(written.newest) })
+        let frame = try #require(written.frames.last { $0.kind == .commit && $0.version == written.newest })
+        #expect(current["time"] as? String == Units.iso8601(nanoseconds: frame.timestampNanoseconds), "\(current)")
+    }
+
     /// Hostile region fields in a format 3 record fail the record's own
     /// checks (FORMAT.md 2): the tools read the other slot or refuse with
     /// one line, never crash.

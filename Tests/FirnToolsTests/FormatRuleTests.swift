@@ -28,7 +28,7 @@ import FirnTools
 
     static func small(_ dir: Scratch) throws -> Small {
         let path = dir.file("small.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         for commit in 0..<5 {
             try store.write { txn in
                 let t = try #require(try txn.tree("t"))
@@ -169,7 +169,7 @@ import FirnTools
     @Test func separatorsOutsideTheParentsBoundsAreAFinding() throws {
         let dir = try Scratch()
         let path = dir.file("deep.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in
             let tree = try #require(try txn.tree("deep"))
             for i in 0..<20_000 { try tree.put(Self.bytes(String(format: "deep-key-%08d-", i) + String(repeating: "p", count: 24)), [1]) }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
-import FirnCore
+@_spi(CommitLog) import FirnCore
 
 /// `firn info` and `firn versions` on a database with a group of deferred
 /// commits open (FORMAT.md 8.1): the current version is the published one,
 /// and the durable version is reported apart from it — truthfully, from the
 /// lock file while the group is open, from the slots once nobody has the
-/// database open.
+/// database open. Groups of page commits (FORMAT.md 8.1, the unsealed
+/// record); groups of frames in the commit log are `CommitLogReportTests`'.
 @Suite struct GroupedCommitReportTests {
     static func json(_ arguments: [String]) throws -> [String: Any] {
         let run = try FirnRun.run(arguments + ["--json"], timeout: 30)
@@ -26,7 +27,7 @@ import FirnCore
     @Test func infoAndVersionsReportTheDurableVersionApartFromTheCurrentOne() throws {
         let dir = try Scratch()
         let db = dir.path + "/grouped.firn"
-        let store = try Store.open(db)
+        let store = try Store.open(db, options: .pageCommits)
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = Int(try store.durableVersion)
         for i in 1...3 {
@@ -80,7 +81,7 @@ import FirnCore
         #expect(info["currentVersion"] as? Int == pending && info["durableVersion"] as? Int == n, "\(info)")
         // The next opener is a first opener: it chooses from the slots as a
         // power loss would leave them: the unsealed record is rejected.
-        let reopened = try Store.open(db)
+        let reopened = try Store.open(db, options: .pageCommits)
         #expect(try reopened.currentVersion == UInt64(n) && reopened.openCheck.rejected?.version == UInt64(pending))
         info = try Self.json(["info", db])
         #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == n, "\(info)")

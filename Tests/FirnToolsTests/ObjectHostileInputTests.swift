@@ -21,7 +21,7 @@ import FirnTools
     /// A file holding `entries` (tree, key, value), written with the engine directly.
     static func file(_ dir: Scratch, _ entries: [(String, [UInt8], [UInt8])], name: String = "bad.firn") throws -> String {
         let path = dir.file(name)
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         try store.write { txn in
             for (tree, key, value) in entries {
@@ -142,6 +142,8 @@ import FirnTools
         let dir = try Scratch()
         let db = dir.file("app.firn")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "30"]).status == 0)
+        // The surgery is on the trees' pages: the log's frames go into them first.
+        #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         try FileManager.default.removeItem(atPath: db + ".lock")
         var file = try FileSurgery(db)
         file.zero(page: UInt64(1 - file.currentSlot))

@@ -167,9 +167,11 @@ import Glibc
         // key → (file index, commit time of the version by version) per replaced file.
         var location: [String: Int] = [:]
         var histories: [[UInt64: UInt64]] = []
+        var newest: [(version: UInt64, time: UInt64)] = []
         for (index, file) in files.enumerated() {
             let contents = try Self.readReplacedFile(file.path)
             histories.append(contents.commitTimes)
+            newest.append((contents.newestVersion, contents.newestCommitTime))
             for key in contents.keys { location[key] = index }
             if contents.newestCommitTime > file.renamedAt {
                 committedAfterRename.append(
@@ -190,7 +192,10 @@ import Glibc
                             + "in replaced files: \(load.keys.compactMap { location[$0] })")
                 continue
             }
-            guard let committed = histories[index][load.version] else {
+            // A frame of an earlier log is in no record: it was committed no
+            // later than the file's newest version, whose time bounds its own.
+            let bound = load.version <= newest[index].version ? newest[index].time : nil
+            guard let committed = histories[index][load.version] ?? bound else {
                 lost.append("\(load.keys): v\(load.version) is not in the history of gen-\(index)")
                 continue
             }
@@ -467,8 +472,15 @@ import Glibc
         }
         var times: [UInt64: UInt64] = [:]
         for entry in try snapshot.history() { times[entry.version] = entry.timestampNanoseconds }
-        times[snapshot.version] = snapshot.info.timestampNanoseconds
-        return (keys, times, snapshot.version, snapshot.info.timestampNanoseconds)
+        times[snapshot.info.version] = snapshot.info.timestampNanoseconds
+        // `firn load` commits small loads as frames of the commit log: their
+        // times are the frames' (those of the current checkpoint's log;
+        // frames of earlier logs are in no record, see the caller).
+        if let record = snapshot.info.commitRecord, let log = try store.inspectLog(of: record) {
+            for frame in log.frames where frame.kind == .commit { times[frame.version] = frame.timestampNanoseconds }
+        }
+        let newest = try #require(times[snapshot.version], "no commit time for v\(snapshot.version) of \(path)")
+        return (keys, times, snapshot.version, newest)
     }
 
     struct LoadJSON: Decodable {

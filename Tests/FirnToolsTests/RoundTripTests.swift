@@ -17,7 +17,7 @@ import FirnTools
     /// retired pages, a dropped and recreated tree).
     static func awkwardDatabase(_ dir: Scratch) throws -> String {
         let path = dir.file("awkward.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         let limit = store.geometry.maxKeyLength
         let names = [

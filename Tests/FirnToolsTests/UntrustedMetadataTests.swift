@@ -15,7 +15,7 @@ import Glibc
     /// pinned-version entries: a snapshot pinned across several commits.
     static func fixture(_ dir: Scratch) throws -> String {
         let path = dir.file("meta.firn")
-        let store = try Store.open(path)
+        let store = try Store.open(path, options: .pageCommits)
         func commits(_ range: Range<Int>) throws {
             for c in range {
                 try store.write { txn in

@@ -12,7 +12,7 @@ extension Store {
         }
         guard let lockFile, other.isPinned else {
             // No reader table: the other snapshot is not pinned either.
-            return try makeSnapshot(other.info, pin: nil)
+            return try makeSnapshot(other.info, pin: nil, log: other.log)
         }
         let pin = try lockFile.claimPin(version: other.version, kind: kind, label: label)
         // Still pinned once ours is visible: the version was protected all along.
@@ -21,7 +21,7 @@ extension Store {
             throw FirnError.misuse("\(path): the snapshot of version \(other.version) to pin alongside is closed")
         }
         do {
-            return try makeSnapshot(other.info, pin: pin)
+            return try makeSnapshot(other.info, pin: pin, log: other.log)
         } catch {
             lockFile.releasePin(pin)
             throw error

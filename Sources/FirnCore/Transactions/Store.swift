@@ -100,6 +100,11 @@ public final class Store: @unchecked Sendable {
     /// our open and our session lock is opened again; one replaced over and
     /// over is `.busy`.
     public static func open(_ path: String, options: StoreOptions = StoreOptions()) throws(FirnError) -> Store {
+        guard options.commitLogPages == 0 || StoreOptions.commitLogPageRange.contains(options.commitLogPages) else {
+            throw FirnError.invalidArgument(
+                "commitLogPages \(options.commitLogPages) is neither 0 (no commit log) nor "
+                + "\(StoreOptions.commitLogPageRange.lowerBound)…\(StoreOptions.commitLogPageRange.upperBound)")
+        }
         if options.create && !options.readOnly && !fileExists(path) {
             guard PageGeometry.isValidPageSize(options.pageSize) else {
                 throw FirnError.invalidArgument(
@@ -276,6 +281,21 @@ public final class Store: @unchecked Sendable {
             _ = try beginWrite(timeout: timeout).commitCheckpoint()
             return try sync(timeout: timeout)
         }
+    }
+
+    /// Writes the latest version as a checkpoint: the changes its commit
+    /// log holds go into the trees, the log starts empty, and the pages
+    /// those changes replaced can be reused once no pin needs them. Frames
+    /// free no pages until then (`firn info` shows a file's live bytes as
+    /// its checkpoint's), so call this before measuring or compacting a
+    /// file whose last commits were large. Returns the checkpoint's version
+    /// (one past the latest, with the same contents), or the latest version
+    /// when it is a checkpoint already or the file has no log. Takes the
+    /// writer lock (waiting up to `timeout`, default `lockTimeout`).
+    @discardableResult
+    public func checkpoint(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
+        _ = try writableLockFile()
+        return try beginWrite(timeout: timeout).commitCheckpoint()
     }
 
     /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or

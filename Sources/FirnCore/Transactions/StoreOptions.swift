@@ -21,15 +21,21 @@ public struct StoreOptions: Sendable {
     /// page). Costs a dictionary entry per page checked.
     package var keepOpenCheckPages = false
     public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
-    /// Commits through the commit log (docs/COMMIT-PATH.md): each
-    /// checkpoint makes a region of this many pages, and a small commit is
-    /// one frame appended there; 0 (the default) commits every version as
-    /// a copy-on-write commit. In development: the kill, power-loss,
-    /// I/O-fault and replacement-race suites cover it, but it is not the
-    /// default yet, so only the package's tests and the benchmark (through the
-    /// `CommitLog` SPI) set it.
-    /// A store that opens a file with a log reads it, whatever this says.
-    @_spi(CommitLog) public var commitLogPages: UInt32 = 0
+    /// Commits through the commit log (docs/COMMIT-PATH.md, FORMAT.md 8.2):
+    /// each checkpoint makes a region of this many pages, and a small commit
+    /// is one frame appended there (one sync, about one page written); a
+    /// commit the region cannot take is a checkpoint, a copy-on-write commit
+    /// of the log's changes and its own. 0 commits every version as a
+    /// copy-on-write commit (two to seven pages). The default, 128 pages
+    /// (512 KiB at 4 KiB pages), is the log. Frames free no pages until the
+    /// next checkpoint (`Store.checkpoint()`, `firn checkpoint`). A store
+    /// that opens a file with a log reads it, whatever this says; with 0 its
+    /// next commit is a checkpoint without a region.
+    public var commitLogPages: UInt32 = 128
+    /// The region sizes `commitLogPages` may ask for besides 0: a region is
+    /// allocated whole at each checkpoint, so its size is bounded (65 536
+    /// pages is 256 MiB at 4 KiB pages).
+    public static let commitLogPageRange: ClosedRange<UInt32> = 1...65_536
 
     public init() {}
 }

@@ -72,7 +72,7 @@ enum LedgerModel {
     /// Creates the file at `path` and commits the initial accounts; returns
     /// the version and its contents.
     @discardableResult
-    static func createStore(at path: String, options: StoreOptions = StoreOptions()) throws -> (version: UInt64, contents: Contents) {
+    static func createStore(at path: String, options: StoreOptions = .pageCommits) throws -> (version: UInt64, contents: Contents) {
         let store = try Store.open(path, options: options)
         defer { store.close() }
         let contents = initialContents()

@@ -35,9 +35,9 @@ final class LogOverlayHarness {
     /// The model at each version made, oldest first (the checkpoint's first).
     private(set) var history: [(version: UInt64, model: Model)]
 
-    /// Commits `initial` with ordinary commits; its version is the checkpoint.
+    /// Commits `initial` with a page commit; its version is the checkpoint.
     init(path: String, initial: Model) throws {
-        store = try Store.open(path)
+        store = try Store.open(path, options: .pageCommits)
         try store.write { txn in
             for (name, entries) in initial {
                 guard let tree = try txn.tree(name) else { continue }

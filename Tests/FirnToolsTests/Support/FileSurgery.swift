@@ -79,8 +79,11 @@ struct FileSurgery {
         for root in [slot + 40, slot + 60] where u64(root) == child {
             put64(birth(child), root + 8)
             put32(checksum(child), root + 16)
-            let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + 108)])) }
-            put32(crc, slot + 108)
+            // A format 3 record (a commit log region) is 128 bytes, its
+            // checksum at 124; format 2's is 112, at 108 (FORMAT.md 2).
+            let end = u32(slot + 8) == 3 ? slot + 124 : slot + 108
+            let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[slot..<end])) }
+            put32(crc, end)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import FirnTools
+@_spi(CommitLog) import FirnCore
 
 /// A temporary directory removed at deinit, and sample databases built
 /// with FirnCore directly (fast: no child processes).
@@ -24,11 +25,19 @@ final class Scratch: @unchecked Sendable {
     }
 
     /// A database with trees "users" (depth 2), "orders", "blobs" (overflow
-    /// values) and churn, so it has free and retired pages.
+    /// values) and churn, so it has free and retired pages. Written with
+    /// page commits (no commit log) unless `logPages` says otherwise: every
+    /// commit's pages and history record are then in the file, which the
+    /// page-level tests (surgery on a version's pages, its records, its
+    /// births) rely on. The log's reports are tested on files with one
+    /// (`CommitLogReportTests`).
     @discardableResult
-    func sampleDatabase(_ name: String = "sample.firn", commits: Int = 12, randomBytes: Int = 0) throws -> String {
+    func sampleDatabase(_ name: String = "sample.firn", commits: Int = 12, randomBytes: Int = 0,
+                        logPages: UInt32 = 0) throws -> String {
         let path = file(name)
-        let store = try Store.open(path)
+        var options = StoreOptions()
+        options.commitLogPages = logPages
+        let store = try Store.open(path, options: options)
         defer { store.close() }
         for c in 0..<commits {
             try store.write { txn in
@@ -101,4 +110,14 @@ struct DemoAppJSON: Decodable {
     let version: UInt64
     let people: Int
     let dogs: Int
+}
+
+extension StoreOptions {
+    /// Page commits, no commit log: for tests that rewrite the pages or
+    /// records of a version its commit made (see `sampleDatabase`).
+    static var pageCommits: StoreOptions {
+        var options = StoreOptions()
+        options.commitLogPages = 0
+        return options
+    }
 }
