@@ -13,9 +13,10 @@ import FirnCore
 /// the first mode, where it only counts the syncs). Firn `.twoPhase` is
 /// shown for comparison. Grouped commits (issue 8 §2): the same one-record
 /// transactions committed `.deferred` in groups of 100, with one
-/// `Store.sync()` per group, against ungrouped `.full` (target ≥ 10×). The
-/// commit log (docs/COMMIT-PATH.md, in development, off by default) is
-/// measured beside them, ungrouped and grouped, without a target yet.
+/// `Store.sync()` per group, against ungrouped `.full` (target ≥ 10×).
+/// Firn's default commits through the commit log (docs/COMMIT-PATH.md); its
+/// page commits (`commitLogPages` 0) are measured beside it, ungrouped and
+/// grouped, without a target.
 func runCommit(_ ctx: Context) throws {
     let n = ctx.options.commits
     let shim = try SyncDelayShim.build(scratch: ctx.scratch)
@@ -41,7 +42,7 @@ func runCommit(_ ctx: Context) throws {
                 return rate
             }
         }
-        let engines = ["firn", "firn-2phase", "firn-log", "firn-grouped", "firn-log-grouped", "lmdb", "sqlite"]
+        let engines = ["firn", "firn-2phase", "firn-pages", "firn-grouped", "firn-pages-grouped", "lmdb", "sqlite"]
         let m = try alternate(row, reps: ctx.reps, engines.map(contender))
         ctx.report.add(.higherIsBetter(delay == 0 ? "grouped commit (100/sync)" : "grouped commit (100/sync, sync +1 ms)",
                                        firn: m["firn-grouped"]!, peer: "firn ungrouped", peerValue: m["firn"]!,
@@ -52,16 +53,15 @@ func runCommit(_ ctx: Context) throws {
         }
         ctx.report.add(.higherIsBetter(row, firn: m["firn"]!, peer: "firn .twoPhase", peerValue: m["firn-2phase"]!,
                                        unit: "txn/s", target: nil))
-        // The commit log, in development: against the same peers, no target
-        // until it is the default (docs/COMMIT-PATH.md).
+        // Page commits (no commit log): against the same peers, no target.
         for peer in ["lmdb", "sqlite"] {
-            ctx.report.add(.higherIsBetter("\(row), commit log (in development)", firn: m["firn-log"]!, peer: peer,
+            ctx.report.add(.higherIsBetter("\(row), page commits", firn: m["firn-pages"]!, peer: peer,
                                            peerValue: m[peer]!, unit: "txn/s", target: nil))
         }
         ctx.report.add(.higherIsBetter(
-            delay == 0 ? "grouped commit (100/sync), commit log (in development)" : "grouped commit (100/sync, sync +1 ms), commit log (in development)",
-            firn: m["firn-log-grouped"]!, peer: "firn log ungrouped", peerValue: m["firn-log"]!, unit: "txn/s", target: nil))
-        let pagesPerCommit = ["firn", "firn-log"].map { "\($0) \(formatDecimal(pages[$0] ?? .nan, places: 2))" }.joined(separator: ", ")
+            delay == 0 ? "grouped commit (100/sync), page commits" : "grouped commit (100/sync, sync +1 ms), page commits",
+            firn: m["firn-pages-grouped"]!, peer: "firn pages ungrouped", peerValue: m["firn-pages"]!, unit: "txn/s", target: nil))
+        let pagesPerCommit = ["firn", "firn-pages"].map { "\($0) \(formatDecimal(pages[$0] ?? .nan, places: 2))" }.joined(separator: ", ")
         let perCommit = engines.map { "\($0) \(formatDecimal(syncs[$0] ?? .nan, places: 2))" }
         log("   \(row): syncs per commit (fsync+fdatasync, whole process incl. open/close): \(perCommit.joined(separator: ", ")); "
             + "Firn pages written per commit: \(pagesPerCommit)")
@@ -69,9 +69,9 @@ func runCommit(_ ctx: Context) throws {
     }
 }
 
-/// The region size the commit-log row uses: 128 pages (512 KiB at 4 KiB
-/// pages), a checkpoint about every 128 one-record commits.
-let commitLogRegionPages: UInt32 = 128
+/// The region size of Firn's rows: the default (`StoreOptions`), 128 pages
+/// (512 KiB at 4 KiB pages); "-pages" engines set 0, no commit log.
+let commitLogRegionPages = StoreOptions().commitLogPages
 
 /// The hidden first argument that makes the bench a commit child.
 let commitChildFlag = "--commit-child"
@@ -83,7 +83,7 @@ func runCommitChild(_ args: [String]) -> Never {
     let ds = Dataset(count: n, seed: 0xC0_3317)
     do {
         switch engine {
-        case "firn", "firn-2phase", "firn-log":
+        case "firn", "firn-2phase", "firn-pages":
             let pageSize = PageGeometry.defaultPageSize
             final class Slot: @unchecked Sendable { var io: CountingIO? }
             let counter = Slot()
@@ -91,15 +91,15 @@ func runCommitChild(_ args: [String]) -> Never {
                 let c = CountingIO(base, pageSize: pageSize)
                 counter.io = c
                 return c
-            }, commitLogPages: engine == "firn-log" ? commitLogRegionPages : 0)
+            }, commitLogPages: engine == "firn-pages" ? 0 : commitLogRegionPages)
             let before = counter.io?.pages ?? 0
             let t = try timed { try e.putEach(ds, 0..<n) }
             let after = counter.io?.pages ?? 0
             e.close()
             print("\(Double(n) / t) \(Double(after - before) / Double(n))")
-        case "firn-grouped", "firn-log-grouped":
+        case "firn-grouped", "firn-pages-grouped":
             let e = try FirnEngine(path: path, durability: .full, wrapIO: { $0 },
-                                   commitLogPages: engine == "firn-log-grouped" ? commitLogRegionPages : 0)
+                                   commitLogPages: engine == "firn-pages-grouped" ? 0 : commitLogRegionPages)
             let t = try timed {
                 for i in 0..<n {
                     let txn = try e.store.beginWrite()
