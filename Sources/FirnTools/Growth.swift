@@ -31,6 +31,10 @@ public enum Growth {
         /// space now (process, kind, label, frozen objects, bytes).
         public var pins: [Pins.Pin]
         public var explanation: String
+        /// When the current version is a commit in the commit log: the
+        /// checkpoint that log builds on. The history records checkpoints
+        /// only, and the file grows only at one.
+        public var checkpointVersion: UInt64?
         public var pinned: Bool
         public var note: String?
     }
@@ -74,9 +78,14 @@ public enum Growth {
         } else if pinnedBytes == 0 {
             explanation += "; no pin holds space now"
         }
+        let checkpoint = Pins.logCheckpoint(access.snapshot)
+        if let checkpoint {
+            explanation += "; v\(checkpoint + 1)…v\(access.snapshot.version) are commits in the log since checkpoint "
+                + "v\(checkpoint), which grow the file and hold pages only from the next checkpoint on"
+        }
         return Report(path: options.path, currentVersion: pins.latestVersion, points: points, grewBytes: grew,
                       grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, pins: live, explanation: explanation,
-                      pinned: access.pinned, note: access.note)
+                      checkpointVersion: checkpoint, pinned: access.pinned, note: access.note)
     }
 
     /// The history as CSV (header line, one row per commit).

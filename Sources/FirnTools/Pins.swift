@@ -39,6 +39,10 @@ public enum Pins {
         public var clearedStale: [Pin]
         /// One line per threshold crossed (exit 1).
         public var violations: [String]
+        /// When the latest version is a commit in the commit log: the
+        /// checkpoint that log builds on. Commits since then replace no
+        /// pages, so a pin on one of them holds none until a checkpoint.
+        public var checkpointVersion: UInt64?
         public var pinned: Bool
         public var note: String?
     }
@@ -79,7 +83,13 @@ public enum Pins {
         return Report(path: options.path, latestVersion: latest, lockFile: lock != nil, pins: pins,
                       sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
                       clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
-                      pinned: access.pinned, note: access.note)
+                      checkpointVersion: logCheckpoint(access.snapshot), pinned: access.pinned, note: access.note)
+    }
+
+    /// The checkpoint whose log holds `snapshot`'s version, or nil when
+    /// that version is a checkpoint (or a page commit) itself.
+    static func logCheckpoint(_ snapshot: Snapshot) -> UInt64? {
+        snapshot.version != snapshot.info.version ? snapshot.info.version : nil
     }
 
     /// Versions pinned by live processes, read without freeing stale slots

@@ -22,7 +22,7 @@ import Glibc
         #expect(bytes.count == LockFileLayout.fileSize(readerSlots: 126))
         #expect(bytes.count == 28416)
         #expect(Array(bytes.prefix(8)) == Array("FIRNLOCK".utf8))
-        #expect(readUInt32(bytes, 8) == 3)
+        #expect(readUInt32(bytes, 8) == LockFileLayout.layoutVersion)
         #expect(readUInt32(bytes, 12) == 126)
         #expect(readUInt32(bytes, 28) == 128)
     }
@@ -37,6 +37,53 @@ import Glibc
         #expect(second.readerSlotCount == 126)
         #expect(second.latestVersion == 17)
         #expect(second.pins().map(\.slot) == [pin.index])
+    }
+
+    /// Waiters are counted while they sleep (layout 4), so a release or a
+    /// publication makes the futex wake only when someone waits; and a
+    /// counted waiter is always woken: a missed wake would leave the
+    /// change waiter asleep for its whole 60 s timeout, the writer waiter
+    /// until its lock timeout (60 s; its 5 ms retries take it anyway, so the
+    /// count is what this checks there).
+    @Test func sleepingWaitersAreCountedAndWoken() throws {
+        let dir = try TemporaryDirectory()
+        let holder = try LockFile.open(databasePath: dir.file("db"))
+        let other = try LockFile.open(databasePath: dir.file("db"))
+        defer { holder.close(); other.close() }
+        func waiting(_ offset: Int) -> UInt32 { holder.mapping.load32(offset) }
+        func waitUntil(_ condition: () -> Bool) throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition() {
+                try #require(ContinuousClock.now < deadline, "timed out")
+                usleep(1_000)
+            }
+        }
+        // The change counter.
+        #expect(waiting(LockFileLayout.changeWaitersOffset) == 0)
+        let counter = other.changeCounter
+        let woke = BackgroundThread { () -> (Bool, Duration) in
+            let clock = ContinuousClock()
+            var changed = false
+            let took = clock.measure { changed = other.waitForChange(after: counter, timeout: .seconds(60)) }
+            return (changed, took)
+        }
+        try waitUntil { waiting(LockFileLayout.changeWaitersOffset) == 1 }
+        holder.publish(version: 5)
+        let (changed, took) = try #require(woke.join(timeout: .seconds(90)))
+        #expect(changed && took < .seconds(30), "\(took)")
+        #expect(waiting(LockFileLayout.changeWaitersOffset) == 0)
+        // The writer release counter.
+        let lease = try holder.lockWriter(timeout: nil)
+        #expect(waiting(LockFileLayout.writerWaitersOffset) == 0)
+        let got = BackgroundThread { () -> Bool in
+            guard let lease = try? other.lockWriter(timeout: .seconds(60)) else { return false }
+            other.unlockWriter(lease)
+            return true
+        }
+        try waitUntil { waiting(LockFileLayout.writerWaitersOffset) >= 1 }
+        holder.unlockWriter(lease)
+        #expect(got.join(timeout: .seconds(90)) == true)
+        #expect(waiting(LockFileLayout.writerWaitersOffset) == 0)
     }
 
     @Test func reopenAfterEveryoneClosedReinitializes() throws {
@@ -267,7 +314,7 @@ import Glibc
             Issue.record("expected .corrupt, got \(String(describing: error))")
             return
         }
-        #expect(detail.contains("layout version 2, expected 3"))
+        #expect(detail.contains("layout version 2, expected \(LockFileLayout.layoutVersion)"))
         holder.close()
         let fresh = try LockFile.open(databasePath: dir.file("db"))
         #expect(fresh.didInitialize)

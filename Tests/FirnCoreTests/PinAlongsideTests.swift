@@ -26,6 +26,27 @@ import Testing
         #expect(lockFile.pins().isEmpty)
     }
 
+    /// A version in the commit log (a frame over its checkpoint): the new
+    /// snapshot reads that version, not its checkpoint's (the SDK's
+    /// notifier, which pins alongside and waits for the versions to match,
+    /// spun forever when it read the checkpoint).
+    @Test func aVersionInTheLogIsPinnedAndReadAsThatVersion() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("log.firn"))
+        defer { store.close() }
+        try PinSharingTests.put(store, "a")
+        try PinSharingTests.put(store, "b")
+        let reader = try store.snapshot(label: "reader")
+        #expect(reader.version != reader.info.version, "the reader's version is a frame of the log")
+        try PinSharingTests.put(store, "c")
+        let extra = try store.snapshot(alongside: reader, kind: .read, label: "alongside")
+        #expect(extra.version == reader.version && extra.info.version == reader.info.version)
+        #expect(try extra.tree("t")?.get(Array("b".utf8)) != nil && extra.tree("t")?.get(Array("c".utf8)) == nil)
+        reader.close()
+        #expect(store.lockFile?.pins().map(\.version) == [extra.version])
+        extra.close()
+    }
+
     @Test func refusesAClosedSnapshot() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("closed.firn"))

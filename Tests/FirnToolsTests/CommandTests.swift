@@ -54,13 +54,17 @@ import FirnTools
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "5"]).status == 0)
         // The five commits are frames of the log: the pin holds pages only
         // once a checkpoint replaces the ones its version reads.
-        #expect(try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self).pins.first?.retainedBytes == 0)
+        let inLog = try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self)
+        #expect(inLog.pins.first?.retainedBytes == 0 && inLog.checkpointVersion.map { $0 < inLog.latestVersion } == true)
+        let inLogText = try FirnRun.run(["pins", db])
+        #expect(inLogText.stdout.contains("are commits in the log since checkpoint v\(inLog.checkpointVersion ?? 0): "
+                                          + "a pin on one holds pages only once a checkpoint replaces them"), "\(inLogText.stdout)")
         #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let run = try FirnRun.run(["pins", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let pins = try run.json(PinsJSON.self)
         let pin = try #require(pins.pins.first)
-        #expect(pins.pins.count == 1)
+        #expect(pins.pins.count == 1 && pins.checkpointVersion == nil)
         #expect(pin.pid == cache.pid && pin.kind == "frozen" && pin.label == "frozen objects")
         #expect(pin.version == written.version && pin.lag == 6 && pin.frozenObjects == UInt64(dogs) && !pin.stale)
         #expect(pin.retainedBytes > 0)

@@ -18,13 +18,19 @@ import Testing
         let cache = try Background(FirnRun.executable, ["demo-app", "cache", db])
         #expect(cache.firstLine()?.hasPrefix("cached \(written.dogs) frozen Dog objects of version \(written.version)") == true)
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "30"]).status == 0)
-        // The 30 commits are frames: pages the pin holds are replaced at a checkpoint.
-        #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         struct GrowthJSON: Decodable {
             struct Pin: Decodable { let pid: Int32; let kind: String; let version: UInt64; let frozenObjects: UInt64; let retainedBytes: UInt64 }
-            let pins: [Pin]; let topPin: Pin?; let explanation: String
+            let pins: [Pin]; let topPin: Pin?; let explanation: String; let checkpointVersion: UInt64?; let currentVersion: UInt64
         }
+        // The 30 commits are frames: growth says so, and the pages the pin
+        // holds are replaced at a checkpoint.
+        let inLog = try FirnRun.run(["growth", db, "--json"]).json(GrowthJSON.self)
+        let checkpoint = try #require(inLog.checkpointVersion)
+        #expect(inLog.explanation.contains("v\(checkpoint + 1)…v\(inLog.currentVersion) are commits in the log since checkpoint v\(checkpoint)") && checkpoint < inLog.currentVersion,
+                "\(inLog.explanation)")
+        #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let json = try FirnRun.run(["growth", db, "--json"]).json(GrowthJSON.self)
+        #expect(json.checkpointVersion == nil)
         let pin = try #require(json.pins.first)
         #expect(json.pins.count == 1 && json.topPin?.pid == cache.pid)
         #expect(pin.pid == cache.pid && pin.kind == "frozen" && pin.version == written.version)

@@ -89,10 +89,13 @@ extension LockFile {
         }
     }
 
-    /// Bumps the change counter and wakes everyone sleeping on it.
+    /// Bumps the change counter and wakes everyone sleeping on it (the
+    /// wake only while a waiter is counted; see `waitForChange`).
     private func notifyChange() {
         mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        if mapping.load32(LockFileLayout.changeWaitersOffset) != 0 {
+            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
+        }
     }
 
     /// Waits until the change counter differs from `counter`, at most
@@ -105,7 +108,12 @@ extension LockFile {
             if isClosed { return false }
             let now = monotonicNanoseconds()
             guard now < deadline else { return false }
+            // Counted while asleep, announced after the check above: a
+            // change before the announcement fails the wait's own compare,
+            // one after it sees the count (both sides sequentially consistent).
+            _ = mapping.add32(LockFileLayout.changeWaitersOffset, 1)
             _ = firn_futex_wait(word, counter, Int64(clamping: deadline - now))
+            _ = mapping.add32(LockFileLayout.changeWaitersOffset, UInt32.max)
         }
     }
 }

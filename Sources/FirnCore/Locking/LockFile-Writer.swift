@@ -190,7 +190,14 @@ extension LockFile {
                 guard now < deadline else { return false }
                 wait = min(wait, deadline - now)
             }
+            // Counted while asleep, so releases skip the wake while nobody
+            // waits. Announced after `counter` was read: a release that
+            // comes before the announcement is seen by the wait itself (the
+            // word no longer holds `counter`), one after it sees the count
+            // (sequentially consistent atomics on both sides).
+            _ = mapping.add32(LockFileLayout.writerWaitersOffset, 1)
             _ = firn_futex_wait(word, counter, Int64(wait))
+            _ = mapping.add32(LockFileLayout.writerWaitersOffset, UInt32.max)
         }
     }
 
@@ -198,13 +205,17 @@ extension LockFile {
     /// release counter goes up twice: once while the lock is still held
     /// (the value then is this release's mark: no one else can move the
     /// counter before it), and once after the lock is dropped, which is
-    /// what wakes a waiter that read the counter before its try failed.
+    /// what wakes a waiter that read the counter before its try failed;
+    /// the futex wake only while a waiter is counted (a waiter that died
+    /// counted leaves the count high: wakes nobody needs, never a missed one).
     @discardableResult
     func releaseWriterByte() -> UInt32 {
         let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
         _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-        _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+        if mapping.load32(LockFileLayout.writerWaitersOffset) != 0 {
+            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
+        }
         return mark
     }
 

@@ -8,7 +8,7 @@
 /// | offset | size | field |
 /// | ---: | ---: | --- |
 /// | 0 | 8 | magic, ASCII `FIRNLOCK` |
-/// | 8 | 4 | layout version, u32 (= 3) |
+/// | 8 | 4 | layout version, u32 (= 4) |
 /// | 12 | 4 | reader slot count N, u32 (1…65536) |
 /// | 16 | 8 | latest published version, u64 (atomic) |
 /// | 24 | 4 | change counter, u32 (atomic; the futex word waiters sleep on) |
@@ -19,9 +19,10 @@
 /// | 52 | 4 | writer thread id, i32 (atomic; 0 = unlocked, or held by a task or handed over) |
 /// | 56 | 8 | writer since, u64 ns since 1970 (atomic) |
 /// | 64 | 4 | writer release counter, u32 (atomic; the futex word writers wait on; +1 before each release and +1 after it) |
-/// | 68 | 4 | reserved, zero |
+/// | 68 | 4 | writer waiters, u32 (atomic; threads about to sleep or sleeping on the writer release counter: a release wakes only while it is not 0) |
 /// | 72 | 8 | durable version, u64 (atomic; the newest version known to survive power loss; 0 = not known yet) |
-/// | 80 | 48 | reserved, zero |
+/// | 80 | 4 | change waiters, u32 (atomic; the same for the change counter: a publication wakes only while it is not 0) |
+/// | 84 | 44 | reserved, zero |
 /// | 128 | 2048 | session table: 128 entries of 16 bytes (see `SessionEntryLayout`) |
 /// | 2176 | 1920 | reserved, zero |
 /// | 4096 | N × 128 | reader table: N slots of 128 bytes (see `ReaderSlotLayout`) |
@@ -49,9 +50,12 @@
 /// lock on its liveness byte.
 public enum LockFileLayout {
     public static let magic: [UInt8] = Array("FIRNLOCK".utf8)
-    /// 3: frozen-object counts are striped (2 had one counter per slot;
-    /// 1 had a pthread mutex for the writer lock).
-    public static let layoutVersion: UInt32 = 3
+    /// 4: waiter counts beside the writer release and change counters (3
+    /// woke on every release and publication; its waiters would not be
+    /// counted, so a layout 4 releaser could leave them asleep until their
+    /// retry). 3: frozen-object counts are striped (2 had one counter per
+    /// slot; 1 had a pthread mutex for the writer lock).
+    public static let layoutVersion: UInt32 = 4
 
     public static let magicOffset = 0
     public static let layoutVersionOffset = 8
@@ -65,6 +69,11 @@ public enum LockFileLayout {
     public static let writerThreadOffset = 52
     public static let writerSinceOffset = 56
     public static let writerReleaseCounterOffset = 64
+    /// Threads waiting on the writer release counter (4: a release skips
+    /// the futex wake, a system call, while nobody waits).
+    public static let writerWaitersOffset = 68
+    /// Threads waiting on the change counter (4: likewise for publications).
+    public static let changeWaitersOffset = 80
     /// The durable version (grouped commits): in the header's reserved
     /// space, zero in a file made before it existed, so the layout version
     /// stays 2 (0 reads as "not known yet").

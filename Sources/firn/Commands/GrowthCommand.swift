@@ -6,7 +6,7 @@ struct GrowthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "growth",
         abstract: "Chart file size, live, free and held-by-pins bytes over the recorded commits, and explain the growth.",
-        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, pins[] (every live pin, most bytes retained first, with the keys of firn pins: slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, frozenObjects, retainedBytes, stale), explanation, pinned, note. Text lists the same pins under the chart: pid, kind, version, lag, age, frozen objects, bytes retained, label.")
+        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, pins[] (every live pin, most bytes retained first, with the keys of firn pins: slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, frozenObjects, retainedBytes, stale), explanation, checkpointVersion (the current version is a commit in the log since this checkpoint), pinned, note. Text lists the same pins under the chart: pid, kind, version, lag, age, frozen objects, bytes retained, label.")
 
     @Argument(help: "The database file.") var file: String
     @Option(help: ArgumentHelp("Also write the chart as SVG to this path.", valueName: "path")) var svg: String?

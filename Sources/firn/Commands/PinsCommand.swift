@@ -8,7 +8,7 @@ struct PinsCommand: ParsableCommand {
         discussion: """
             Exits 1 when a threshold (--max-lag, --max-age, --max-retained) is crossed by a live pin, for cron alerts. \
             JSON keys: latestVersion, lockFile, pins[] (slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, \
-            frozenObjects, retainedBytes, stale), sharedBytes, clearedStale[], violations[], pinned, note.
+            frozenObjects, retainedBytes, stale), sharedBytes, clearedStale[], violations[], checkpointVersion, pinned, note.
             """,
         aliases: ["readers"])
 
@@ -50,6 +50,10 @@ struct PinsCommand: ParsableCommand {
                 if report.sharedBytes > 0 {
                     try Console.line("\(Units.bytes(report.sharedBytes)) more are held jointly by several pinned versions")
                 }
+            }
+            if let checkpoint = report.checkpointVersion, report.lockFile {
+                try Console.line("v\(checkpoint + 1)…v\(report.latestVersion) are commits in the log since checkpoint v\(checkpoint): "
+                                 + "a pin on one holds pages only once a checkpoint replaces them (firn checkpoint)")
             }
             for violation in report.violations { try Console.line("ALERT: \(violation)") }
         }

@@ -98,6 +98,7 @@ struct PinsJSON: Decodable {
     let latestVersion: UInt64
     let pins: [Pin]
     let violations: [String]
+    let checkpointVersion: UInt64?
 }
 
 struct PagesJSON: Decodable {
