@@ -91,26 +91,11 @@ import Testing
     /// sees the file's size and the bytes the current version uses.
     @Test func shouldCompactOnLaunchCompactsAFileNobodyElseHasOpen() throws {
         let scratch = Scratch()
-        try {
-            let db = try Database(configuration: scratch.configuration())
-            try Self.fillAndThin(db, count: 3000)
-        }()
         // The thinning is a frame of the commit log: it frees pages only
         // at a checkpoint (see the next test).
-        try Self.checkpoint(scratch.file)
-        let before = Self.fileSize(scratch.file)
-        let asked = Locked<[(UInt64, UInt64)]>([])
-        var configuration = scratch.configuration()
-        configuration.shouldCompactOnLaunch = { total, used in
-            asked.withLock { $0.append((total, used)) }
-            return used < total / 2
-        }
-        try {
-            let db = try Database(configuration: configuration)
-            #expect(db.objects(Dog.self).count == 300)
+        let (before, calls) = try Self.launchThinned(scratch, checkpointed: true) { (db: Database) throws in
             #expect(try db.object(ofType: Dog.self, forPrimaryKey: 1230)?.age == 1230 % 17)
-        }()
-        let calls = asked.withLock { $0 }
+        }
         #expect(calls.count == 1)
         #expect(calls.first?.0 == before && (calls.first?.1 ?? 0) < before / 2, "\(calls) for a file of \(before) bytes")
         #expect(Self.fileSize(scratch.file) < before / 2, "\(Self.fileSize(scratch.file)) vs \(before)")
@@ -122,11 +107,23 @@ import Testing
     /// asks for compaction only when half is free leaves the file alone.
     @Test func deletionsStillInTheLogCountAsUsedUntilACheckpoint() throws {
         let scratch = Scratch()
+        let (before, calls) = try Self.launchThinned(scratch, checkpointed: false) { _ in }
+        #expect(calls.count == 1 && (calls.first?.1 ?? 0) >= before / 2, "\(calls) for a file of \(before) bytes")
+        #expect(Self.fileSize(scratch.file) == before)
+    }
+
+    /// 3,000 dogs thinned to 300 (then a checkpoint, or not), opened again
+    /// with a `shouldCompactOnLaunch` that says yes when less than half the
+    /// file is used; `check` reads the opened instance. The file's size
+    /// before, and what the closure was asked.
+    static func launchThinned(_ scratch: Scratch, checkpointed: Bool,
+                              check: (Database) throws -> Void) throws -> (before: UInt64, calls: [(UInt64, UInt64)]) {
         try {
             let db = try Database(configuration: scratch.configuration())
-            try Self.fillAndThin(db, count: 3000)
+            try fillAndThin(db, count: 3000)
         }()
-        let before = Self.fileSize(scratch.file)
+        if checkpointed { try checkpoint(scratch.file) }
+        let before = fileSize(scratch.file)
         let asked = Locked<[(UInt64, UInt64)]>([])
         var configuration = scratch.configuration()
         configuration.shouldCompactOnLaunch = { total, used in
@@ -136,10 +133,9 @@ import Testing
         try {
             let db = try Database(configuration: configuration)
             #expect(db.objects(Dog.self).count == 300)
+            try check(db)
         }()
-        let calls = asked.withLock { $0 }
-        #expect(calls.count == 1 && (calls.first?.1 ?? 0) >= before / 2, "\(calls) for a file of \(before) bytes")
-        #expect(Self.fileSize(scratch.file) == before)
+        return (before, asked.withLock { $0 })
     }
 
     static func checkpoint(_ path: String) throws {
