@@ -78,7 +78,7 @@ public enum Growth {
         } else if pinnedBytes == 0 {
             explanation += "; no pin holds space now"
         }
-        let checkpoint = Pins.logCheckpoint(access.snapshot)
+        let checkpoint = access.snapshot.logCheckpointVersion
         if let checkpoint {
             explanation += "; v\(checkpoint + 1)…v\(access.snapshot.version) are commits in the log since checkpoint "
                 + "v\(checkpoint), which grow the file and hold pages only from the next checkpoint on"

@@ -143,8 +143,7 @@ public enum Info {
         let inspection = try checkpoint.flatMap { (record) throws(FirnError) in try store.inspectLog(of: record) }
         let log = checkpoint.flatMap { record in inspection.map { Self.log($0, of: record, store: store, slots: slots) } }
         // A version between checkpoints was committed when its frame was.
-        let currentNanoseconds = inspection?.frames.first { $0.kind == .commit && $0.version == current }?
-            .timestampNanoseconds ?? snapshot.info.timestampNanoseconds
+        let currentNanoseconds = inspection?.commitTimes[current] ?? snapshot.info.timestampNanoseconds
         let slotInfo = slots.slots.enumerated().map { index, result -> Slot in
             switch result {
             case let .success(record):

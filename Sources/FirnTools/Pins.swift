@@ -83,13 +83,7 @@ public enum Pins {
         return Report(path: options.path, latestVersion: latest, lockFile: lock != nil, pins: pins,
                       sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
                       clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
-                      checkpointVersion: logCheckpoint(access.snapshot), pinned: access.pinned, note: access.note)
-    }
-
-    /// The checkpoint whose log holds `snapshot`'s version, or nil when
-    /// that version is a checkpoint (or a page commit) itself.
-    static func logCheckpoint(_ snapshot: Snapshot) -> UInt64? {
-        snapshot.version != snapshot.info.version ? snapshot.info.version : nil
+                      checkpointVersion: access.snapshot.logCheckpointVersion, pinned: access.pinned, note: access.note)
     }
 
     /// Versions pinned by live processes, read without freeing stale slots

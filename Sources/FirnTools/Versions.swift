@@ -48,7 +48,7 @@ public enum Versions {
         for case let .success(record) in slots.slots { times[record.version] = record.timestampNanoseconds }
         // Versions between checkpoints were committed when their frames were.
         if let record = access.snapshot.info.commitRecord, let log = try access.store.inspectLog(of: record) {
-            for frame in log.frames where frame.kind == .commit { times[frame.version] = frame.timestampNanoseconds }
+            times.merge(log.commitTimes) { _, frame in frame }
         }
         var byVersion: [UInt64: Version] = [:]
         func entry(_ v: UInt64) -> Version {

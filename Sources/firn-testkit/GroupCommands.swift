@@ -3,7 +3,7 @@
 // process that only calls `Store.sync()`, sealing another process's group.
 // The kill tests SIGKILL them at random moments and check what the file
 // holds against `GroupFormat`, whose contents are a function of the version.
-@_spi(CommitLog) import FirnCore
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif

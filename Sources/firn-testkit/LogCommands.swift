@@ -4,7 +4,7 @@
 // deferred commits with `Store.sync()`. `Tests/FirnCoreTests/
 // CommitLogCrashKillTests.swift` SIGKILLs it at random moments (or lets it
 // kill itself right after a chosen write) and checks what the file holds.
-@_spi(CommitLog) import FirnCore
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif

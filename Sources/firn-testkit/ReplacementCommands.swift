@@ -1,7 +1,7 @@
 // The SDK side of the replacement race (issue 7): a process that opens a
 // database with `Store.open` and commits while another process replaces the
 // file at its path (`firn compact` in place, `firn import --force`).
-@_spi(CommitLog) import FirnCore
+import FirnCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

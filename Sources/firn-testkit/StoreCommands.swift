@@ -1,6 +1,6 @@
 // Store commands: each opens a database with FirnCore and works on it, so a
 // test can kill the process at any moment and check what the file holds.
-@_spi(CommitLog) import FirnCore
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif

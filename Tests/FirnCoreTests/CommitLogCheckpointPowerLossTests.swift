@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 
 /// Power loss while committing through the commit log, across checkpoints
 /// (FORMAT.md 8.2; `CommitLogPowerLossTests` covers one region's frames, not

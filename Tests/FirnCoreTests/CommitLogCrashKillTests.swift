@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 
 /// Process kills while committing through the commit log (FORMAT.md 8.2).
 /// A child (`firn-testkit log-loop`) runs the ledger workload with

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 
 /// I/O errors while committing through the commit log (FORMAT.md 8.2), as
 /// `GroupedIOFaultTests` does for the default commit. A fixed ledger

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif

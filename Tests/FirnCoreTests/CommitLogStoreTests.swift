@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 
 /// Commits through the commit log (`StoreOptions.commitLogPages`): frames
 /// for small commits, checkpoints when the region fills or a transaction

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 
 /// `firn info` and `firn verify` report the commit log (FORMAT.md 8.2) of
 /// files written with `commitLogPages`, run as the built binary: the

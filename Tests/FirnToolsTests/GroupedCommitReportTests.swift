@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(CommitLog) import FirnCore
+import FirnCore
 
 /// `firn info` and `firn versions` on a database with a group of deferred
 /// commits open (FORMAT.md 8.1): the current version is the published one,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
-@_spi(CommitLog) @testable import FirnCore
+@testable import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -477,7 +477,7 @@ import Glibc
         // times are the frames' (those of the current checkpoint's log;
         // frames of earlier logs are in no record, see the caller).
         if let record = snapshot.info.commitRecord, let log = try store.inspectLog(of: record) {
-            for frame in log.frames where frame.kind == .commit { times[frame.version] = frame.timestampNanoseconds }
+            times.merge(log.commitTimes) { _, frame in frame }
         }
         let newest = try #require(times[snapshot.version], "no commit time for v\(snapshot.version) of \(path)")
         return (keys, times, snapshot.version, newest)

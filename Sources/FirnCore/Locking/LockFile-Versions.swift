@@ -89,31 +89,23 @@ extension LockFile {
         }
     }
 
-    /// Bumps the change counter and wakes everyone sleeping on it (the
-    /// wake only while a waiter is counted; see `waitForChange`).
+    /// Bumps the change counter and wakes everyone sleeping on it.
     private func notifyChange() {
         mapping.add32(LockFileLayout.changeCounterOffset, 1)
-        if mapping.load32(LockFileLayout.changeWaitersOffset) != 0 {
-            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.changeCounterOffset))
-        }
+        mapping.wake(LockFileLayout.changeCounterOffset, countedIn: LockFileLayout.changeWaitersOffset)
     }
 
     /// Waits until the change counter differs from `counter`, at most
     /// `timeout`. True when it changed, false on timeout.
     public func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {
-        let word = mapping.pointer32(LockFileLayout.changeCounterOffset)
         let deadline = monotonicNanoseconds() &+ UInt64(LockClock.nanoseconds(timeout))
         while true {
-            if firn_atomic_load_u32(word) != counter { return true }
+            if mapping.load32(LockFileLayout.changeCounterOffset) != counter { return true }
             if isClosed { return false }
             let now = monotonicNanoseconds()
             guard now < deadline else { return false }
-            // Counted while asleep, announced after the check above: a
-            // change before the announcement fails the wait's own compare,
-            // one after it sees the count (both sides sequentially consistent).
-            _ = mapping.add32(LockFileLayout.changeWaitersOffset, 1)
-            _ = firn_futex_wait(word, counter, Int64(clamping: deadline - now))
-            _ = mapping.add32(LockFileLayout.changeWaitersOffset, UInt32.max)
+            mapping.wait(LockFileLayout.changeCounterOffset, expected: counter,
+                         countedIn: LockFileLayout.changeWaitersOffset, nanoseconds: Int64(clamping: deadline - now))
         }
     }
 }

@@ -173,11 +173,10 @@ extension LockFile {
     /// Takes the OFD write lock on the writer byte, sleeping on the release
     /// futex between attempts. False at the deadline or when cancelled.
     private func acquireWriterByte(deadline: UInt64?, isCancelled: () -> Bool) throws(FirnError) -> Bool {
-        let word = mapping.pointer32(LockFileLayout.writerReleaseCounterOffset)
         while true {
             // Read the counter before trying: a release after a failed try
             // changes it, so the wait below returns at once.
-            let counter = firn_atomic_load_u32(word)
+            let counter = mapping.load32(LockFileLayout.writerReleaseCounterOffset)
             let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
             if result == 0 { return true }
             guard result == EAGAIN || result == EACCES || result == EINTR else {
@@ -190,14 +189,8 @@ extension LockFile {
                 guard now < deadline else { return false }
                 wait = min(wait, deadline - now)
             }
-            // Counted while asleep, so releases skip the wake while nobody
-            // waits. Announced after `counter` was read: a release that
-            // comes before the announcement is seen by the wait itself (the
-            // word no longer holds `counter`), one after it sees the count
-            // (sequentially consistent atomics on both sides).
-            _ = mapping.add32(LockFileLayout.writerWaitersOffset, 1)
-            _ = firn_futex_wait(word, counter, Int64(wait))
-            _ = mapping.add32(LockFileLayout.writerWaitersOffset, UInt32.max)
+            mapping.wait(LockFileLayout.writerReleaseCounterOffset, expected: counter,
+                         countedIn: LockFileLayout.writerWaitersOffset, nanoseconds: Int64(wait))
         }
     }
 
@@ -205,17 +198,14 @@ extension LockFile {
     /// release counter goes up twice: once while the lock is still held
     /// (the value then is this release's mark: no one else can move the
     /// counter before it), and once after the lock is dropped, which is
-    /// what wakes a waiter that read the counter before its try failed;
-    /// the futex wake only while a waiter is counted (a waiter that died
-    /// counted leaves the count high: wakes nobody needs, never a missed one).
+    /// what wakes a waiter that read the counter before its try failed
+    /// (only while one is counted: `SharedMapping.wake`).
     @discardableResult
     func releaseWriterByte() -> UInt32 {
         let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
         _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-        if mapping.load32(LockFileLayout.writerWaitersOffset) != 0 {
-            _ = firn_futex_wake_all(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
-        }
+        mapping.wake(LockFileLayout.writerReleaseCounterOffset, countedIn: LockFileLayout.writerWaitersOffset)
         return mark
     }
 

@@ -55,6 +55,25 @@ struct SharedMapping: @unchecked Sendable {
     @discardableResult
     func add32(_ offset: Int, _ delta: UInt32) -> UInt32 { firn_atomic_add_u32(pointer32(offset), delta) }
 
+    /// Sleeps on the futex word at `offset` while it holds `expected`, at
+    /// most `nanoseconds`, counted meanwhile in the word at `waiters`
+    /// (layout 4). The count goes up after the caller read `expected`: a
+    /// change before it fails the wait's own compare, a change after it
+    /// sees the count in `wake` (sequentially consistent on both sides).
+    func wait(_ offset: Int, expected: UInt32, countedIn waiters: Int, nanoseconds: Int64) {
+        add32(waiters, 1)
+        _ = firn_futex_wait(pointer32(offset), expected, nanoseconds)
+        add32(waiters, UInt32.max)
+    }
+
+    /// Wakes every sleeper on the futex word at `offset`, if `waiters`
+    /// counts any: a system call saved per release or publication nobody
+    /// waits for. A waiter that died counted leaves the count high: wakes
+    /// nobody needs, never a missed one.
+    func wake(_ offset: Int, countedIn waiters: Int) {
+        if load32(waiters) != 0 { _ = firn_futex_wake_all(pointer32(offset)) }
+    }
+
     func load64(_ offset: Int) -> UInt64 { firn_atomic_load_u64(pointer64(offset)) }
     func cas64(_ offset: Int, expected: UInt64, desired: UInt64) -> Bool {
         firn_atomic_cas_u64(pointer64(offset), expected, desired) != 0

@@ -51,6 +51,11 @@ package struct LogInspection: Sendable, Equatable {
     package var pageSize: Int
     package var regionBytes: UInt64 { pageCount * UInt64(pageSize) }
     package var frames: [Frame]
+    /// When each commit frame's version was committed (ns since 1970).
+    package var commitTimes: [UInt64: UInt64] {
+        Dictionary(frames.lazy.filter { $0.kind == .commit }.map { ($0.version, $0.timestampNanoseconds) },
+                   uniquingKeysWith: { _, newer in newer })
+    }
     package var endKind: EndKind
     /// Where the scan stopped, in bytes from the region's start (for `full`,
     /// where the last frame's span ends).

@@ -15,6 +15,9 @@ public final class Snapshot: @unchecked Sendable {
     let log: LogOverlayVersion?
 
     public var version: UInt64 { log?.version ?? info.version }
+    /// The checkpoint whose commit log holds this version; nil when the
+    /// version is a checkpoint (a commit record's) itself.
+    package var logCheckpointVersion: UInt64? { log == nil ? nil : info.version }
     /// False when no reader-table slot protects this snapshot (read-only
     /// store without a lock file): a writer could then reuse its pages.
     public let isPinned: Bool

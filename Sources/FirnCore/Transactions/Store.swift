@@ -278,7 +278,7 @@ public final class Store: @unchecked Sendable {
         case .needsCheckpoint:
             // Under a lock of its own: a checkpoint is a commit. Then the
             // state is looked at again (another writer may have come first).
-            _ = try beginWrite(timeout: timeout).commitCheckpoint()
+            try checkpoint(timeout: timeout)
             return try sync(timeout: timeout)
         }
     }
@@ -294,8 +294,7 @@ public final class Store: @unchecked Sendable {
     /// writer lock (waiting up to `timeout`, default `lockTimeout`).
     @discardableResult
     public func checkpoint(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
-        _ = try writableLockFile()
-        return try beginWrite(timeout: timeout).commitCheckpoint()
+        try beginWrite(timeout: timeout).commitCheckpoint()
     }
 
     /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or

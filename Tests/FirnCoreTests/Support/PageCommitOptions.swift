@@ -1,4 +1,4 @@
-@_spi(CommitLog) import FirnCore
+import FirnCore
 
 extension StoreOptions {
     /// Page commits, no commit log (`commitLogPages` 0; the default is the

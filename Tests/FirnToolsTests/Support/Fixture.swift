@@ -1,6 +1,6 @@
 import Foundation
 import FirnTools
-@_spi(CommitLog) import FirnCore
+import FirnCore
 
 /// A temporary directory removed at deinit, and sample databases built
 /// with FirnCore directly (fast: no child processes).
@@ -26,18 +26,14 @@ final class Scratch: @unchecked Sendable {
 
     /// A database with trees "users" (depth 2), "orders", "blobs" (overflow
     /// values) and churn, so it has free and retired pages. Written with
-    /// page commits (no commit log) unless `logPages` says otherwise: every
-    /// commit's pages and history record are then in the file, which the
-    /// page-level tests (surgery on a version's pages, its records, its
-    /// births) rely on. The log's reports are tested on files with one
-    /// (`CommitLogReportTests`).
+    /// page commits (no commit log): every commit's pages and history record
+    /// are then in the file, which the page-level tests (surgery on a
+    /// version's pages, its records, its births) rely on. The log's reports
+    /// are tested on files with one (`CommitLogReportTests`).
     @discardableResult
-    func sampleDatabase(_ name: String = "sample.firn", commits: Int = 12, randomBytes: Int = 0,
-                        logPages: UInt32 = 0) throws -> String {
+    func sampleDatabase(_ name: String = "sample.firn", commits: Int = 12, randomBytes: Int = 0) throws -> String {
         let path = file(name)
-        var options = StoreOptions()
-        options.commitLogPages = logPages
-        let store = try Store.open(path, options: options)
+        let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         for c in 0..<commits {
             try store.write { txn in

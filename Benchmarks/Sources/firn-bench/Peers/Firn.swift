@@ -15,12 +15,12 @@ final class FirnEngine: PinningEngine {
     /// Opens with an explicit durability and an I/O wrapper (the commit
     /// row counts pages and syncs, and measures `.twoPhase` too).
     init(path: String, durability: Durability, wrapIO: (@Sendable (any FileIO) -> any FileIO)?,
-         commitLogPages: UInt32 = StoreOptions().commitLogPages) throws {
+         pageCommits: Bool = false) throws {
         var options = StoreOptions()
         options.durability = durability
         options.wrapIO = wrapIO
-        // The commit log is the default; 0 measures page commits beside it.
-        options.commitLogPages = commitLogPages
+        // The commit log is the default; page commits are measured beside it.
+        if pageCommits { options.commitLogPages = 0 }
         store = try Store.open(path, options: options)
     }
 

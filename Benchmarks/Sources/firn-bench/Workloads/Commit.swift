@@ -69,10 +69,6 @@ func runCommit(_ ctx: Context) throws {
     }
 }
 
-/// The region size of Firn's rows: the default (`StoreOptions`), 128 pages
-/// (512 KiB at 4 KiB pages); "-pages" engines set 0, no commit log.
-let commitLogRegionPages = StoreOptions().commitLogPages
-
 /// The hidden first argument that makes the bench a commit child.
 let commitChildFlag = "--commit-child"
 
@@ -91,7 +87,7 @@ func runCommitChild(_ args: [String]) -> Never {
                 let c = CountingIO(base, pageSize: pageSize)
                 counter.io = c
                 return c
-            }, commitLogPages: engine == "firn-pages" ? 0 : commitLogRegionPages)
+            }, pageCommits: engine == "firn-pages")
             let before = counter.io?.pages ?? 0
             let t = try timed { try e.putEach(ds, 0..<n) }
             let after = counter.io?.pages ?? 0
@@ -99,7 +95,7 @@ func runCommitChild(_ args: [String]) -> Never {
             print("\(Double(n) / t) \(Double(after - before) / Double(n))")
         case "firn-grouped", "firn-pages-grouped":
             let e = try FirnEngine(path: path, durability: .full, wrapIO: { $0 },
-                                   commitLogPages: engine == "firn-pages-grouped" ? 0 : commitLogRegionPages)
+                                   pageCommits: engine == "firn-pages-grouped")
             let t = try timed {
                 for i in 0..<n {
                     let txn = try e.store.beginWrite()
