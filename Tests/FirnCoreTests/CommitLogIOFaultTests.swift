@@ -140,6 +140,8 @@ import Testing
         var options = StoreOptions()
         options.durability = .full
         options.commitLogPages = regionPages
+        // The plan walks the region to its end: no checkpoint for the entries logged.
+        options.checkpointsOnEntryBudget = false
         options.wrapIO = { FaultyIO($0, fault: fault) }
         return options
     }

@@ -30,6 +30,11 @@ final class LogChangeSet {
 
     var isEmpty: Bool { !trees.values.contains { $0.changed } }
 
+    /// The entries a frame of these changes carries.
+    var entryCount: UInt64 {
+        trees.values.reduce(0) { $1.changed && $1.exists ? $0 + UInt64($1.entries.count) : $0 }
+    }
+
     private func baseTree(_ name: String) throws(FirnError) -> TreeReader? {
         if let known = baseTrees[name] { return known }
         let reader = try base.tree(name)

@@ -34,6 +34,10 @@ final class LogOverlayVersion: @unchecked Sendable {
     let changes: [String: LogFrameTreeChanges]
     /// Every tree a frame of the epoch touched up to this version.
     let trees: [String: LogTreeState]
+    /// Entries the epoch's frames carry up to this version, summed frame by
+    /// frame (a key written by two frames counts twice): at least the keys
+    /// a checkpoint replaying them rewrites, so at least the leaves it does.
+    let loggedEntries: UInt64
     private let owner: AnyObject?
     /// Per tree at this version: its entries as sorted runs, newest first
     /// (`runs(of:)`), and merged into one run (`entries(of:)`), each built
@@ -48,6 +52,7 @@ final class LogOverlayVersion: @unchecked Sendable {
         self.changes = changes
         self.trees = trees
         self.owner = owner
+        loggedEntries = changes.values.reduce(parent?.loggedEntries ?? 0) { $0 + UInt64($1.entries.count) }
     }
 
     /// The checkpoint itself: no frame yet.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The commit-log half of a write transaction (docs/COMMIT-PATH.md, "The
 /// commit log"): its changes kept as a `LogChangeSet` over the base
 /// version, committed as one frame appended to the checkpoint's region —
@@ -23,18 +26,82 @@ final class LogTransaction {
         changes = LogChangeSet(base: base)
     }
 
-    /// Whether `payload` may go in a frame: it fits the region, and is
-    /// small enough not to crowd out the frames after it (a large
-    /// transaction checkpoints instead).
-    func admitsFrame(_ payload: [UInt8], deferred: Bool, geometry: PageGeometry) -> Bool {
-        guard let appender else { return false }
-        let regionBytes = appender.region.pageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
-        guard !regionBytes.overflow, UInt64(payload.count) <= regionBytes.partialValue / Self.largestFrameShare else { return false }
-        return appender.fits(payloadLength: payload.count, deferred: deferred)
+    /// Whether a transaction's changes may go in a frame, and if not, why.
+    enum FrameAdmission: Equatable {
+        case admitted
+        /// The frames since the checkpoint would carry more entries than a
+        /// checkpoint should rewrite (`entryBudget`).
+        case overBudget
+        /// Larger than a frame may be, or no room left in the region (or
+        /// no region to append to).
+        case noRoom
+    }
+
+    /// Whether `payload` may go in a frame: the frames since the checkpoint
+    /// stay within the entry budget (when `budgeted`), the frame is small
+    /// enough not to crowd out the frames after it (a large transaction
+    /// checkpoints instead), and it fits the region.
+    func admission(_ payload: [UInt8], deferred: Bool, regionPages: UInt32, budgeted: Bool,
+                   geometry: PageGeometry) -> FrameAdmission {
+        guard let appender else { return .noRoom }
+        if budgeted, let budget = Self.entryBudget(record, regionPages: regionPages),
+           (link?.loggedEntries ?? 0) + changes.entryCount > budget { return .overBudget }
+        // Sized by the regions checkpoints make, not this one: a small one
+        // (`checkpointRegionPages`) takes as large a frame as any.
+        let sizing = max(UInt64(regionPages), appender.region.pageCount)
+        let regionBytes = sizing.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
+        guard !regionBytes.overflow, UInt64(payload.count) <= regionBytes.partialValue / Self.largestFrameShare,
+              appender.fits(payloadLength: payload.count, deferred: deferred) else { return .noRoom }
+        return .admitted
     }
 
     /// A frame takes at most this share of a region (1/8).
     static let largestFrameShare: UInt64 = 8
+
+    /// The size of the region this transaction's checkpoint makes: the
+    /// configured size, or a quarter of it (room for two of the largest
+    /// frames) when the entry budget, not the room, ended the epoch after
+    /// frames that filled no more than half of that. A full-size region per
+    /// small checkpoint churned the file's free space: a retired region
+    /// comes back whole two checkpoints later, but one of another size
+    /// mostly does not fit it, and each new one went past the end of the file.
+    func checkpointRegionPages(configured: UInt32, after admission: FrameAdmission?, geometry: PageGeometry) -> UInt32 {
+        let small = max(1, configured / Self.smallRegionShare)
+        guard admission == .overBudget, small < configured, let appender, appender.region == record.logRegion else {
+            return configured
+        }
+        let pageSize = UInt64(geometry.pageSize)
+        let used = appender.nextOffset / pageSize + (appender.nextOffset % pageSize == 0 ? 0 : 1)
+        return used <= UInt64(small / 2) ? small : configured
+    }
+
+    static let smallRegionShare: UInt32 = 4
+
+    /// The most entries the frames since a checkpoint may carry before
+    /// the next commit is a checkpoint instead, nil for no limit: a
+    /// checkpoint rewrites the leaves those entries fall in, and until the
+    /// two checkpoints after it the pages it replaced wait (the commit slots
+    /// keep the versions that see them), so that is the room the log costs
+    /// the file beyond its version's pages. The limit keeps the estimated
+    /// leaves within `regionPages` or a thirty-second of the pages in use,
+    /// whichever is more. The estimate takes keys as spread at random over
+    /// the pages in use (`pages × (1 − e^(−entries / pages))`, the expected
+    /// pages hit): ascending keys hit fewer, and checkpoint sooner than
+    /// they need to, each cheaply. A tree that is all within the bound has
+    /// no limit: every frame until the region is full.
+    static func entryBudget(_ record: CommitRecord, regionPages: UInt32) -> UInt64? {
+        // The pages of its trees: neither free nor retired, nor a slot or the log region.
+        let (held, overflow) = record.freePages.addingReportingOverflow(record.retiredPages)
+        let (notTrees, overflowB) = held.addingReportingOverflow(UInt64(record.logRegionPages) + 2)
+        guard !overflow, !overflowB, notTrees < record.logicalPageCount else { return nil }
+        let pages = Double(record.logicalPageCount - notTrees)
+        let bound = max(Double(regionPages), pages / Double(Self.treeShare))
+        guard bound < pages else { return nil }
+        return UInt64(-pages * log1p(-bound / pages))
+    }
+
+    /// The share of the pages in use a checkpoint may rewrite (1/32).
+    static let treeShare: UInt64 = 32
 
     /// Replays the log's frames since the checkpoint, then this
     /// transaction's changes, into `pages`: the trees as the new version

@@ -28,7 +28,12 @@ public struct StoreOptions: Sendable {
     /// of the log's changes and its own. 0 commits every version as a
     /// copy-on-write commit (two to seven pages). The default, 128 pages
     /// (512 KiB at 4 KiB pages), is the log. Frames free no pages until the
-    /// next checkpoint (`Store.checkpoint()`, `firn checkpoint`). A store
+    /// next checkpoint (`Store.checkpoint()`, `firn checkpoint`). The log
+    /// also checkpoints once its frames would make the checkpoint rewrite
+    /// more than this many pages or a thirty-second of the trees' pages,
+    /// whichever is more (those pages wait two checkpoints before reuse: the
+    /// room the log costs the file), and such a checkpoint makes a region of
+    /// a quarter of this size. A store
     /// that opens a file with a log reads it, whatever this says; with 0 its
     /// next commit is a checkpoint without a region.
     public var commitLogPages: UInt32 = 128
@@ -36,6 +41,11 @@ public struct StoreOptions: Sendable {
     /// allocated whole at each checkpoint, so its size is bounded (65 536
     /// pages is 256 MiB at 4 KiB pages).
     public static let commitLogPageRange: ClosedRange<UInt32> = 1...65_536
+    /// Whether the log checkpoints once its frames carry more entries than
+    /// a checkpoint should rewrite (`LogTransaction.entryBudget`); off, only
+    /// a full region or a large transaction makes a checkpoint (tests that
+    /// walk a region to its end).
+    package var checkpointsOnEntryBudget = true
 
     public init() {}
 }

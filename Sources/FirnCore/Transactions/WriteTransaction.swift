@@ -313,28 +313,36 @@ public final class WriteTransaction {
         // `.none` writes frames that are not deferred without their sync.
         let deferred = durability == .deferred
         let syncs = store.options.durability != .none
-        if !checkpoint, let appender = log.appender, case let payload = log.changes.payload(),
-           log.admitsFrame(payload, deferred: deferred, geometry: store.geometry) {
-            do {
-                try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
-                                          sync: syncs, undoFailed: store.markFailed)
-            } catch {
-                // A frame that is not deferred was undone (or the store
-                // refuses use). A deferred one may be in the file whole: the
-                // next writer sees it past the published version and
-                // checkpoints instead.
-                abort()
-                throw error.located(in: store.path, version: version)
-            }
-            lockFile.publish(version: version, durable: !deferred && syncs)
-            let release = finish()
-            if let release {
-                store.logWriter.withLock {
-                    $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
-                                        record: log.record, appender: appender)
+        // Why the log took no frame, for the checkpoint's region size; nil
+        // when a checkpoint was asked for.
+        var admission: LogTransaction.FrameAdmission? = nil
+        if !checkpoint, let appender = log.appender {
+            let payload = log.changes.payload()
+            let verdict = log.admission(payload, deferred: deferred, regionPages: store.options.commitLogPages,
+                                        budgeted: store.options.checkpointsOnEntryBudget, geometry: store.geometry)
+            admission = verdict
+            if verdict == .admitted {
+                do {
+                    try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
+                                              sync: syncs, undoFailed: store.markFailed)
+                } catch {
+                    // A frame that is not deferred was undone (or the store
+                    // refuses use). A deferred one may be in the file whole: the
+                    // next writer sees it past the published version and
+                    // checkpoints instead.
+                    abort()
+                    throw error.located(in: store.path, version: version)
                 }
+                lockFile.publish(version: version, durable: !deferred && syncs)
+                let release = finish()
+                if let release {
+                    store.logWriter.withLock {
+                        $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
+                                            record: log.record, appender: appender)
+                    }
+                }
+                return version
             }
-            return version
         }
         let pages: PageCommit
         do {
@@ -345,7 +353,9 @@ public final class WriteTransaction {
             abort()
             throw error.located(in: store.path, version: version)
         }
-        return try commitPages(pages, deferred: false, logRegionPages: store.options.commitLogPages,
+        return try commitPages(pages, deferred: false,
+                               logRegionPages: log.checkpointRegionPages(configured: store.options.commitLogPages,
+                                                                         after: admission, geometry: store.geometry),
                                retiring: log.record.logRegion)
     }
 

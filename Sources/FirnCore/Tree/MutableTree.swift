@@ -92,6 +92,14 @@ final class MutableTree {
         let cellSize = leaf.leafCellSize(keyLength: key.count, value: value)
         if leaf.fits(cellSize) {
             key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
+        } else if index == leaf.count && path.allSatisfy({ $0.1 == $0.0.page.count - 1 }) {
+            // Past the tree's last key (an ascending load, a commit log's
+            // sorted replay, keys that grow with time): the full leaf stays
+            // full and the key starts a new one. Halving it would leave every
+            // leaf of such a load half empty, for good.
+            let right = Node(page: NodePage(pageSize: context.geometry.pageSize, isLeaf: true), level: 0)
+            key.withUnsafeBytes { right.page.insert(at: 0, key: $0, value: value) }
+            addSibling(right, separator: key, of: node, path: &path)
         } else {
             // Split first, then insert into the half the key belongs to. A key
             // at the boundary goes left, so the right half's first key (the
