@@ -218,7 +218,7 @@ final class AsyncWriteQueue {
             for message in messages { handle(message) }
         }
         deliverCompletions()
-        scheduleWork()
+        scheduleWork(onPump: true)
     }
 
     /// Runs every request queued before now (a synchronous write comes
@@ -259,7 +259,7 @@ final class AsyncWriteQueue {
             }
             deliverCompletions()
         }
-        scheduleWork()
+        scheduleWork(onPump: true)
     }
 
     /// The writer lock (or its failure) goes to the first request; with
@@ -347,10 +347,40 @@ final class AsyncWriteQueue {
     /// Asks the worker for what is due: the durable sync (at once after an
     /// ungrouped commit; after grouped ones, once no request is left or the
     /// group reaches `groupLimit`), then the writer lock for the first request.
-    private func scheduleWork() {
-        let runEnded = requests.isEmpty && running == nil && !acquiring
-        if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) { startSync() }
-        if !acquiring && running == nil && !requests.isEmpty { startAcquiring() }
+    ///
+    /// `onPump`: called where the binding processes (not inside a request,
+    /// a block or a commit). There, while no sync of ours is due or under
+    /// way, the first request takes the writer lock here when it is free at
+    /// once (`tryBeginWrite`, which never waits) and runs, and so on for the
+    /// next: a run of grouped requests makes no round trip through the
+    /// worker per request. A lock held elsewhere (another instance or
+    /// process, or our sync) still goes through the worker, so the binding
+    /// never waits for it; and an ungrouped commit's sync still comes before
+    /// the next lock.
+    private func scheduleWork(onPump: Bool = false) {
+        while true {
+            let runEnded = requests.isEmpty && running == nil && !acquiring
+            if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) { startSync() }
+            guard !acquiring && running == nil && !requests.isEmpty else { return }
+            guard onPump, syncsInFlight == 0, !unsynced || !syncBarrier, let box = tryLockingHere() else {
+                startAcquiring()
+                return
+            }
+            start(.success(box))
+            deliverCompletions()
+        }
+    }
+
+    /// The write transaction for the first request, begun here when the
+    /// writer lock is free at once; nil when it is not, or when beginning
+    /// fails (the worker then begins it and reports the failure).
+    private func tryLockingHere() -> TransactionBox? {
+        do throws(FirnError) {
+            guard let transaction = try core.store.tryBeginWrite() else { return nil }
+            return TransactionBox(transaction)
+        } catch {
+            return nil
+        }
     }
 
     private func startAcquiring() {

@@ -439,12 +439,23 @@ public final class Store: @unchecked Sendable {
                 // newer record nobody published is not looked at (a writer that
                 // has not published yet, or one that died: the next writer checks
                 // its record and publishes it).
-                guard let snapshot = try makeSnapshot(version: version, slots: try CommitSlots.read(io), pin: pin) else { continue }
+                guard let snapshot = try makeSnapshot(version: version, slots: try slotsLeading(to: version), pin: pin) else { continue }
                 return snapshot
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
         }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
+    }
+
+    /// The commit slots as they lead to `version`: as this store's last
+    /// transaction left them when `version` is the frame it appended
+    /// (frames write no record, so the slots it read lead to that frame,
+    /// and the pinned version's pages stay whatever a later writer does),
+    /// else read from the file. Saves an instance that refreshes after each
+    /// of its own commits two page reads per commit.
+    private func slotsLeading(to version: UInt64) throws(FirnError) -> CommitSlots {
+        if let cache = logWriter.withLock({ $0 }), cache.version == version { return cache.slots }
+        return try CommitSlots.read(io)
     }
 
     /// The published version's record stayed missing: a group member's
