@@ -12,9 +12,10 @@ final class LogTransaction {
     /// The base version's link, when it is a frame's.
     let link: LogOverlayVersion?
     let changes: LogChangeSet
-    /// Where the next frame goes; nil when the next commit must be a
-    /// checkpoint (no region yet, a region full or ending where a frame of
-    /// its epoch may lie beyond, frames past the published version).
+    /// Where the next frame goes, in `record`'s region; nil when the next
+    /// commit must be a checkpoint (no region yet, a region full or ending
+    /// where a frame of its epoch may lie beyond, frames past the published
+    /// version).
     let appender: LogAppender?
     /// Bumped when a tree is dropped: handles to the dropped tree refuse use.
     var generations: [String: Int] = [:]
@@ -67,9 +68,7 @@ final class LogTransaction {
     /// mostly does not fit it, and each new one went past the end of the file.
     func checkpointRegionPages(configured: UInt32, after admission: FrameAdmission?, geometry: PageGeometry) -> UInt32 {
         let small = max(1, configured / Self.smallRegionShare)
-        guard admission == .overBudget, small < configured, let appender, appender.region == record.logRegion else {
-            return configured
-        }
+        guard admission == .overBudget, small < configured, let appender else { return configured }
         let pageSize = UInt64(geometry.pageSize)
         let used = appender.nextOffset / pageSize + (appender.nextOffset % pageSize == 0 ? 0 : 1)
         return used <= UInt64(small / 2) ? small : configured
