@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -206,7 +207,22 @@ int firn_ofd_probe(int fd, int type, int64_t start, int64_t len) {
 
 // MARK: misc
 
-int64_t firn_gettid(void) { return (int64_t)syscall(SYS_gettid); }
+// The kernel thread id, asked of the kernel once per thread: every write
+// transaction and pin records it, and the system call was a few percent of
+// a grouped commit. A forked child's thread has a new id but inherits the
+// forking thread's cache, so the child forgets it (pthread_atfork).
+static _Thread_local int64_t cached_tid = 0;
+static pthread_once_t tid_fork_handler_once = PTHREAD_ONCE_INIT;
+static void forget_tid_in_child(void) { cached_tid = 0; }
+static void install_tid_fork_handler(void) { pthread_atfork(NULL, NULL, forget_tid_in_child); }
+
+int64_t firn_gettid(void) {
+    if (cached_tid == 0) {
+        pthread_once(&tid_fork_handler_once, install_tid_fork_handler);
+        cached_tid = (int64_t)syscall(SYS_gettid);
+    }
+    return cached_tid;
+}
 
 uint32_t firn_thread_stripe(void) {
     static uint32_t next = 0;

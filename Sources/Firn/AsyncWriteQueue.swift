@@ -23,7 +23,8 @@ public typealias AsyncTransactionId = UInt32
 /// ungrouped commit is its own durability point), and after a run of
 /// grouped ones only when no request is left (or after `groupLimit` of
 /// them): the run shares one `Store.sync()`, and a crash keeps all of it or
-/// none.
+/// none. While `waitUntilIdle` waits on the binding, a sync that falls due
+/// runs there, between blocks, instead of on the worker (`syncHere`).
 ///
 /// Not thread-safe: everything but the mailbox is used on the binding only.
 final class AsyncWriteQueue {
@@ -124,6 +125,12 @@ final class AsyncWriteQueue {
     static let groupLimit = 100
     /// The newest version this instance committed asynchronously.
     private var lastCommitted: UInt64 = 0
+    /// `waitUntilIdle` is running on the binding: its caller waits for
+    /// every request and completion, so a durable sync runs right here
+    /// instead of on the worker, while the binding would only sleep.
+    private var waitingHere = 0
+    /// How many durable syncs ran on the binding (`syncHere`), for tests.
+    private(set) var syncsRunHere = 0
     private let mailbox = Mailbox()
     private let worker: DispatchQueue
 
@@ -238,6 +245,8 @@ final class AsyncWriteQueue {
     /// block, nothing: the rest comes after that block.
     func waitUntilIdle() {
         guard running == nil else { return }
+        waitingHere += 1
+        defer { waitingHere -= 1 }
         while true {
             process()
             if !isPerforming { return }
@@ -252,11 +261,7 @@ final class AsyncWriteQueue {
             start(result)
         case let .durable(upTo, result):
             syncsInFlight -= 1
-            if case let .failure(error) = result {
-                for index in commits.indices where commits[index].error == nil {
-                    if let version = commits[index].version, version <= upTo { commits[index].error = error }
-                }
-            }
+            if case let .failure(error) = result { fail(upTo: upTo, error) }
             deliverCompletions()
         }
         scheduleWork(onPump: true)
@@ -330,6 +335,13 @@ final class AsyncWriteQueue {
         wake()
     }
 
+    /// The commits up to `upTo` still waiting get `error`: their sync failed.
+    private func fail(upTo: UInt64, _ error: DatabaseError) {
+        for index in commits.indices where commits[index].error == nil {
+            if let version = commits[index].version, version <= upTo { commits[index].error = error }
+        }
+    }
+
     /// Runs the completions of the commits now durable (or failed), in
     /// commit order, stopping at the first still waiting.
     private func deliverCompletions() {
@@ -357,10 +369,23 @@ final class AsyncWriteQueue {
     /// process, or our sync) still goes through the worker, so the binding
     /// never waits for it; and an ungrouped commit's sync still comes before
     /// the next lock.
+    ///
+    /// While `waitUntilIdle` runs (its caller waits for everything), the
+    /// sync that is due runs here on the pump (`syncHere`), not on the
+    /// worker: the binding would only sleep until the worker's message
+    /// came, and the two hand-overs cost more than the sync's own work. A
+    /// commit's sync is then left due until its block has returned to the
+    /// pump, so `commitAsyncWrite` still returns at once.
     private func scheduleWork(onPump: Bool = false) {
         while true {
             let runEnded = requests.isEmpty && running == nil && !acquiring
-            if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) { startSync() }
+            if unsynced && (syncBarrier || runEnded || unsyncedCount >= Self.groupLimit) {
+                if waitingHere == 0 || core.isInWriteTransaction {
+                    startSync()
+                } else if onPump {
+                    syncHere()
+                }
+            }
             guard !acquiring && running == nil && !requests.isEmpty else { return }
             guard onPump, syncsInFlight == 0, !unsynced || !syncBarrier, let box = tryLockingHere() else {
                 startAcquiring()
@@ -396,6 +421,22 @@ final class AsyncWriteQueue {
             mailbox.post(message)
             wake()
         }
+    }
+
+    /// The durable sync that is due, on the binding, where `waitUntilIdle`
+    /// waits; then the completions it made due.
+    private func syncHere() {
+        unsynced = false
+        unsyncedCount = 0
+        syncBarrier = false
+        let upTo = lastCommitted
+        syncsRunHere += 1
+        do throws(FirnError) {
+            _ = try core.store.sync()
+        } catch {
+            fail(upTo: upTo, .engine(error))
+        }
+        deliverCompletions()
     }
 
     private func startSync() {

@@ -74,4 +74,72 @@ import Testing
         #expect(try snapshot.tree("t")?.get([99])?.array == [99])
         snapshot.close()
     }
+
+    /// The frames this store appends (commits, deferred or not, and seals)
+    /// come into its chain from memory, as its appender wrote them: right
+    /// after each commit the chain already holds the frame, before anything
+    /// reads the region; and what it holds is what a scan of the file
+    /// finds, and the versions read as another process reads them.
+    @Test func ownFramesComeIntoTheChainFromMemoryAndReadAsTheFileDoes() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("handoff.firn")
+        let store = try Store.open(path)
+        defer { store.close() }
+        try store.write { txn in _ = try txn.tree("t", create: true) }
+        let record = try #require(try CommitSlots.read(store.io).newest)
+        let region = try #require(record.logRegion)
+        var expected: [UInt8: [UInt8]] = [:]
+        var versions: [UInt64] = []
+        for n in 1...24 as ClosedRange<UInt8> {
+            let txn = try store.beginWrite()
+            let tree = try #require(try txn.tree("t"))
+            try tree.put([n], [n, n])
+            expected[n] = [n, n]
+            if n % 5 == 0, n > 5 {
+                try tree.delete([n - 5])
+                expected[n - 5] = nil
+            }
+            let version = try txn.commit(durability: n % 3 == 0 ? .durable : .deferred)
+            versions.append(version)
+            let chain = try #require(store.logChains.withLock { $0.first { $0.region == region } })
+            #expect(chain.newestVersion == version, "frame \(version) is not in the chain right after its commit")
+            if n % 4 == 0 {
+                _ = try store.sync()
+                #expect(chain.durableVersion == version, "the seal after \(version) is not in the chain")
+            }
+        }
+        // Still the same region: the test checks one chain against the file.
+        #expect(try CommitSlots.read(store.io).newest == record)
+        let chain = try #require(store.logChains.withLock { $0.first { $0.region == region } })
+        let held = chain.scan
+        let map = try store.mapCovering(pages: record.logicalPageCount, version: record.version)
+        let pageSize = Int(store.geometry.pageSize)
+        let bytes = UnsafeRawBufferPointer(start: map.base.advanced(by: Int(region.startPage) * pageSize),
+                                           count: Int(region.pageCount) * pageSize)
+        let read = LogScan.scan(region, bytes: bytes, geometry: store.geometry)
+        #expect(held.frames == read.frames)
+        #expect(held.nextOffset == read.nextOffset && held.chain == read.chain)
+        #expect(held.newestVersion == read.newestVersion && held.durableVersion == read.durableVersion)
+        // Each version's link as handed over, against a chain that reads
+        // every frame from the file (as another process's store does).
+        let reading = store.logReading(for: record, map: map)
+        let fresh = LogChain(region: region, geometry: store.geometry, countLimit: reading.countLimit,
+                             checkpointHasTree: reading.checkpointHasTree)
+        _ = try fresh.readAll(bytes: bytes, owner: map)
+        func described(_ link: LogOverlayVersion) -> [String] {
+            link.entries(of: "t").map { entry in
+                "\(Array(entry.key)) \(entry.value.map { "\(Array($0))" } ?? "deleted") @\(entry.version)"
+            }
+        }
+        for version in versions {
+            let mine = try #require(try store.logLink(version, of: record))
+            let theirs = try #require(try fresh.link(version, bytes: bytes, owner: map))
+            #expect(mine.trees == theirs.trees, "version \(version)")
+            #expect(mine.loggedEntries == theirs.loggedEntries, "version \(version)")
+            #expect(described(mine) == described(theirs), "version \(version)")
+        }
+        let last = try store.snapshot()
+        #expect(try last.tree("t")?.count == UInt64(expected.count))
+        last.close()
+    }
 }

@@ -19,6 +19,9 @@ final class LogAppender {
     private(set) var chain: UInt32
     private(set) var newestVersion: UInt64
     private(set) var durableVersion: UInt64
+    /// The last frame this appender wrote, as a scan would accept it: the
+    /// store hands it to its `LogChain` with the payload it has in memory.
+    private(set) var lastFrame: LogScan.Frame?
 
     private init(io: any FileIO, region: LogRegion, geometry: PageGeometry, scan: LogScan) {
         self.io = io
@@ -125,6 +128,7 @@ final class LogAppender {
     /// published version and checkpoints).
     private func write(kind: LogFrameHeader.Kind, version: UInt64, payload: [UInt8], deferred: Bool,
                        timestampNanoseconds: UInt64, sync: Bool, undoFailed: (FirnError) -> Void) throws(FirnError) {
+        lastFrame = nil
         let pageSize = UInt64(geometry.pageSize)
         let packs = kind == .commit && deferred
         let pageStart = nextOffset / pageSize * pageSize
@@ -165,6 +169,7 @@ final class LogAppender {
             }
             throw failure
         }
+        lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
         chain = checksum
         nextOffset = next
         // The next frame shares this one's last page only after a packed one.

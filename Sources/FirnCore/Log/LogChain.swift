@@ -64,6 +64,50 @@ final class LogChain: @unchecked Sendable {
         }
     }
 
+    /// Takes `frame`, which this process just wrote whole into the region
+    /// (`LogAppender.lastFrame`), as read, with the payload it wrote: the
+    /// writer's next transaction and its own refresh then find the link
+    /// without reading the frame back through the map (a page fault, both
+    /// checksums and a parse of the payload per commit). Nothing when the
+    /// chain has not read exactly up to the frame before it, or the frame
+    /// does not follow it as a scan requires: a later read then takes it
+    /// from the file, as another process's frame. The end is where the
+    /// frame ends (blank, or full with no room for another header); the
+    /// next read looks at what really lies there.
+    func appended(_ frame: LogScan.Frame, payload: [UInt8]) {
+        state.withLock { (s) in
+            guard s.applied == s.scan.frames.count, s.scan.nextOffset == frame.offset,
+                  s.scan.chain == frame.header.previousChecksum else { return }
+            let header = frame.header
+            // The appender placed the frame inside the region (it checks
+            // the same products for overflow).
+            let next = frame.offset + UInt64(header.span) * UInt64(LogFrameHeader.alignment)
+            let regionBytes = region.pageCount * UInt64(geometry.pageSize)
+            guard next <= regionBytes else { return }
+            switch header.kind {
+            case .commit:
+                guard s.scan.newestVersion < UInt64.max, header.version == s.scan.newestVersion + 1,
+                      header.payloadLength == UInt64(payload.count) else { return }
+                let bytes = OwnedBytes(payload)
+                guard let link = try? (s.links.last ?? s.root).applying(
+                    payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
+                    countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
+                    checkpointHasTree: checkpointHasTree) else { return }
+                s.links.append(link)
+                s.scan.newestVersion = header.version
+                if !header.deferred { s.scan.durableVersion = header.version }
+            case .seal:
+                guard s.scan.durableVersion < s.scan.newestVersion, header.version == s.scan.newestVersion else { return }
+                s.scan.durableVersion = header.version
+            }
+            s.scan.frames.append(frame)
+            s.applied = s.scan.frames.count
+            s.scan.chain = frame.checksum
+            s.scan.nextOffset = next
+            s.scan.end = regionBytes - next >= UInt64(LogFrameHeader.size) ? .blank(offset: next) : .full
+        }
+    }
+
     /// Applies the commit frames the scan accepted since the last call.
     private func apply(_ s: inout State, bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(FirnError) {
         while s.applied < s.scan.frames.count {

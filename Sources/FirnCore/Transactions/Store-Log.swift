@@ -55,6 +55,14 @@ extension Store {
         }
     }
 
+    /// Gives `record`'s chain, when this store reads it, the frame this
+    /// store's appender just wrote whole (`LogChain.appended`).
+    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], record: CommitRecord) {
+        guard let region = record.logRegion,
+              let chain = logChains.withLock({ $0.first(where: { $0.region == region }) }) else { return }
+        chain.appended(frame, payload: payload)
+    }
+
     /// The link of `version` in `record`'s log, reading frames as needed;
     /// nil when the region holds no whole frame of it.
     func logLink(_ version: UInt64, of record: CommitRecord) throws(FirnError) -> LogOverlayVersion? {
@@ -113,6 +121,7 @@ extension Store {
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
                 try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: markFailed)
+                if let frame = appender.lastFrame { logAppended(frame, payload: [], record: record) }
             }
         } catch {
             throw error.located(in: path, version: published)
