@@ -426,10 +426,7 @@ final class AsyncWriteQueue {
     /// The durable sync that is due, on the binding, where `waitUntilIdle`
     /// waits; then the completions it made due.
     private func syncHere() {
-        unsynced = false
-        unsyncedCount = 0
-        syncBarrier = false
-        let upTo = lastCommitted
+        let upTo = takeDueSync()
         syncsRunHere += 1
         do throws(FirnError) {
             _ = try core.store.sync()
@@ -441,10 +438,7 @@ final class AsyncWriteQueue {
 
     private func startSync() {
         syncsInFlight += 1
-        unsynced = false
-        unsyncedCount = 0
-        syncBarrier = false
-        let store = core.store, mailbox = mailbox, wake = waker(), upTo = lastCommitted
+        let store = core.store, mailbox = mailbox, wake = waker(), upTo = takeDueSync()
         worker.async {
             let result: Result<UInt64, DatabaseError>
             do throws(FirnError) {
@@ -455,6 +449,14 @@ final class AsyncWriteQueue {
             mailbox.post(.durable(upTo: upTo, result))
             wake()
         }
+    }
+
+    /// Marks the due sync as asked for; returns the newest commit it covers.
+    private func takeDueSync() -> UInt64 {
+        unsynced = false
+        unsyncedCount = 0
+        syncBarrier = false
+        return lastCommitted
     }
 
     /// Schedules `process()` on the binding now.

@@ -175,31 +175,6 @@ import Glibc
 /// its session — not what it read before. (A stale published version made
 /// an in-place compaction pack an older version and drop the newest commit.)
 @Suite struct PublishedVersionTests {
-    /// Runs `action` once, right after the opener's first read of slot 1.
-    final class ReadHook: FileIO, @unchecked Sendable {
-        let base: any FileIO
-        var action: (() -> Void)?
-        init(_ base: any FileIO, action: @escaping () -> Void) {
-            self.base = base
-            self.action = action
-        }
-        var path: String { base.path }
-        var descriptor: Int32 { base.descriptor }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) { try base.write(bytes, at: offset) }
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
-            let n = try base.read(into: buffer, at: offset)
-            if offset > 0, let run = action {
-                action = nil
-                run()
-            }
-            return n
-        }
-        func sync() throws(FirnError) { try base.sync() }
-        func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
-        func size() throws(FirnError) -> UInt64 { try base.size() }
-        func close() { base.close() }
-    }
-
     @Test func anOpenerPublishesWhatTheFileHoldsOnceItHasItsSession() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("publish.firn")
@@ -208,10 +183,11 @@ import Glibc
         let writerBox = Mutex<Store?>(writer)
         var options = StoreOptions.pageCommits
         options.wrapIO = { io in
-            ReadHook(io) {
-                // Between the opener's slot read and its lock file: the
-                // writer commits once more and exits.
-                guard let store = writerBox.withLock({ s in defer { s = nil }; return s }) else { return }
+            ReadObservingIO(io) { offset in
+                // Between the opener's slot read and its lock file (its
+                // first read past slot 0): the writer commits once more
+                // and exits, once.
+                guard offset > 0, let store = writerBox.withLock({ s in defer { s = nil }; return s }) else { return }
                 try? ReplacementTests.put(store, "b")
                 store.close()
             }

@@ -76,35 +76,26 @@ final class LogChain: @unchecked Sendable {
     /// next read looks at what really lies there.
     func appended(_ frame: LogScan.Frame, payload: [UInt8]) {
         state.withLock { (s) in
-            guard s.applied == s.scan.frames.count, s.scan.nextOffset == frame.offset,
-                  s.scan.chain == frame.header.previousChecksum else { return }
             let header = frame.header
             // The appender placed the frame inside the region (it checks
-            // the same products for overflow).
-            let next = frame.offset + UInt64(header.span) * UInt64(LogFrameHeader.alignment)
+            // the same product for overflow).
             let regionBytes = region.pageCount * UInt64(geometry.pageSize)
-            guard next <= regionBytes else { return }
-            switch header.kind {
-            case .commit:
-                guard s.scan.newestVersion < UInt64.max, header.version == s.scan.newestVersion + 1,
-                      header.payloadLength == UInt64(payload.count) else { return }
+            guard s.applied == s.scan.frames.count, s.scan.nextOffset == frame.offset,
+                  s.scan.chain == header.previousChecksum, header.payloadLength == UInt64(payload.count),
+                  LogScan.fieldDefect(header, offset: frame.offset, regionBytes: regionBytes,
+                                      pageSize: UInt64(geometry.pageSize), scan: s.scan) == nil else { return }
+            if header.kind == .commit {
                 let bytes = OwnedBytes(payload)
                 guard let link = try? (s.links.last ?? s.root).applying(
                     payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
                     countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
                     checkpointHasTree: checkpointHasTree) else { return }
                 s.links.append(link)
-                s.scan.newestVersion = header.version
-                if !header.deferred { s.scan.durableVersion = header.version }
-            case .seal:
-                guard s.scan.durableVersion < s.scan.newestVersion, header.version == s.scan.newestVersion else { return }
-                s.scan.durableVersion = header.version
             }
-            s.scan.frames.append(frame)
+            s.scan.accept(frame)
             s.applied = s.scan.frames.count
-            s.scan.chain = frame.checksum
-            s.scan.nextOffset = next
-            s.scan.end = regionBytes - next >= UInt64(LogFrameHeader.size) ? .blank(offset: next) : .full
+            s.scan.end = regionBytes - s.scan.nextOffset >= UInt64(LogFrameHeader.size)
+                ? .blank(offset: s.scan.nextOffset) : .full
         }
     }
 

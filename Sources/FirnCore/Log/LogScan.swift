@@ -126,26 +126,35 @@ struct LogScan: Equatable {
                 scan.end = .torn(offset: offset, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
                 return
             }
-            if header.kind == .commit {
-                let defect = try? LogPayload.forEach(payload, geometry: geometry) { _, _ in }
-                if let defect {
-                    scan.end = .damaged(offset: offset, detail: defect.description)
-                    return
-                }
-                scan.newestVersion = header.version
-                if !header.deferred { scan.durableVersion = header.version }
-            } else {
-                scan.durableVersion = header.version
+            if header.kind == .commit, let defect = try? LogPayload.forEach(payload, geometry: geometry, { _, _ in }) {
+                scan.end = .damaged(offset: offset, detail: defect.description)
+                return
             }
-            scan.frames.append(Frame(header: header, offset: offset, checksum: checksum))
-            scan.chain = checksum
-            scan.nextOffset = offset + UInt64(header.span) * UInt64(LogFrameHeader.alignment)
+            scan.accept(Frame(header: header, offset: offset, checksum: checksum))
         }
         scan.end = .full
     }
 
+    /// Moves past `frame`, which follows the scan (chained to it, no
+    /// `fieldDefect`, its checksums and payload checked): the versions it
+    /// makes newest or durable, the chain, where the next frame starts.
+    /// `end` is left as it was: what lies after the frame is not read here.
+    mutating func accept(_ frame: Frame) {
+        let header = frame.header
+        switch header.kind {
+        case .commit:
+            newestVersion = header.version
+            if !header.deferred { durableVersion = header.version }
+        case .seal:
+            durableVersion = header.version
+        }
+        frames.append(frame)
+        chain = frame.checksum
+        nextOffset = frame.offset + UInt64(header.span) * UInt64(LogFrameHeader.alignment)
+    }
+
     /// What is wrong with a chained frame's fields, or nil.
-    private static func fieldDefect(
+    static func fieldDefect(
         _ header: LogFrameHeader, offset: UInt64, regionBytes: UInt64, pageSize: UInt64, scan: LogScan
     ) -> String? {
         guard let span = LogFrameHeader.span(offset: offset, payloadLength: header.payloadLength, packs: header.packs,
