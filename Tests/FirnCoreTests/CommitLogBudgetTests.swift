@@ -46,4 +46,73 @@ import Testing
         #expect(LogTransaction.entryBudget(Self.record(logical: 100, free: .max, retired: 2), regionPages: 128) == nil)
         #expect(LogTransaction.entryBudget(Self.record(logical: 100, free: 90, retired: 90), regionPages: 128) == nil)
     }
+
+    /// A group of deferred commits runs past the budget to its durability
+    /// point, and that point is the checkpoint, with the one sync it makes
+    /// (a checkpoint inside the group and a seal after it made two). Past
+    /// twice the budget a deferred commit checkpoints at once, and a durable
+    /// commit past the budget does, as before.
+    @Test func aGroupRunsPastTheBudgetToItsDurabilityPointWhichIsTheCheckpoint() throws {
+        let dir = try TemporaryDirectory(prefix: "firn-budget-group", inMemory: true)
+        var options = StoreOptions()
+        options.commitLogPages = 4
+        options.wrapIO = { RecordingIO($0) }
+        let store = try Store.open(dir.file("budget.firn"), options: options)
+        defer { store.close() }
+        let recorder = try #require(store.io as? RecordingIO)
+        func key(_ n: Int) -> [UInt8] { Array("record \((n * 7_919) % 600)".utf8) }
+        try store.write { txn in
+            let tree = try #require(try txn.tree("t"))
+            for n in 0..<600 { try tree.put(key(n), [UInt8](repeating: UInt8(n % 251), count: 300)) }
+        }
+        let loaded = try #require(try store.readSlots().newest)
+        let budget = try #require(LogTransaction.entryBudget(loaded, regionPages: options.commitLogPages))
+        #expect(budget >= 2 && budget <= 8, "budget \(budget)")
+        func commitOne(_ n: Int, _ durability: CommitDurability) throws -> UInt64 {
+            let txn = try store.beginWrite()
+            try #require(try txn.tree("t")).put(key(n), [1, 2, 3])
+            return try txn.commit(durability: durability)
+        }
+        func syncs(from start: Int) -> Int {
+            recorder.operations[start...].filter { if case .sync = $0 { true } else { false } }.count
+        }
+
+        // Deferred commits up to twice the budget: frames, no checkpoint.
+        for n in 0..<Int(budget * LogTransaction.groupOverrun) {
+            let version = try commitOne(n, .deferred)
+            #expect(try store.readSlots().newest == loaded, "deferred commit \(n) (v\(version)) checkpointed within twice the budget")
+        }
+        let latest = try store.currentVersion
+        #expect(try store.durableVersion < latest)
+        // The durability point: a checkpoint of the next version, one sync.
+        let start = recorder.count
+        let durable = try store.sync()
+        let checkpoint = try #require(try store.readSlots().newest)
+        #expect(durable == latest + 1 && checkpoint.version == durable && checkpoint.logRegion != nil && !checkpoint.unsealed)
+        #expect(syncs(from: start) == 1, "sync() made \(syncs(from: start)) syncs")
+        #expect(try store.durableVersion == durable)
+
+        // Past twice the budget, a deferred commit checkpoints at once.
+        let base = try #require(LogTransaction.entryBudget(checkpoint, regionPages: options.commitLogPages))
+        var checkpointedAt: Int? = nil
+        for n in 0..<Int(base * LogTransaction.groupOverrun + 1) {
+            let version = try commitOne(100 + n, .deferred)
+            if try store.readSlots().newest?.version == version { checkpointedAt = n; break }
+        }
+        #expect(checkpointedAt == Int(base * LogTransaction.groupOverrun), "checkpointed at deferred commit \(String(describing: checkpointedAt)) of a budget of \(base)")
+        _ = try store.sync()
+
+        // A durable commit past the budget checkpoints at once.
+        let durableBase = try #require(try store.readSlots().newest)
+        let durableBudget = try #require(LogTransaction.entryBudget(durableBase, regionPages: options.commitLogPages))
+        var durableCheckpointAt: Int? = nil
+        for n in 0..<Int(durableBudget + 1) {
+            let version = try commitOne(200 + n, .durable)
+            if try store.readSlots().newest?.version == version { durableCheckpointAt = n; break }
+        }
+        #expect(durableCheckpointAt == Int(durableBudget), "durable commits checkpointed at \(String(describing: durableCheckpointAt)) of a budget of \(durableBudget)")
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        #expect(Verifier.verify(snapshot, slots: try store.readSlots()).findings == [])
+    }
 }

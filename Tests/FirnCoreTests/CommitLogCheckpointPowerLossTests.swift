@@ -7,7 +7,7 @@ import Testing
 /// a region change). A ledger workload runs through a `Store` with a small
 /// `commitLogPages` and its I/O recorded (`RecordingIO`): durable and
 /// deferred commits, `sync()` (a seal frame, or a checkpoint when no seal
-/// fits), small transactions (frames) and large ones (checkpoints), a region
+/// fits or the group carried the log past its entry budget), small transactions (frames) and large ones (checkpoints), a region
 /// filling every few commits, a snapshot pinned across several checkpoints,
 /// so the recording makes new regions, retires old ones and reuses them.
 ///
@@ -50,6 +50,9 @@ import Testing
         var lastIndex: Int
         /// It made a checkpoint (a new record with a log region).
         var checkpoint: Bool
+        /// A sync whose group carried the log past its entry budget: its
+        /// durability point is a checkpoint though a seal would fit.
+        var pastBudget = false
     }
 
     struct Recording {
@@ -161,8 +164,12 @@ import Testing
             let scripted = sealWanted || fillingRegion
             let groupOpen = try store.durableVersion < store.currentVersion
             let doSync = sealWanted ? groupOpen : fillingRegion ? false : groupOpen && rng.chance(1, in: 4)
+            var pastBudget = false
             if doSync {
                 kind = .sync
+                if let record = newestBefore, let link = try store.logLink(try store.currentVersion, of: record) {
+                    pastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages) != .within
+                }
                 version = try store.sync()
                 if all[version] == nil { all[version] = contents }
             } else {
@@ -184,7 +191,7 @@ import Testing
             let newest = try Self.newestRecord(store)
             let checkpoint = newest?.version != newestBefore?.version && newest?.version == version && newest?.logRegion != nil
             calls.append(Call(kind: kind, version: version, durableAfter: try store.durableVersion,
-                              firstIndex: first, lastIndex: recorder.count - 1, checkpoint: checkpoint))
+                              firstIndex: first, lastIndex: recorder.count - 1, checkpoint: checkpoint, pastBudget: pastBudget))
         }
         pinned?.0.close()
         return Recording(base: base, baseVersion: baseVersion, log: recorder.operations, calls: calls, contents: all, pages: pages)
@@ -326,6 +333,8 @@ import Testing
         #expect(recording.calls.contains { !$0.checkpoint && $0.kind == .sync }, "no seal")
         #expect(recording.calls.contains { $0.checkpoint && $0.kind == .deferredCommit && $0.version > 0 },
                 "no deferred commit that checkpointed over an open group")
+        #expect(recording.calls.contains { $0.kind == .sync && $0.checkpoint && $0.pastBudget },
+                "no durability point that checkpointed for the entry budget")
         var rng = SeededGenerator(seed: seed ^ 0xC4A5)
         var images = 0, continued = 0, atAcknowledged = 0, pastAcknowledged = 0, atFrame = 0
         var windows = 0, checkpointWindows = 0

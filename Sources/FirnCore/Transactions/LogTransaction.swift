@@ -45,8 +45,18 @@ final class LogTransaction {
     func admission(_ payload: [UInt8], deferred: Bool, regionPages: UInt32, budgeted: Bool,
                    geometry: PageGeometry) -> FrameAdmission {
         guard let appender else { return .noRoom }
-        if budgeted, let budget = Self.entryBudget(record, regionPages: regionPages),
-           (link?.loggedEntries ?? 0) + changes.entryCount > budget { return .overBudget }
+        if budgeted {
+            switch budgetStanding(regionPages: regionPages) {
+            case .within: break
+            // A deferred frame may run past the budget until its group's
+            // durability point, which then checkpoints instead of sealing
+            // (`Store.sealLog`): the checkpoint's sync is the group's, one
+            // sync where a checkpoint inside the group and the seal after it
+            // made two.
+            case .due: if !deferred { return .overBudget }
+            case .over: return .overBudget
+            }
+        }
         // Sized by the regions checkpoints make, not this one: a small one
         // (`checkpointRegionPages`) takes as large a frame as any.
         let sizing = max(UInt64(regionPages), appender.region.pageCount)
@@ -101,6 +111,38 @@ final class LogTransaction {
 
     /// The share of the pages in use a checkpoint may rewrite (1/32).
     static let treeShare: UInt64 = 32
+
+    /// Where `entries` logged since `record`'s checkpoint stand against its
+    /// entry budget.
+    enum BudgetStanding: Equatable {
+        /// Within it (or no budget): frames go on.
+        case within
+        /// Past it: the next durable commit, or the open group's durability
+        /// point, is a checkpoint.
+        case due
+        /// Past `groupOverrun` times it: even a deferred frame checkpoints
+        /// at once, so a long group (or one never made durable) cannot
+        /// carry the epoch far past what a checkpoint should rewrite.
+        case over
+    }
+
+    /// Where the frames since the checkpoint and this transaction's
+    /// changes stand against the entry budget.
+    func budgetStanding(regionPages: UInt32) -> BudgetStanding {
+        let entries = (link?.loggedEntries ?? 0).addingReportingOverflow(changes.entryCount)
+        return Self.budgetStanding(record, entries: entries.overflow ? .max : entries.partialValue, regionPages: regionPages)
+    }
+
+    static func budgetStanding(_ record: CommitRecord, entries: UInt64, regionPages: UInt32) -> BudgetStanding {
+        guard let budget = entryBudget(record, regionPages: regionPages), entries > budget else { return .within }
+        let limit = budget.multipliedReportingOverflow(by: groupOverrun)
+        return !limit.overflow && entries > limit.partialValue ? .over : .due
+    }
+
+    /// How far past the budget a group's deferred frames may carry the
+    /// epoch before its durability point (2: a group as long as an epoch
+    /// still ends in one checkpoint).
+    static let groupOverrun: UInt64 = 2
 
     /// Replays the log's frames since the checkpoint, then this
     /// transaction's changes, into `pages`: the trees as the new version

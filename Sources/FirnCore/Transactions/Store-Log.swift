@@ -99,7 +99,8 @@ extension Store {
     enum LogSeal {
         /// Durable now, up to this version.
         case sealed(UInt64)
-        /// No seal can go in the region: a checkpoint makes the group durable.
+        /// A checkpoint makes the group durable: the log is past its entry
+        /// budget, or no seal can go in the region.
         case needsCheckpoint
     }
 
@@ -107,9 +108,10 @@ extension Store {
     /// frame of `record`'s log: an fsync when the last frame was not
     /// deferred (it may have been written without its sync, `.none`); a
     /// seal frame right after the group's last frame, then its sync; or,
-    /// when no seal can go there (no page left, frames past the published
-    /// version, an end no frame may follow), `.needsCheckpoint`. Nil when
-    /// the published version is not a frame of that log.
+    /// when the group's frames carry the log past its entry budget or no
+    /// seal can go there (no page left, frames past the published version,
+    /// an end no frame may follow), `.needsCheckpoint`. Nil when the
+    /// published version is not a frame of that log.
     func sealLog(_ record: CommitRecord, lockFile: LockFile) throws(FirnError) -> LogSeal? {
         let published = lockFile.latestVersion
         guard let region = record.logRegion, published > record.version else { return nil }
@@ -118,6 +120,15 @@ extension Store {
             if scan.durableVersion >= published {
                 try io.sync()
             } else {
+                // Past the entry budget (deferred frames run on past it until
+                // their durability point, `LogTransaction.admission`): the
+                // checkpoint the next commit would make is the durability
+                // point, its one sync the group's.
+                if options.checkpointsOnEntryBudget, let link = try logLink(published, of: record),
+                   LogTransaction.budgetStanding(record, entries: link.loggedEntries,
+                                                 regionPages: options.commitLogPages) != .within {
+                    return .needsCheckpoint
+                }
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
                 try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: markFailed)

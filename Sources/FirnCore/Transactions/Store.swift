@@ -267,7 +267,10 @@ public final class Store: @unchecked Sendable {
     /// returns the durable version (the latest version). Takes the writer
     /// lock (waiting up to `timeout`, default the store's `lockTimeout`):
     /// it rewrites the newest record sealed into its own slot (FORMAT.md
-    /// 8.1). With nothing pending it returns at once.
+    /// 8.1), or on the commit log appends a seal frame — or makes a
+    /// checkpoint, one version past the latest, when the group carried the
+    /// log past its entry budget or no seal fits (FORMAT.md 8.2). With
+    /// nothing pending it returns at once.
     @discardableResult
     public func sync(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
         let lockFile = try writableLockFile()

@@ -313,9 +313,14 @@ public final class WriteTransaction {
         // `.none` writes frames that are not deferred without their sync.
         let deferred = durability == .deferred
         let syncs = store.options.durability != .none
-        // Why the log took no frame, for the checkpoint's region size; nil
-        // when a checkpoint was asked for.
+        // Why the log took no frame, for the checkpoint's region size. A
+        // checkpoint asked for counts as the budget's when the log is past
+        // it (a group's durability point, `Store.sealLog`).
         var admission: LogTransaction.FrameAdmission? = nil
+        if checkpoint, store.options.checkpointsOnEntryBudget,
+           log.budgetStanding(regionPages: store.options.commitLogPages) != .within {
+            admission = .overBudget
+        }
         if !checkpoint, let appender = log.appender {
             let payload = log.changes.payload()
             let verdict = log.admission(payload, deferred: deferred, regionPages: store.options.commitLogPages,
