@@ -8,8 +8,10 @@ final class LogChangeSet {
     let base: Snapshot
 
     private struct TreeChanges {
+        /// The base version's tree; nil when the base has none.
+        var reader: TreeReader?
         /// The base version has the tree.
-        var inBase: Bool
+        var inBase: Bool { reader != nil }
         /// The tree exists now.
         var exists: Bool
         /// Dropped or created in this transaction: the base's entries are gone.
@@ -19,34 +21,29 @@ final class LogChangeSet {
         /// Changed since the transaction began (a frame must carry it).
         var changed = false
     }
-    private var trees: [String: TreeChanges] = [:]
-    /// The base version's trees as read, by name (nil: the base has none).
-    private var baseTrees: [String: TreeReader?] = [:]
+    /// Every tree this transaction looked at, changed or not (`changed`),
+    /// with the base's reader: one lookup per operation.
+    private var trees = NameTable<TreeChanges>()
     private let arena = ByteArena()
 
     init(base: Snapshot) {
         self.base = base
     }
 
-    var isEmpty: Bool { !trees.values.contains { $0.changed } }
+    var isEmpty: Bool { !trees.contains { $0.value.changed } }
 
     /// The entries a frame of these changes carries.
     var entryCount: UInt64 {
-        trees.values.reduce(0) { $1.changed && $1.exists ? $0 + UInt64($1.entries.count) : $0 }
+        trees.reduce(0) { $1.value.changed && $1.value.exists ? $0 + UInt64($1.value.entries.count) : $0 }
     }
 
-    private func baseTree(_ name: String) throws(FirnError) -> TreeReader? {
-        if let known = baseTrees[name] { return known }
-        let reader = try base.tree(name)
-        baseTrees[name] = reader
-        return reader
-    }
-
-    /// The tree's state, from the base when this transaction has not touched it.
+    /// The tree's state, from the base when this transaction has not looked at it before.
     private func state(_ name: String) throws(FirnError) -> TreeChanges {
         if let known = trees[name] { return known }
-        let reader = try baseTree(name)
-        return TreeChanges(inBase: reader != nil, exists: reader != nil, reset: false, count: reader?.count ?? 0)
+        let reader = try base.tree(name)
+        let state = TreeChanges(reader: reader, exists: reader != nil, reset: false, count: reader?.count ?? 0)
+        trees[name] = state
+        return state
     }
 
     // MARK: reading
@@ -71,7 +68,7 @@ final class LogChangeSet {
         guard tree.exists else { return nil }
         if let entry = tree.entries.entry(for: key) { return entry.value.map { .inline($0) } }
         if tree.reset { return nil }
-        return try baseTree(name)?.storedValue(key)
+        return try tree.reader?.storedValue(key)
     }
 
     /// A walk over tree `name` as this transaction sees it; nil when it
@@ -79,7 +76,7 @@ final class LogChangeSet {
     func cursor(_ name: String, owner: AnyObject) throws(FirnError) -> Cursor? {
         let tree = try state(name)
         guard tree.exists else { return nil }
-        let reader = tree.reset ? nil : try baseTree(name)
+        let reader = tree.reset ? nil : tree.reader
         let root = reader?.entry.root ?? .none
         let baseLog = reader?.log
         let entries = [LogEntry].mergingNewestFirst([tree.entries, baseLog?.entries ?? []])
@@ -122,15 +119,14 @@ final class LogChangeSet {
     @discardableResult
     func put(_ name: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
         let existed = try get(name, key) != nil
-        var tree = try state(name)
-        // Out of the dictionary while it changes: its entries are then not
-        // shared, and the upsert needs no copy of them.
-        trees[name] = nil
         // An empty value is an empty buffer, not nil: nil means deleted.
-        tree.entries.upsert(LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1))
-        if !existed { tree.count += 1 }
-        tree.changed = true
-        trees[name] = tree
+        let entry = LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1)
+        // In place (`get` put the tree in the table): the entries are not copied for the upsert.
+        trees.modify(name) { tree in
+            tree.entries.upsert(entry)
+            if !existed { tree.count += 1 }
+            tree.changed = true
+        }
         return !existed
     }
 
@@ -138,17 +134,17 @@ final class LogChangeSet {
     @discardableResult
     func delete(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
         guard try get(name, key) != nil else { return false }
-        var tree = try state(name)
-        trees[name] = nil
-        if tree.reset {
-            // Nothing of the base shows through: the entry just goes.
-            tree.entries.remove(key)
-        } else {
-            tree.entries.upsert(LogEntry(key: arena.store(key), value: nil, version: base.version + 1))
+        let version = base.version + 1
+        trees.modify(name) { tree in
+            if tree.reset {
+                // Nothing of the base shows through: the entry just goes.
+                tree.entries.remove(key)
+            } else {
+                tree.entries.upsert(LogEntry(key: arena.store(key), value: nil, version: version))
+            }
+            tree.count -= 1
+            tree.changed = true
         }
-        tree.count -= 1
-        tree.changed = true
-        trees[name] = tree
         return true
     }
 
