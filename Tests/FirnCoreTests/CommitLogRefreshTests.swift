@@ -55,7 +55,10 @@ import Testing
     /// come into its chain from memory, as its appender wrote them: right
     /// after each commit the chain already holds the frame, before anything
     /// reads the region; and what it holds is what a scan of the file
-    /// finds, and the versions read as another process reads them.
+    /// finds, and the versions read as another process reads them. Commit
+    /// frames' links are made from the transaction's changes, not parsed
+    /// from the payload (`LogOverlayVersion.appending`): trees made,
+    /// dropped and made again must come out as the payload's parse has them.
     @Test func ownFramesComeIntoTheChainFromMemoryAndReadAsTheFileDoes() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("handoff.firn")
@@ -74,6 +77,25 @@ import Testing
             if n % 5 == 0, n > 5 {
                 try tree.delete([n - 5])
                 expected[n - 5] = nil
+            }
+            // Trees made, dropped and made again, within one transaction
+            // and across them; a key put and deleted by one transaction;
+            // a key put again.
+            switch n {
+            case 6: try #require(try txn.tree("u", create: true)).put([1], [1])
+            case 9:
+                #expect(try txn.dropTree("u"))
+                try #require(try txn.tree("u", create: true)).put([2], [2])
+            case 12:
+                try #require(try txn.tree("w", create: true)).put([3], [3])
+                #expect(try txn.dropTree("w"))
+            case 15: #expect(try txn.dropTree("u"))
+            case 18: try tree.put([n - 1], [0])
+                expected[n - 1] = [0]
+            case 20:
+                try tree.put([200], [200])
+                try tree.delete([200])
+            default: break
             }
             let version = try txn.commit(durability: n % 3 == 0 ? .durable : .deferred)
             versions.append(version)
@@ -103,9 +125,11 @@ import Testing
                              checkpointHasTree: reading.checkpointHasTree)
         _ = try fresh.readAll(bytes: bytes, owner: map)
         func described(_ link: LogOverlayVersion) -> [String] {
-            link.entries(of: "t").map { entry in
-                "\(Array(entry.key)) \(entry.value.map { "\(Array($0))" } ?? "deleted") @\(entry.version)"
-            }
+            ["t", "u", "w"].flatMap { name in
+                link.entries(of: name).map { entry in
+                    "\(name) \(Array(entry.key)) \(entry.value.map { "\(Array($0))" } ?? "deleted") @\(entry.version)"
+                }
+            } + link.changes.sorted { $0.key < $1.key }.map { "\($0.key) changed, reset \($0.value.reset)" }
         }
         for version in versions {
             let mine = try #require(try store.logLink(version, of: record))

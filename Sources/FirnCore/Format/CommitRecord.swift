@@ -204,7 +204,14 @@ public struct CommitRecord: Sendable, Equatable, Codable {
 
     /// The record's checksum as encoded: the seed its log region's frames chain from.
     public var checksum: UInt32 {
-        encoded().withUnsafeBytes { $0.load(fromByteOffset: encodedSize - 4, as: UInt32.self).littleEndian }
+        // On the stack: `logRegion` asks for it (the chain's seed) several
+        // times per log commit, and an array per ask was 3 % of a grouped
+        // commit's instructions.
+        withUnsafeTemporaryAllocation(byteCount: Self.maximumSize, alignment: 8) { (buffer) -> UInt32 in
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            encode(into: buffer)
+            return UnsafeRawBufferPointer(buffer).load(fromByteOffset: encodedSize - 4, as: UInt32.self).littleEndian
+        }
     }
 
     /// The log region this checkpoint made, with its epoch and chain seed; nil without one.
@@ -258,29 +265,33 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     /// Encodes the record, checksum included, into `size` bytes.
     public func encoded() -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: encodedSize)
-        bytes.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for (i, b) in CommitRecord.magic.enumerated() { buffer[i] = b }
-            base.storeLE(format, at: 8)
-            base.storeLE(pageSize, at: 12)
-            base.storeLE(version, at: 16)
-            base.storeLE(timestampNanoseconds, at: 24)
-            base.storeLE(logicalPageCount, at: 32)
-            catalogRoot.store(to: base, at: 40)
-            spaceRoot.store(to: base, at: 60)
-            base.storeLE(bytesWritten, at: 80)
-            base.storeLE(freePages, at: 88)
-            base.storeLE(retiredPages, at: 96)
-            base.storeLE(storedDistance | (unsealed ? CommitRecord.unsealedBit : 0), at: 104)
-            if logRegionPages > 0 {
-                base.storeLE(logRegionStart, at: 108)
-                base.storeLE(logRegionPages, at: 116)
-            }
-            let checked = encodedSize - 4
-            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<checked]))
-            base.storeLE(crc, at: checked)
-        }
+        bytes.withUnsafeMutableBytes { encode(into: $0) }
         return bytes
+    }
+
+    /// Writes the record, checksum last, into `buffer` (at least
+    /// `encodedSize` bytes, zeroed).
+    private func encode(into buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count >= encodedSize else { return }
+        for (i, b) in CommitRecord.magic.enumerated() { buffer[i] = b }
+        base.storeLE(format, at: 8)
+        base.storeLE(pageSize, at: 12)
+        base.storeLE(version, at: 16)
+        base.storeLE(timestampNanoseconds, at: 24)
+        base.storeLE(logicalPageCount, at: 32)
+        catalogRoot.store(to: base, at: 40)
+        spaceRoot.store(to: base, at: 60)
+        base.storeLE(bytesWritten, at: 80)
+        base.storeLE(freePages, at: 88)
+        base.storeLE(retiredPages, at: 96)
+        base.storeLE(storedDistance | (unsealed ? CommitRecord.unsealedBit : 0), at: 104)
+        if logRegionPages > 0 {
+            base.storeLE(logRegionStart, at: 108)
+            base.storeLE(logRegionPages, at: 116)
+        }
+        let checked = encodedSize - 4
+        let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<checked]))
+        base.storeLE(crc, at: checked)
     }
 }
 

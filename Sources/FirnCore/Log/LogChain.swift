@@ -74,7 +74,9 @@ final class LogChain: @unchecked Sendable {
     /// from the file, as another process's frame. The end is where the
     /// frame ends (blank, or full with no room for another header); the
     /// next read looks at what really lies there.
-    func appended(_ frame: LogScan.Frame, payload: [UInt8]) {
+    /// `changes`, the write transaction's, make the link without a parse
+    /// of the payload (`LogOverlayVersion.appending`).
+    func appended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil) {
         state.withLock { (s) in
             let header = frame.header
             // The appender placed the frame inside the region (it checks
@@ -85,12 +87,17 @@ final class LogChain: @unchecked Sendable {
                   LogScan.fieldDefect(header, offset: frame.offset, regionBytes: regionBytes,
                                       pageSize: UInt64(geometry.pageSize), scan: s.scan) == nil else { return }
             if header.kind == .commit {
-                let bytes = OwnedBytes(payload)
-                guard let link = try? (s.links.last ?? s.root).applying(
-                    payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
-                    countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
-                    checkpointHasTree: checkpointHasTree) else { return }
-                s.links.append(link)
+                let parent = s.links.last ?? s.root
+                if let changes, let link = parent.appending(version: header.version, trees: changes.frameTrees(), owner: changes.arena) {
+                    s.links.append(link)
+                } else {
+                    let bytes = OwnedBytes(payload)
+                    guard let link = try? parent.applying(
+                        payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
+                        countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
+                        checkpointHasTree: checkpointHasTree) else { return }
+                    s.links.append(link)
+                }
             }
             s.scan.accept(frame)
             s.applied = s.scan.frames.count

@@ -20,11 +20,17 @@ final class LogChangeSet {
         var entries: [LogEntry] = []
         /// Changed since the transaction began (a frame must carry it).
         var changed = false
+        /// The frame names the tree (`payload()`): a drop of the base's
+        /// tree, or a tree that exists after its changes. A tree created
+        /// and dropped again by this transaction leaves no trace.
+        var inFrame: Bool { changed && (exists || reset && inBase) }
     }
     /// Every tree this transaction looked at, changed or not (`changed`),
     /// with the base's reader: one lookup per operation.
     private var trees = NameTable<TreeChanges>()
-    private let arena = ByteArena()
+    /// Holds the bytes of every entry's key and value; the link made from
+    /// these changes (`LogOverlayVersion.appending`) keeps it alive.
+    let arena = ByteArena()
 
     init(base: Snapshot) {
         self.base = base
@@ -158,6 +164,24 @@ final class LogChangeSet {
         }
     }
 
+    /// One tree a frame of these changes carries, as the link of the new
+    /// version records it.
+    struct FrameTree {
+        var name: String
+        var exists: Bool
+        var reset: Bool
+        var count: UInt64
+        var entries: [LogEntry]
+    }
+
+    /// Each tree this transaction changed, as its frame carries it: what
+    /// `LogOverlayVersion.appending` makes the next version's link from.
+    func frameTrees() -> [FrameTree] {
+        trees.filter(\.value.inFrame).map {
+            FrameTree(name: $0.key, exists: $0.value.exists, reset: $0.value.reset, count: $0.value.count, entries: $0.value.entries)
+        }
+    }
+
     // MARK: encoding
 
     /// The changes as one commit frame's payload (`LogPayload`), trees in
@@ -166,7 +190,7 @@ final class LogChangeSet {
     func payload() -> [UInt8] {
         var builder = LogPayload.Builder()
         for name in trees.keys.sorted() {
-            guard let tree = trees[name], tree.changed else { continue }
+            guard let tree = trees[name], tree.inFrame else { continue }
             if tree.reset && tree.inBase { builder.append(.dropTree(name)) }
             guard tree.exists else { continue }
             if tree.reset { builder.append(.createTree(name)) }

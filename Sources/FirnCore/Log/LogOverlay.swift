@@ -48,7 +48,9 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// grouped commit's instructions (profiled).
     @exclusivity(unchecked) private var runCache = NameTable<[[LogEntry]]>()
     @exclusivity(unchecked) private var merged = NameTable<[LogEntry]>()
-    private let cacheLock: Locked<Void>
+    /// The epoch's lock; its value is the checkpoint's catalog entries as
+    /// read so far (`checkpointCatalogEntry`), one table for the epoch.
+    private let cacheLock: Locked<NameTable<CatalogEntry?>>
     private init(epoch: UInt64, version: UInt64, parent: LogOverlayVersion?, changes: NameTable<LogFrameTreeChanges>,
                  trees: NameTable<LogTreeState>, owner: AnyObject?) {
         self.epoch = epoch
@@ -57,7 +59,7 @@ final class LogOverlayVersion: @unchecked Sendable {
         self.changes = changes
         self.trees = trees
         self.owner = owner
-        cacheLock = parent?.cacheLock ?? Locked(())
+        cacheLock = parent?.cacheLock ?? Locked(NameTable())
         loggedEntries = changes.reduce(parent?.loggedEntries ?? 0) { $0 + UInt64($1.value.entries.count) }
     }
 
@@ -68,6 +70,19 @@ final class LogOverlayVersion: @unchecked Sendable {
 
     /// True when no frame of the epoch is in it: reads go to the checkpoint alone.
     var isCheckpoint: Bool { parent == nil }
+
+    /// The checkpoint's catalog entry for `tree` (nil: the checkpoint has no
+    /// such tree), from `lookup` the first time any version of the epoch
+    /// asks: the checkpoint never changes, and each write transaction's
+    /// first look at a tree read the catalog again (5 % of a grouped commit).
+    func checkpointCatalogEntry(
+        _ tree: String, lookup: () throws(FirnError) -> CatalogEntry?
+    ) throws(FirnError) -> CatalogEntry? {
+        if let known = cacheLock.withLock({ $0[tree] }) { return known }
+        let entry = try lookup()
+        cacheLock.withLock { $0[tree] = .some(entry) }
+        return entry
+    }
 
     // MARK: reading
 
@@ -145,6 +160,23 @@ final class LogOverlayVersion: @unchecked Sendable {
     }
 
     // MARK: applying a frame
+
+    /// The next version from changes this process made and just wrote as
+    /// the frame of `next` (a write transaction's `LogChangeSet`): the link
+    /// `applying` builds from that frame's payload, without parsing the
+    /// payload the changes were encoded into. Each tree's entries are
+    /// sorted, one per key, as a frame's; `owner` keeps their bytes.
+    func appending(version next: UInt64, trees frame: [LogChangeSet.FrameTree], owner: AnyObject) -> LogOverlayVersion? {
+        guard version < UInt64.max, next == version + 1 else { return nil }
+        var newTrees = trees
+        var changes = NameTable<LogFrameTreeChanges>()
+        for tree in frame {
+            let resetVersion = tree.reset ? next : trees[tree.name]?.resetVersion
+            newTrees[tree.name] = LogTreeState(exists: tree.exists, resetVersion: resetVersion, count: tree.exists ? tree.count : 0)
+            changes[tree.name] = LogFrameTreeChanges(reset: tree.reset, entries: tree.exists ? tree.entries : [])
+        }
+        return LogOverlayVersion(epoch: epoch, version: next, parent: self, changes: changes, trees: newTrees, owner: owner)
+    }
 
     /// The next version: this one with the commit frame whose `payload` is
     /// given applied. Every operation is checked against the trees as they

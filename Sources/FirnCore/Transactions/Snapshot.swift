@@ -143,16 +143,20 @@ public final class Snapshot: @unchecked Sendable {
     public func tree(_ name: String) throws(FirnError) -> TreeReader? {
         let state = log?.trees[name]
         if let state, !state.exists { return nil }
-        var cursor = catalogCursor
+        func lookup() throws(FirnError) -> CatalogEntry? {
+            var cursor = catalogCursor
+            do {
+                try cursor.seek(Array(name.utf8))
+                guard cursor.isValid, try cursor.key == Array(name.utf8) else { return nil }
+                return try catalogEntry(cursor)
+            } catch { throw error.located(in: store.path, version: version) }
+        }
         let checkpointEntry: CatalogEntry?
-        do {
-            try cursor.seek(Array(name.utf8))
-            if cursor.isValid, try cursor.key == Array(name.utf8) {
-                checkpointEntry = try catalogEntry(cursor)
-            } else {
-                checkpointEntry = nil
-            }
-        } catch { throw error.located(in: store.path, version: version) }
+        if let log {
+            checkpointEntry = try log.checkpointCatalogEntry(name, lookup: lookup)
+        } else {
+            checkpointEntry = try lookup()
+        }
         guard let log, let state else {
             return checkpointEntry.map { TreeReader(name: name, entry: $0, snapshot: self) }
         }

@@ -57,10 +57,10 @@ extension Store {
 
     /// Gives `record`'s chain, when this store reads it, the frame this
     /// store's appender just wrote whole (`LogChain.appended`).
-    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], record: CommitRecord) {
+    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil, record: CommitRecord) {
         guard let region = record.logRegion,
               let chain = logChains.withLock({ $0.first(where: { $0.region == region }) }) else { return }
-        chain.appended(frame, payload: payload)
+        chain.appended(frame, payload: payload, changes: changes)
     }
 
     /// The link of `version` in `record`'s log, reading frames as needed;

@@ -338,7 +338,7 @@ public final class WriteTransaction {
                     abort()
                     throw error.located(in: store.path, version: version)
                 }
-                if let frame = appender.lastFrame { store.logAppended(frame, payload: payload, record: log.record) }
+                if let frame = appender.lastFrame { store.logAppended(frame, payload: payload, changes: log.changes, record: log.record) }
                 lockFile.publish(version: version, durable: !deferred && syncs)
                 let release = finish()
                 if let release {
