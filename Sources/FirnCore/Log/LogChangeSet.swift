@@ -177,9 +177,11 @@ final class LogChangeSet {
     /// Each tree this transaction changed, as its frame carries it: what
     /// `LogOverlayVersion.appending` makes the next version's link from.
     func frameTrees() -> [FrameTree] {
-        trees.filter(\.value.inFrame).map {
-            FrameTree(name: $0.key, exists: $0.value.exists, reset: $0.value.reset, count: $0.value.count, entries: $0.value.entries)
+        var result: [FrameTree] = []
+        for (name, tree) in trees where tree.inFrame {
+            result.append(FrameTree(name: name, exists: tree.exists, reset: tree.reset, count: tree.count, entries: tree.entries))
         }
+        return result
     }
 
     // MARK: encoding
@@ -188,9 +190,17 @@ final class LogChangeSet {
     /// name order: a drop where the base's tree went, a create where a new
     /// one began, then its puts and deletes in key order and its count.
     func payload() -> [UInt8] {
-        var builder = LogPayload.Builder()
-        for name in trees.keys.sorted() {
-            guard let tree = trees[name], tree.inFrame else { continue }
+        // In name order; one tree (the usual frame) needs no sort.
+        let framed = trees.filter(\.value.inFrame)
+        let ordered = framed.count < 2 ? framed : framed.sorted { $0.key < $1.key }
+        // Its size, so the bytes are allocated once.
+        var size = 0
+        for (name, tree) in ordered {
+            size += LogPayload.Builder.treeOverhead(name)
+            for entry in tree.entries { size += LogPayload.Builder.operationSize(key: entry.key, value: entry.value) }
+        }
+        var builder = LogPayload.Builder(capacity: size)
+        for (name, tree) in ordered {
             if tree.reset && tree.inBase { builder.append(.dropTree(name)) }
             guard tree.exists else { continue }
             if tree.reset { builder.append(.createTree(name)) }

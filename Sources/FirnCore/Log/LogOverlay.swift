@@ -39,7 +39,7 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// a checkpoint replaying them rewrites, so at least the leaves it does.
     let loggedEntries: UInt64
     private let owner: AnyObject?
-    /// Per tree at this version: its entries as sorted runs, newest first
+    /// Per tree at this version: its entries as sorted runs, oldest first
     /// (`runs(of:)`), and merged into one run (`entries(of:)`), each built
     /// when first read.
     /// Both guarded by `cacheLock`, which every link of the epoch shares:
@@ -94,8 +94,8 @@ final class LogOverlayVersion: @unchecked Sendable {
     func entries(of tree: String) -> [LogEntry] {
         if let cached = cacheLock.withLock({ _ in merged[tree] }) { return cached }
         let runs = runs(of: tree)
-        var result = runs.last ?? []
-        for run in runs.dropLast().reversed() { result = [LogEntry].merging(newer: run, older: result) }
+        var result = runs.first ?? []
+        for run in runs.dropFirst() { result = [LogEntry].merging(newer: run, older: result) }
         cacheLock.withLock { _ in merged[tree] = result }
         return result
     }
@@ -104,47 +104,64 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// since the checkpoint (or the tree's last reset) changed it.
     func entry(of tree: String, for key: UnsafeRawBufferPointer) -> LogEntry? {
         if let cached = cacheLock.withLock({ _ in merged[tree] }) { return cached.entry(for: key) }
-        for run in runs(of: tree) {
+        for run in runs(of: tree).reversed() {
             if let found = run.entry(for: key) { return found }
         }
         return nil
     }
 
     /// `tree`'s entries at this version as a few runs, each sorted with one
-    /// entry per key, newest first: a version's frame is pushed over its
-    /// parent's runs, and merged into the next run while that run is no
-    /// more than twice its size. Runs grow geometrically, so there are
-    /// about log2(entries) of them, and each entry is copied about that many
-    /// times over a whole region: a frame costs its own entries, not the
-    /// region's (merging every frame into one run costs the region's
-    /// entries per frame, quadratic over a region).
+    /// entry per key, oldest first (the newest run is the last): a
+    /// version's frame is pushed after its parent's runs, and merged into
+    /// the run before it while that run is no more than twice its size.
+    /// Runs grow geometrically, so there are about log2(entries) of them,
+    /// and each entry is copied about that many times over a whole region:
+    /// a frame costs its own entries, not the region's (merging every frame
+    /// into one run costs the region's entries per frame, quadratic over a
+    /// region). Newest last, so a push and a merge take from the end.
     func runs(of tree: String) -> [[LogEntry]] {
         if let cached = cacheLock.withLock({ _ in runCache[tree] }) { return cached }
-        // Back to a version that has its runs, the tree's last reset, or the checkpoint.
-        var pending: [LogOverlayVersion] = []
         var runs: [[LogEntry]] = []
-        var link: LogOverlayVersion? = self
-        while let current = link {
-            if current !== self, let cached = cacheLock.withLock({ _ in current.runCache[tree] }) {
-                runs = cached
-                break
+        let change = changes[tree]
+        // The usual case (the writer's next transaction, a refresh): the
+        // parent's runs are built, or this frame started the tree anew.
+        if change?.reset == true {
+            Self.push(change?.entries ?? [], onto: &runs)
+        } else if let parent, let cached = cacheLock.withLock({ _ in parent.runCache[tree] }) {
+            runs = cached
+            Self.push(change?.entries ?? [], onto: &runs)
+        } else {
+            // Back to a version that has its runs, the tree's last reset, or the checkpoint.
+            var pending: [LogOverlayVersion] = []
+            var link: LogOverlayVersion? = self
+            while let current = link {
+                if current !== self, let cached = cacheLock.withLock({ _ in current.runCache[tree] }) {
+                    runs = cached
+                    break
+                }
+                pending.append(current)
+                if current.changes[tree]?.reset == true { break }
+                link = current.parent
             }
-            pending.append(current)
-            if current.changes[tree]?.reset == true { break }
-            link = current.parent
-        }
-        for current in pending.reversed() {
-            guard let change = current.changes[tree] else { continue }
-            if change.reset { runs = [] }
-            guard !change.entries.isEmpty else { continue }
-            runs.insert(change.entries, at: 0)
-            while runs.count >= 2, runs[0].count * 2 >= runs[1].count {
-                let newer = runs.removeFirst()
-                runs[0] = [LogEntry].merging(newer: newer, older: runs[0])
+            for current in pending.reversed() {
+                guard let change = current.changes[tree] else { continue }
+                if change.reset { runs = [] }
+                Self.push(change.entries, onto: &runs)
             }
         }
         cacheLock.withLock { _ in runCache[tree] = runs }
         return runs
+    }
+
+    /// Pushes a frame's entries as the newest run, merging while the run
+    /// before is no more than twice the newest.
+    private static func push(_ entries: [LogEntry], onto runs: inout [[LogEntry]]) {
+        guard !entries.isEmpty else { return }
+        runs.append(entries)
+        while runs.count >= 2, runs[runs.count - 1].count * 2 >= runs[runs.count - 2].count {
+            let newer = runs.removeLast()
+            runs[runs.count - 1] = [LogEntry].merging(newer: newer, older: runs[runs.count - 1])
+        }
     }
 
     /// Whether a frame after version `older` and up to this one touched

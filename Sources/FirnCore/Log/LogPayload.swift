@@ -56,13 +56,29 @@ enum LogPayload {
 
         init() {}
 
+        /// A builder whose bytes are allocated for `capacity` bytes at once.
+        init(capacity: Int) {
+            bytes.reserveCapacity(capacity)
+        }
+
+        /// The most a tree's operations other than puts and deletes take:
+        /// naming it (tag, length, name), a drop, a create and its count.
+        static func treeOverhead(_ tree: String) -> Int {
+            (1 + 2 + tree.utf8.count) + 1 + 1 + (1 + 8)
+        }
+
+        /// A put's bytes (tag, key length, key, value length, value), or a
+        /// delete's (nil value).
+        static func operationSize(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) -> Int {
+            1 + 2 + key.count + (value.map { 4 + $0.count } ?? 0)
+        }
+
         private mutating func select(_ tree: String) {
             guard tree != currentTree else { return }
             currentTree = tree
-            let name = Array(tree.utf8)
             bytes.append(Tag.tree.rawValue)
-            bytes.appendLE(UInt16(truncatingIfNeeded: name.count))
-            bytes.append(contentsOf: name)
+            bytes.appendLE(UInt16(truncatingIfNeeded: tree.utf8.count))
+            bytes.append(contentsOf: tree.utf8)
         }
 
         /// Appends `operation`. Lengths must already be within the limits
