@@ -12,10 +12,12 @@ final class LogAppender {
     let geometry: PageGeometry
     /// Where the next frame starts, in bytes from the region's start.
     private(set) var nextOffset: UInt64
-    /// The bytes of the page holding `nextOffset` before it (the open
-    /// group's frames there), when `nextOffset` is inside a page; nil until
-    /// read from the file.
-    private var tail: [UInt8]?
+    /// The page holding `nextOffset` as the next write starts it, when
+    /// `nextOffset` is inside a page: the open group's frames before
+    /// `nextOffset`, zeros after (a whole page). Nil until read from the
+    /// file. Kept whole so a packed frame is written into it in place, not
+    /// into a new page buffer with the frames before it copied in.
+    private var page: [UInt8]?
     private(set) var chain: UInt32
     private(set) var newestVersion: UInt64
     private(set) var durableVersion: UInt64
@@ -147,51 +149,60 @@ final class LogAppender {
         // its first page, the frame, then zeros, so no byte of an older use
         // of the pages stays inside the frame or right after it.
         let writeEnd = (next + pageSize - 1) / pageSize * pageSize
-        let before = try tailBytes(pageStart: pageStart)
-        var buffer = before
-        buffer.reserveCapacity(Int(writeEnd - pageStart))
-        buffer.append(contentsOf: headerBytes)
-        buffer.append(contentsOf: payload)
-        buffer.append(contentsOf: repeatElement(0, count: Int(writeEnd - pageStart) - buffer.count))
+        let frameStart = Int(nextOffset - pageStart), writeLength = Int(writeEnd - pageStart)
+        let frameEnd = frameStart + headerBytes.count + payload.count
+        var buffer = frameStart > 0 ? try pageImage(pageStart: pageStart) : []
+        page = nil
+        if buffer.count < writeLength { buffer.append(contentsOf: repeatElement(0, count: writeLength - buffer.count)) }
+        buffer.withUnsafeMutableBytes { (bytes) in
+            UnsafeMutableRawBufferPointer(rebasing: bytes[frameStart..<frameStart + headerBytes.count])
+                .copyBytes(from: headerBytes)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[frameStart + headerBytes.count..<frameEnd]).copyBytes(from: payload)
+        }
         do {
             try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
             if sync { try io.sync() }
         } catch let failure {
+            // Back as before the frame: the frames before it, zeros after.
+            buffer.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[frameStart..<frameEnd]).initializeMemory(as: UInt8.self, repeating: 0) }
             if !deferred {
                 do {
-                    var undo = before
-                    undo.append(contentsOf: repeatElement(0, count: buffer.count - before.count))
-                    try withBytes(undo) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
+                    try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
                     if sync { try io.sync() }
                 } catch {
                     undoFailed(failure)
                 }
             }
+            if frameStart > 0 { page = Array(buffer[0..<Int(pageSize)]) }
             throw failure
         }
         lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
         chain = checksum
         nextOffset = next
         // The next frame shares this one's last page only after a packed one.
-        let lastPage = (next - 1) / pageSize * pageSize
-        tail = next % pageSize == 0 ? [] : Array(buffer[Int(lastPage - pageStart)..<Int(next - pageStart)])
+        if next % pageSize != 0 {
+            let lastPage = Int((next - 1) / pageSize * pageSize - pageStart)
+            page = lastPage == 0 && buffer.count == Int(pageSize) ? buffer : Array(buffer[lastPage..<lastPage + Int(pageSize)])
+        }
     }
 
-    /// The bytes of the region from `pageStart` to `nextOffset`: the open
-    /// group's frames already in the page the next frame starts in.
-    private func tailBytes(pageStart: UInt64) throws(FirnError) -> [UInt8] {
+    /// The page at `pageStart`, which holds `nextOffset`, as the next
+    /// frame starts it: the open group's frames before `nextOffset`, zeros
+    /// after (`page`, or read from the file).
+    private func pageImage(pageStart: UInt64) throws(FirnError) -> [UInt8] {
+        let pageSize = geometry.pageSize
+        if let page, page.count == pageSize { return page }
         let count = Int(nextOffset - pageStart)
-        if count == 0 { return [] }
-        if let tail, tail.count == count { return tail }
-        guard let fileOffset = region.fileOffset(ofPage: pageStart / UInt64(geometry.pageSize), pageSize: geometry.pageSize)
+        guard let fileOffset = region.fileOffset(ofPage: pageStart / UInt64(pageSize), pageSize: pageSize)
         else { throw FirnError.misuse("\(io.path): log frame position overflows") }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = try withMutableBytes(&bytes) { (buffer) throws(FirnError) in try io.read(into: buffer, at: fileOffset) }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        let read = try withMutableBytes(&bytes) { (buffer) throws(FirnError) in
+            try io.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), at: fileOffset)
+        }
         guard read == count else {
-            throw FirnError.corrupt(path: io.path, page: pageStart / UInt64(geometry.pageSize) + region.startPage, version: newestVersion,
+            throw FirnError.corrupt(path: io.path, page: pageStart / UInt64(pageSize) + region.startPage, version: newestVersion,
                                     detail: "the log region ends inside its last frame's page (read \(read) of \(count) bytes)")
         }
-        tail = bytes
         return bytes
     }
 }
