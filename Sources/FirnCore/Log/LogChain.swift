@@ -76,8 +76,10 @@ final class LogChain: @unchecked Sendable {
     /// next read looks at what really lies there.
     /// `changes`, the write transaction's, make the link without a parse
     /// of the payload (`LogOverlayVersion.appending`).
-    func appended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil) {
-        state.withLock { (s) in
+    /// Returns the commit frame's link, nil when the chain did not take it.
+    @discardableResult
+    func appended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil) -> LogOverlayVersion? {
+        state.withLock { (s) -> LogOverlayVersion? in
             let header = frame.header
             // The appender placed the frame inside the region (it checks
             // the same product for overflow).
@@ -85,24 +87,27 @@ final class LogChain: @unchecked Sendable {
             guard s.applied == s.scan.frames.count, s.scan.nextOffset == frame.offset,
                   s.scan.chain == header.previousChecksum, header.payloadLength == UInt64(payload.count),
                   LogScan.fieldDefect(header, offset: frame.offset, regionBytes: regionBytes,
-                                      pageSize: UInt64(geometry.pageSize), scan: s.scan) == nil else { return }
+                                      pageSize: UInt64(geometry.pageSize), scan: s.scan) == nil else { return nil }
+            var made: LogOverlayVersion? = nil
             if header.kind == .commit {
                 let parent = s.links.last ?? s.root
                 if let changes, let link = parent.appending(version: header.version, trees: changes.frameTrees(), owner: changes.arena) {
-                    s.links.append(link)
+                    made = link
                 } else {
                     let bytes = OwnedBytes(payload)
                     guard let link = try? parent.applying(
                         payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
                         countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
-                        checkpointHasTree: checkpointHasTree) else { return }
-                    s.links.append(link)
+                        checkpointHasTree: checkpointHasTree) else { return nil }
+                    made = link
                 }
+                if let made { s.links.append(made) }
             }
             s.scan.accept(frame)
             s.applied = s.scan.frames.count
             s.scan.end = regionBytes - s.scan.nextOffset >= UInt64(LogFrameHeader.size)
                 ? .blank(offset: s.scan.nextOffset) : .full
+            return made
         }
     }
 

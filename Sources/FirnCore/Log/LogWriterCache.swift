@@ -18,4 +18,7 @@ struct LogWriterCache {
     /// The checkpoint whose region holds the frame.
     let record: CommitRecord
     let appender: LogAppender
+    /// The frame's link as the store's chain took it from the appender
+    /// (`LogChain.appended`); nil when the chain reads it from the file.
+    let link: LogOverlayVersion?
 }

@@ -57,10 +57,13 @@ extension Store {
 
     /// Gives `record`'s chain, when this store reads it, the frame this
     /// store's appender just wrote whole (`LogChain.appended`).
-    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil, record: CommitRecord) {
+    /// Returns the commit frame's link when the chain took it.
+    @discardableResult
+    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil,
+                     record: CommitRecord) -> LogOverlayVersion? {
         guard let region = record.logRegion,
-              let chain = logChains.withLock({ $0.first(where: { $0.region == region }) }) else { return }
-        chain.appended(frame, payload: payload, changes: changes)
+              let chain = logChains.withLock({ $0.first(where: { $0.region == region }) }) else { return nil }
+        return chain.appended(frame, payload: payload, changes: changes)
     }
 
     /// The link of `version` in `record`'s log, reading frames as needed;

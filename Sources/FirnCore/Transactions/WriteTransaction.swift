@@ -123,7 +123,13 @@ public final class WriteTransaction {
 
     /// The log-mode state right after this store's own frame `cache.version`.
     private static func continueLog(store: Store, cache: LogWriterCache) throws(FirnError) -> LogTransaction {
-        guard let link = try store.logLink(cache.version, of: cache.record) else {
+        // The link the chain took from this store's appender, or read from the file.
+        let link: LogOverlayVersion
+        if let taken = cache.link {
+            link = taken
+        } else if let read = try store.logLink(cache.version, of: cache.record) {
+            link = read
+        } else {
             throw FirnError.corrupt(
                 path: store.path, page: cache.record.logRegion?.startPage, version: cache.version,
                 detail: "the frame this store appended is not whole in the log of checkpoint \(cache.record.version)")
@@ -338,13 +344,15 @@ public final class WriteTransaction {
                     abort()
                     throw error.located(in: store.path, version: version)
                 }
-                if let frame = appender.lastFrame { store.logAppended(frame, payload: payload, changes: log.changes, record: log.record) }
+                let link = appender.lastFrame.flatMap {
+                    store.logAppended($0, payload: payload, changes: log.changes, record: log.record)
+                }
                 lockFile.publish(version: version, durable: !deferred && syncs)
                 let release = finish()
                 if let release {
                     store.logWriter.withLock {
                         $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
-                                            record: log.record, appender: appender)
+                                            record: log.record, appender: appender, link: link)
                     }
                 }
                 return version
