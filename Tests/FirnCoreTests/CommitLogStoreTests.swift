@@ -402,4 +402,41 @@ import Testing
         #expect(try store.currentVersion == version)
         #expect(try store.snapshot().tree("t")?.count == 5)
     }
+
+    /// A checkpoint writes zeros over the pages of its new region that no
+    /// version used before (the file grew for them), so each frame's write
+    /// is an overwrite and the sync after it needs no journal commit for a
+    /// first write into reserved blocks (docs/COMMIT-PATH.md, slice 12).
+    /// Pages of the region that earlier versions used are not written.
+    @Test func aCheckpointWritesZerosOverItsRegionsUnusedPages() throws {
+        let dir = try TemporaryDirectory(prefix: "firn-region-zeros", inMemory: true)
+        var options = StoreOptions()
+        options.wrapIO = { RecordingIO($0) }
+        let store = try Store.open(dir.file("zeros.firn"), options: options)
+        defer { store.close() }
+        let recorder = try #require(store.io as? RecordingIO)
+        let pageSize = UInt64(store.geometry.pageSize)
+        func zeroedPages(from start: Int) -> Set<UInt64> {
+            var pages = Set<UInt64>()
+            for case let .write(offset, bytes) in recorder.operations[start...] where bytes.allSatisfy({ $0 == 0 }) {
+                for page in offset / pageSize..<(offset + UInt64(bytes.count)) / pageSize { pages.insert(page) }
+            }
+            return pages
+        }
+        let before = try #require(try CommitSlots.read(store.io).newest)
+        let start = recorder.count
+        try store.write { txn in try #require(try txn.tree("t")).put([1], [1]) }
+        let record = try #require(try CommitSlots.read(store.io).newest)
+        let region = try #require(record.logRegion)
+        #expect(record.version == before.version + 1, "the first commit checkpoints")
+        let end = region.startPage + region.pageCount
+        let fresh = min(max(region.startPage, before.logicalPageCount), end)..<end
+        #expect(fresh.count == Int(region.pageCount), "a new file's first region lies past every page used")
+        let zeroed = zeroedPages(from: start)
+        #expect(fresh.allSatisfy { zeroed.contains($0) }, "\(fresh.filter { !zeroed.contains($0) }.count) of the region's \(fresh.count) new pages not written with zeros")
+        // Frames after it write over those pages and read back.
+        for n in 2...5 as ClosedRange<UInt8> { try store.write { txn in try #require(try txn.tree("t")).put([n], [n]) } }
+        #expect(try CommitSlots.read(store.io).newest == record)
+        #expect(try store.snapshot().tree("t")?.count == 5)
+    }
 }

@@ -176,6 +176,16 @@ final class PageCommit {
     func write(deferred: Bool, logRegionPages: UInt32 = 0, retiring oldRegion: LogRegion? = nil) throws(FirnError) -> CommitRecord {
         // The region first, while pages freed together are still together.
         let regionStart = logRegionPages > 0 ? try context.allocator.allocateContiguous(Int(logRegionPages)) : 0
+        // The region's pages no version has used yet (the file grew for
+        // them) are reserved but unwritten space: zeros written now, with
+        // the checkpoint, make each frame's write an overwrite. On ext4 the
+        // first write into a reserved block makes the fdatasync after it
+        // commit the journal (measured: 146 against 86 µs per page write
+        // and sync), and frames take new pages one commit at a time.
+        if logRegionPages > 0 {
+            let end = regionStart + UInt64(logRegionPages)
+            try context.writeZeros(pages: min(max(regionStart, base.logicalPageCount), end)..<end)
+        }
         if let oldRegion {
             for page in oldRegion.startPage..<oldRegion.startPage + oldRegion.pageCount {
                 context.release(page: page, birth: oldRegion.epoch)

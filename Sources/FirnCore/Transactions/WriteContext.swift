@@ -148,6 +148,16 @@ final class WriteContext {
         }
     }
 
+    /// Writes zeros over `pages`, which this commit allocated and no
+    /// version has used (`PageCommit.write`, a new log region's fresh pages).
+    func writeZeros(pages: Range<UInt64>) throws(FirnError) {
+        guard !pages.isEmpty else { return }
+        let zeros = [UInt8](repeating: 0, count: geometry.pageSize)
+        try withBytes(zeros) { (page) throws(FirnError) in
+            try writePages([UnsafeRawBufferPointer](repeating: page, count: pages.count), from: pages.lowerBound)
+        }
+    }
+
     private func writePage(_ bytes: UnsafeRawBufferPointer, to page: UInt64) throws(FirnError) {
         try writePages([bytes], from: page)
     }
