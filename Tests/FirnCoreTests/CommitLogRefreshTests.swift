@@ -17,7 +17,7 @@ import Testing
         var options = StoreOptions()
         options.durability = .none
         options.wrapIO = { base in
-            ReadObservingIO(base) { offset in if offset < slotBytes { slotReads.withLock { $0 += 1 } } }
+            HookedIO(base) { offset in if offset < slotBytes { slotReads.withLock { $0 += 1 } } }
         }
         let store = try Store.open(path, options: options)
         defer { store.close() }

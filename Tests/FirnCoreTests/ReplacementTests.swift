@@ -183,7 +183,7 @@ import Glibc
         let writerBox = Mutex<Store?>(writer)
         var options = StoreOptions.pageCommits
         options.wrapIO = { io in
-            ReadObservingIO(io) { offset in
+            HookedIO(io) { offset in
                 // Between the opener's slot read and its lock file (its
                 // first read past slot 0): the writer commits once more
                 // and exits, once.

@@ -9,33 +9,18 @@ import Testing
     /// The countdown the test arms and the wrapper reads.
     final class Box: Sendable { let countdown = Mutex<Int?>(nil) }
 
-    /// Passes everything through, but makes the n-th `size()` call from
-    /// when it is armed fail (every step of opening a snapshot asks it).
-    final class SizeFailingIO: FileIO, @unchecked Sendable {
-        let base: any FileIO
-        let box: Box
-        init(_ base: any FileIO, box: Box) {
-            self.base = base
-            self.box = box
-        }
-        var path: String { base.path }
-        var descriptor: Int32 { base.descriptor }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) { try base.write(bytes, at: offset) }
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
-            try base.read(into: buffer, at: offset)
-        }
-        func sync() throws(FirnError) { try base.sync() }
-        func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
-        func size() throws(FirnError) -> UInt64 {
+    /// Makes the n-th `size()` call from when `box` is armed fail (every
+    /// step of opening a snapshot asks it); everything else passes through.
+    static func sizeFailing(_ base: any FileIO, box: Box) -> HookedIO {
+        let path = base.path
+        return HookedIO(base, beforeSize: { () throws(FirnError) in
             let fail = box.countdown.withLock { n -> Bool in
                 guard let left = n else { return false }
                 n = left - 1
                 return left == 1
             }
             if fail { throw FirnError.io(path: path, operation: "injected fstat", errno: 5) }
-            return try base.size()
-        }
-        func close() { base.close() }
+        })
     }
 
     @Test func aSnapshotOfAnOlderVersionThatFailsAtAnyStepLeavesNoPin() throws {
@@ -45,7 +30,7 @@ import Testing
         // it is the checkpoint before, and a refresh to this store's own
         // frame reads no slot, so fewer steps size the file).
         var options = StoreOptions.pageCommits
-        options.wrapIO = { SizeFailingIO($0, box: box) }
+        options.wrapIO = { Self.sizeFailing($0, box: box) }
         let store = try Store.open(dir.file("pins.firn"), options: options)
         defer { store.close() }
         for i in 0..<3 {

@@ -65,49 +65,41 @@ final class LogChain: @unchecked Sendable {
     }
 
     /// Takes `frame`, which this process just wrote whole into the region
-    /// (`LogAppender.lastFrame`), as read, with the payload it wrote: the
-    /// writer's next transaction and its own refresh then find the link
-    /// without reading the frame back through the map (a page fault, both
-    /// checksums and a parse of the payload per commit). Nothing when the
+    /// (`LogAppender.lastFrame`), as read: the writer's next transaction and
+    /// its own refresh then find the link without reading the frame back
+    /// through the map (a page fault, both checksums and a parse of the
+    /// payload per commit). A commit frame's link is made from `changes`,
+    /// the write transaction's, which its payload encodes
+    /// (`LogOverlayVersion.appending`); a seal has none. Nothing when the
     /// chain has not read exactly up to the frame before it, or the frame
     /// does not follow it as a scan requires: a later read then takes it
     /// from the file, as another process's frame. The end is where the
     /// frame ends (blank, or full with no room for another header); the
-    /// next read looks at what really lies there.
-    /// `changes`, the write transaction's, make the link without a parse
-    /// of the payload (`LogOverlayVersion.appending`).
-    /// Returns the commit frame's link, nil when the chain did not take it.
+    /// next read looks at what really lies there. Returns the commit
+    /// frame's link, nil when the chain did not take the frame.
     @discardableResult
-    func appended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil) -> LogOverlayVersion? {
+    func appended(_ frame: LogScan.Frame, changes: LogChangeSet?) -> LogOverlayVersion? {
         state.withLock { (s) -> LogOverlayVersion? in
             let header = frame.header
             // The appender placed the frame inside the region (it checks
             // the same product for overflow).
             let regionBytes = region.pageCount * UInt64(geometry.pageSize)
             guard s.applied == s.scan.frames.count, s.scan.nextOffset == frame.offset,
-                  s.scan.chain == header.previousChecksum, header.payloadLength == UInt64(payload.count),
+                  s.scan.chain == header.previousChecksum,
                   LogScan.fieldDefect(header, offset: frame.offset, regionBytes: regionBytes,
                                       pageSize: UInt64(geometry.pageSize), scan: s.scan) == nil else { return nil }
-            var made: LogOverlayVersion? = nil
+            var link: LogOverlayVersion? = nil
             if header.kind == .commit {
-                let parent = s.links.last ?? s.root
-                if let changes, let link = parent.appending(version: header.version, trees: changes.frameTrees(), owner: changes.arena) {
-                    made = link
-                } else {
-                    let bytes = OwnedBytes(payload)
-                    guard let link = try? parent.applying(
-                        payload: bytes.buffer, version: header.version, owner: bytes, geometry: geometry,
-                        countLimit: countLimit, page: region.page(atByte: frame.offset, pageSize: geometry.pageSize),
-                        checkpointHasTree: checkpointHasTree) else { return nil }
-                    made = link
-                }
-                if let made { s.links.append(made) }
+                guard let changes, let made = (s.links.last ?? s.root).appending(
+                    version: header.version, trees: changes.frameTrees(), owner: changes.arena) else { return nil }
+                s.links.append(made)
+                link = made
             }
             s.scan.accept(frame)
             s.applied = s.scan.frames.count
             s.scan.end = regionBytes - s.scan.nextOffset >= UInt64(LogFrameHeader.size)
                 ? .blank(offset: s.scan.nextOffset) : .full
-            return made
+            return link
         }
     }
 

@@ -19,7 +19,6 @@ struct NameTable<Value>: Sequence {
     var isEmpty: Bool { items.isEmpty }
     var count: Int { items.count }
     var keys: [String] { items.map(\.key) }
-    var values: [Value] { items.map(\.value) }
 
     func makeIterator() -> IndexingIterator<[Element]> { items.makeIterator() }
 
@@ -28,8 +27,6 @@ struct NameTable<Value>: Sequence {
         if let index { return index[name] }
         return items.firstIndex { $0.key == name }
     }
-
-    func contains(_ name: String) -> Bool { position(of: name) != nil }
 
     subscript(name: String) -> Value? {
         get { position(of: name).map { items[$0].value } }

@@ -56,14 +56,14 @@ extension Store {
     }
 
     /// Gives `record`'s chain, when this store reads it, the frame this
-    /// store's appender just wrote whole (`LogChain.appended`).
-    /// Returns the commit frame's link when the chain took it.
+    /// store's appender just wrote whole, with the write transaction's
+    /// changes for a commit (`LogChain.appended`). Returns the commit
+    /// frame's link when the chain took it.
     @discardableResult
-    func logAppended(_ frame: LogScan.Frame, payload: [UInt8], changes: LogChangeSet? = nil,
-                     record: CommitRecord) -> LogOverlayVersion? {
+    func logAppended(_ frame: LogScan.Frame, changes: LogChangeSet?, record: CommitRecord) -> LogOverlayVersion? {
         guard let region = record.logRegion,
               let chain = logChains.withLock({ $0.first(where: { $0.region == region }) }) else { return nil }
-        return chain.appended(frame, payload: payload, changes: changes)
+        return chain.appended(frame, changes: changes)
     }
 
     /// The link of `version` in `record`'s log, reading frames as needed;
@@ -135,7 +135,7 @@ extension Store {
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
                 try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: markFailed)
-                if let frame = appender.lastFrame { logAppended(frame, payload: [], record: record) }
+                if let frame = appender.lastFrame { logAppended(frame, changes: nil, record: record) }
             }
         } catch {
             throw error.located(in: path, version: published)

@@ -345,7 +345,7 @@ public final class WriteTransaction {
                     throw error.located(in: store.path, version: version)
                 }
                 let link = appender.lastFrame.flatMap {
-                    store.logAppended($0, payload: payload, changes: log.changes, record: log.record)
+                    store.logAppended($0, changes: log.changes, record: log.record)
                 }
                 lockFile.publish(version: version, durable: !deferred && syncs)
                 let release = finish()

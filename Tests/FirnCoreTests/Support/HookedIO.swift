@@ -1,15 +1,20 @@
 @testable import FirnCore
 
-/// Passes everything through to `base`, and calls `onRead` with the offset
-/// of each read once it is done: tests that count reads of some pages, or
-/// act between two reads of an opener.
-final class ReadObservingIO: FileIO, @unchecked Sendable {
+/// Passes everything through to `base`, with two hooks: `onRead`, called
+/// with the offset of each read once it is done (tests that count reads of
+/// some pages, or act between two reads of an opener), and `beforeSize`,
+/// called before each `size()` and able to fail it (an injected `fstat`
+/// error).
+final class HookedIO: FileIO, @unchecked Sendable {
     let base: any FileIO
     private let onRead: @Sendable (UInt64) -> Void
+    private let beforeSize: @Sendable () throws(FirnError) -> Void
 
-    init(_ base: any FileIO, onRead: @escaping @Sendable (UInt64) -> Void) {
+    init(_ base: any FileIO, onRead: @escaping @Sendable (UInt64) -> Void = { _ in },
+         beforeSize: @escaping @Sendable () throws(FirnError) -> Void = {}) {
         self.base = base
         self.onRead = onRead
+        self.beforeSize = beforeSize
     }
 
     var path: String { base.path }
@@ -22,6 +27,9 @@ final class ReadObservingIO: FileIO, @unchecked Sendable {
     }
     func sync() throws(FirnError) { try base.sync() }
     func extend(to size: UInt64) throws(FirnError) { try base.extend(to: size) }
-    func size() throws(FirnError) -> UInt64 { try base.size() }
+    func size() throws(FirnError) -> UInt64 {
+        try beforeSize()
+        return try base.size()
+    }
     func close() { base.close() }
 }
