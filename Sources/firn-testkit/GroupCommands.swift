@@ -62,6 +62,29 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
             }
         }
     },
+    // group-hold DBPATH SECONDS: opens DBPATH (the default commit log),
+    // commits one deferred transaction (tree "t", key "held" → "1"), prints
+    // "c V" and "ready", and sleeps SECONDS with the group open: the writer
+    // byte is kept for it, so a test can watch who gets it and kill this
+    // process while it keeps it.
+    "group-hold": { arguments in
+        guard arguments.count == 2, let seconds = Double(arguments[1]), seconds.isFinite, seconds >= 0 else {
+            return usageError("group-hold DBPATH SECONDS")
+        }
+        var options = StoreOptions()
+        options.create = false
+        let store = try Store.open(arguments[0], options: options)
+        // Kept while it sleeps, not let go after the usual 2 ms idle.
+        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        let txn = try store.beginWrite()
+        guard let tree = try txn.tree("t", create: true) else { throw GroupFormatFailure() }
+        try tree.put(Array("held".utf8), Array("1".utf8))
+        writeLine("c \(try txn.commit(durability: .deferred))")
+        writeLine("ready")
+        usleep(UInt32(min(seconds, 3_600) * 1_000_000))
+        store.close()
+        return 0
+    },
     // sync-loop DBPATH SEED: opens DBPATH, prints "ready", then forever
     // sleeps 0–8 ms and calls `sync()`, printing "d V" when it returns V.
     "sync-loop": { arguments in

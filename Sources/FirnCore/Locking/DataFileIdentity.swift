@@ -6,7 +6,7 @@ import Glibc
 /// in the lock file's header so a lock file left over from a database that
 /// was deleted and recreated (or replaced by rename) is recognized. Zero
 /// means unknown (the data file did not exist when the lock file was made).
-public struct DataFileIdentity: Sendable, Equatable, CustomStringConvertible {
+public struct DataFileIdentity: Sendable, Hashable, CustomStringConvertible {
     public let device: UInt64
     public let inode: UInt64
 

@@ -61,6 +61,7 @@ extension LockFile {
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
         let deadline = nanoseconds < 0 ? nil : Optional(monotonicNanoseconds() &+ UInt64(nanoseconds))
         guard writerQueue.acquire(deadline: deadline) else { throw writerBusy(nanoseconds) }
+        if takeRetainedWriterByte() { return didAcquireWriter(thread: thread, retained: true) }
         do throws(FirnError) {
             guard try acquireWriterByte(deadline: deadline, isCancelled: { false }) else { throw writerBusy(nanoseconds) }
         } catch {
@@ -79,6 +80,15 @@ extension LockFile {
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
         let deadline = nanoseconds < 0 ? nil : Optional(monotonicNanoseconds() &+ UInt64(nanoseconds))
         try await writerQueue.acquire()
+        if takeRetainedWriterByte() {
+            if Task.isCancelled {
+                // Cancelled first: never held. The byte stays with the group.
+                keepRetainedWriterByte()
+                writerQueue.release()
+                throw CancellationError()
+            }
+            return didAcquireWriter(thread: 0, retained: true)
+        }
         // The cross-process lock may take a while: wait for it on a thread
         // of our own, never on the caller's (a cooperative pool thread).
         let cancelled = CancellationFlag()
@@ -116,7 +126,11 @@ extension LockFile {
     public func tryLockWriter() throws(FirnError) -> WriterLease? {
         try ensureOpen()
         guard writerQueue.tryAcquire() else { return nil }
-        let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        if takeRetainedWriterByte() { return didAcquireWriter(thread: firn_gettid(), retained: true) }
+        var result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        if result == EAGAIN || result == EACCES, WriterByteSiblings.dropRetained(lockFileIdentity, except: self) {
+            result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        }
         if result == 0 { return didAcquireWriter(thread: firn_gettid()) }
         writerQueue.release()
         if result == EAGAIN || result == EACCES { return nil }
@@ -127,18 +141,105 @@ extension LockFile {
     /// Does nothing when the lease is not the current one (nil). Returns
     /// this release's mark: the next lease `follows` it when no other
     /// holder came in between.
+    ///
+    /// `keepingByteForGroup`: the transaction left a group open (deferred
+    /// commits, not yet durable). The in-process permit goes, so the next
+    /// transaction of this process begins at once, but the cross-process
+    /// writer byte stays locked while the group goes on — much as Realm
+    /// keeps its write lock across grouped async commits until their sync.
+    /// That spares the two `fcntl`s of each grouped commit. The byte is let
+    /// go at the group's durability point, and sooner:
+    /// - at once, instead of being kept, when a writer elsewhere (another
+    ///   process, or another `LockFile` of this one) sleeps waiting for it;
+    /// - by the kept-byte watch, when such a writer comes while the byte is
+    ///   kept, or when the group goes `keptByteIdleNanoseconds` (2 ms)
+    ///   without a commit: an idle open group keeps nothing;
+    /// - at once when another `LockFile` of this process finds it taken
+    ///   (`WriterByteSiblings`: one thread may hold both).
+    /// The release counter moves as for a release, so marks and `follows`
+    /// mean the same either way.
     @discardableResult
-    public func unlockWriter(_ lease: WriterLease) -> UInt32? {
-        let holds = local.withLock { state -> Bool in
-            guard !state.closed, state.writerLease == lease.generation else { return false }
+    public func unlockWriter(_ lease: WriterLease, keepingByteForGroup: Bool = false) -> UInt32? {
+        let keep = keepingByteForGroup && mapping.load32(LockFileLayout.writerWaitersOffset) == 0
+        let (holds, arm) = local.withLock { state -> (Bool, Bool) in
+            guard !state.closed, state.writerLease == lease.generation else { return (false, false) }
             state.writerLease = nil
-            return true
+            state.retainedWriterByte = keep
+            guard keep else { return (true, false) }
+            state.keepingReleases &+= 1
+            defer { state.keptByteWatchArmed = true }
+            return (true, !state.keptByteWatchArmed)
         }
         guard holds else { return nil }
-        clearWriterRecord()
-        let mark = releaseWriterByte()
+        defer { if arm { scheduleKeptByteWatch() } }
+        let mark: UInt32
+        if keep {
+            // The record keeps naming this process (the byte is held: `firn
+            // info` and a busy error say who holds it), but no thread.
+            mapping.storeInt32(LockFileLayout.writerThreadOffset, 0)
+            mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
+            _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
+        } else {
+            clearWriterRecord()
+            mark = releaseWriterByte()
+        }
         writerQueue.release()
         return mark
+    }
+
+    /// Releases the writer byte kept for an open group, if it is kept and
+    /// no transaction of this `LockFile` is under way or waiting (that one's
+    /// release sees the waiter). True when it was released.
+    @discardableResult
+    func dropRetainedWriterByte() -> Bool {
+        guard writerQueue.tryAcquire() else { return false }
+        defer { writerQueue.release() }
+        guard takeRetainedWriterByte() else { return false }
+        clearWriterRecord()
+        releaseWriterByte()
+        return true
+    }
+
+    /// Looks again after `keptByteIdleNanoseconds`: a kept byte goes when a
+    /// writer elsewhere waits for it or no commit kept it since the last
+    /// look. Watches while the byte is kept or a transaction holds it (it
+    /// may keep it again); stops otherwise, until the next keeping release.
+    private func scheduleKeptByteWatch() {
+        let seen = local.withLock { $0.keepingReleases }
+        let interval = Int(clamping: keptByteIdleNanoseconds.load(ordering: .relaxed))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(interval)) { [weak self] in
+            self?.watchKeptWriterByte(seen: seen)
+        }
+    }
+
+    private func watchKeptWriterByte(seen: UInt64) {
+        let (kept, releases) = local.withLock { ($0.retainedWriterByte && !$0.closed, $0.keepingReleases) }
+        if kept && (releases == seen || mapping.load32(LockFileLayout.writerWaitersOffset) != 0) {
+            // Fails while a transaction holds the lock: its release decides.
+            dropRetainedWriterByte()
+        }
+        let watchOn = local.withLock { state -> Bool in
+            if !state.closed && (state.retainedWriterByte || state.writerLease != nil) { return true }
+            state.keptByteWatchArmed = false
+            return false
+        }
+        if watchOn { scheduleKeptByteWatch() }
+    }
+
+    /// Takes over the byte kept for an open group (the caller holds the
+    /// in-process permit). False when the byte is not kept.
+    private func takeRetainedWriterByte() -> Bool {
+        local.withLock { state in
+            defer { state.retainedWriterByte = false }
+            return state.retainedWriterByte && !state.closed
+        }
+    }
+
+    /// Gives back a byte taken by `takeRetainedWriterByte` unused.
+    private func keepRetainedWriterByte() {
+        local.withLock { state in
+            if !state.closed { state.retainedWriterByte = true }
+        }
     }
 
     /// True while `lease` is the lease currently held through this `LockFile`.
@@ -182,6 +283,9 @@ extension LockFile {
             guard result == EAGAIN || result == EACCES || result == EINTR else {
                 throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) writer lock", errno: result)
             }
+            // Another `LockFile` of this process may keep it for an idle
+            // group: no release would ever wake us (one thread may hold both).
+            if result != EINTR, WriterByteSiblings.dropRetained(lockFileIdentity, except: self) { continue }
             if isCancelled() || isClosed { return false }
             var wait = Self.writerRetryInterval
             if let deadline {
@@ -209,10 +313,11 @@ extension LockFile {
         return mark
     }
 
-    private func didAcquireWriter(thread: Int64) -> WriterLease {
+    private func didAcquireWriter(thread: Int64, retained: Bool = false) -> WriterLease {
         // A record still naming a process means its holder died holding the
-        // lock (a release clears it first).
-        let previous = mapping.loadInt32(LockFileLayout.writerPIDOffset)
+        // lock (a release clears it first) — unless it names us keeping
+        // the byte for a group.
+        let previous = retained ? 0 : mapping.loadInt32(LockFileLayout.writerPIDOffset)
         let counter = firn_atomic_load_u32(mapping.pointer32(LockFileLayout.writerReleaseCounterOffset))
         mapping.storeInt32(LockFileLayout.writerPIDOffset, ownPID)
         mapping.storeInt32(LockFileLayout.writerThreadOffset, Int32(truncatingIfNeeded: thread))

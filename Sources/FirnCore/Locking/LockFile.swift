@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CFirnShims
+import Synchronization
 
 /// `<database path>.lock`: the shared memory through which every process
 /// that has a database open coordinates — the latest published version and
@@ -52,11 +53,19 @@ public final class LockFile: @unchecked Sendable {
     public let didInitialize: Bool
 
     let fd: Int32
+    /// The lock file's own device and inode: which `LockFile`s of this
+    /// process share its writer byte (`WriterByteSiblings`).
+    let lockFileIdentity: DataFileIdentity
     let mapping: SharedMapping
     let ownPID: Int32
     let local: Locked<LocalState>
     /// The in-process half of the writer lock.
     let writerQueue = WriterQueue()
+    /// How long a kept writer byte may go without a commit of its group
+    /// before the kept-byte watch lets it go, and how often the watch looks
+    /// for writers waiting elsewhere (nanoseconds). Tests lengthen it to
+    /// observe a kept byte.
+    package let keptByteIdleNanoseconds = Atomic<UInt64>(2_000_000)
 
     struct LocalState {
         var closed = false
@@ -67,6 +76,15 @@ public final class LockFile: @unchecked Sendable {
         var writerLease: UInt64?
         var writerLeaseCounter: UInt64 = 0
         var lastLockRecoveredFromDeadOwner = false
+        /// The writer byte is still locked for an open group after its
+        /// last transaction ended (`unlockWriter(_:keepingByteForGroup:)`);
+        /// no lease holds it.
+        var retainedWriterByte = false
+        /// Releases that kept the byte, so far: the kept-byte watch tells
+        /// an idle group from a busy one by it.
+        var keepingReleases: UInt64 = 0
+        /// The kept-byte watch is scheduled (`watchKeptWriterByte`).
+        var keptByteWatchArmed = false
     }
 
     private init(path: String, databasePath: String, mode: OpenMode, readerSlotCount: Int,
@@ -83,6 +101,8 @@ public final class LockFile: @unchecked Sendable {
         var state = LocalState()
         state.sessionEntry = sessionEntry
         self.local = Locked(state)
+        lockFileIdentity = DataFileIdentity.of(descriptor: fd)
+        WriterByteSiblings.register(self)
     }
 
     deinit {
@@ -307,16 +327,18 @@ public final class LockFile: @unchecked Sendable {
             state.sessionEntry = nil
             state.exclusive = false
             state.writerLease = nil
+            state.retainedWriterByte = false
             return snapshot
         }
         guard let taken else { return }
+        WriterByteSiblings.unregister(self)
         for pin in taken.pins { freeSlot(pin) }
         if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
-        if taken.writerLease != nil {
+        if taken.writerLease != nil || taken.retainedWriterByte {
             clearWriterRecord()
             releaseWriterByte()
-            writerQueue.release()
         }
+        if taken.writerLease != nil { writerQueue.release() }
         // The mapping keeps the open file description alive past close(2),
         // and OFD locks with it: drop them explicitly.
         _ = firn_ofd_lock(fd, 2, 0, 0)

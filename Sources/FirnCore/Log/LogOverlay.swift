@@ -13,6 +13,34 @@ struct LogTreeState: Equatable, Sendable {
     var showsCheckpoint: Bool { resetVersion == nil }
 }
 
+/// What every link of one epoch shares, under its one lock.
+struct LogEpochShared {
+    /// The checkpoint's catalog entries as read so far
+    /// (`LogOverlayVersion.checkpointCatalogEntry`).
+    var catalogEntries = NameTable<CatalogEntry?>()
+    /// A hash of each (tree, key) any frame of the epoch carries, added as
+    /// each link is made: a key whose hash is missing is in no frame of any
+    /// version made so far, so a point lookup goes straight to the
+    /// checkpoint's tree. A write transaction's put looks its key up (the
+    /// tree's count depends on it), and searching the overlay's runs cost
+    /// a grouped commit about a tenth of its time (profiled). Equal hashes
+    /// only send a lookup to the runs.
+    var keyHashes = Set<Int>()
+
+    /// The hash state after `tree`'s name.
+    static func seed(_ tree: String) -> Hasher {
+        var hasher = Hasher()
+        hasher.combine(tree)
+        return hasher
+    }
+
+    static func hash(_ key: UnsafeRawBufferPointer, seed: Hasher) -> Int {
+        var hasher = seed
+        hasher.combine(bytes: key)
+        return hasher.finalize()
+    }
+}
+
 /// One frame's changes to one tree, net of the frame's own order: entries
 /// sorted by key, one per key, and whether the frame dropped or created the
 /// tree first (its entries then stand on an empty tree).
@@ -48,9 +76,9 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// grouped commit's instructions (profiled).
     @exclusivity(unchecked) private var runCache = NameTable<[[LogEntry]]>()
     @exclusivity(unchecked) private var merged = NameTable<[LogEntry]>()
-    /// The epoch's lock; its value is the checkpoint's catalog entries as
-    /// read so far (`checkpointCatalogEntry`), one table for the epoch.
-    private let cacheLock: Locked<NameTable<CatalogEntry?>>
+    /// The epoch's lock; its value is what the epoch's links share
+    /// (`LogEpochShared`).
+    private let cacheLock: Locked<LogEpochShared>
     private init(epoch: UInt64, version: UInt64, parent: LogOverlayVersion?, changes: NameTable<LogFrameTreeChanges>,
                  trees: NameTable<LogTreeState>, owner: AnyObject?) {
         self.epoch = epoch
@@ -59,8 +87,17 @@ final class LogOverlayVersion: @unchecked Sendable {
         self.changes = changes
         self.trees = trees
         self.owner = owner
-        cacheLock = parent?.cacheLock ?? Locked(NameTable())
+        cacheLock = parent?.cacheLock ?? Locked(LogEpochShared())
         loggedEntries = changes.reduce(parent?.loggedEntries ?? 0) { $0 + UInt64($1.value.entries.count) }
+        // Before the link is anyone's: every link of the epoch made so far,
+        // so every version up to this one, has its keys in the filter.
+        guard !changes.isEmpty else { return }
+        cacheLock.withLock { shared in
+            for (tree, change) in changes where !change.entries.isEmpty {
+                let seed = LogEpochShared.seed(tree)
+                for entry in change.entries { shared.keyHashes.insert(LogEpochShared.hash(entry.key, seed: seed)) }
+            }
+        }
     }
 
     /// The checkpoint itself: no frame yet.
@@ -78,9 +115,9 @@ final class LogOverlayVersion: @unchecked Sendable {
     func checkpointCatalogEntry(
         _ tree: String, lookup: () throws(FirnError) -> CatalogEntry?
     ) throws(FirnError) -> CatalogEntry? {
-        if let known = cacheLock.withLock({ $0[tree] }) { return known }
+        if let known = cacheLock.withLock({ $0.catalogEntries[tree] }) { return known }
         let entry = try lookup()
-        cacheLock.withLock { $0[tree] = .some(entry) }
+        cacheLock.withLock { $0.catalogEntries[tree] = .some(entry) }
         return entry
     }
 
@@ -103,7 +140,12 @@ final class LogOverlayVersion: @unchecked Sendable {
     /// The newest entry for `key` in `tree` at this version, if a frame
     /// since the checkpoint (or the tree's last reset) changed it.
     func entry(of tree: String, for key: UnsafeRawBufferPointer) -> LogEntry? {
-        if let cached = cacheLock.withLock({ _ in merged[tree] }) { return cached.entry(for: key) }
+        let hash = LogEpochShared.hash(key, seed: LogEpochShared.seed(tree))
+        let (cached, mayHold) = cacheLock.withLock { shared in (merged[tree], shared.keyHashes.contains(hash)) }
+        if let cached { return cached.entry(for: key) }
+        // No frame of the epoch has the key (a put of a new key, the usual
+        // case): no runs to build or search.
+        guard mayHold else { return nil }
         for run in runs(of: tree).reversed() {
             if let found = run.entry(for: key) { return found }
         }

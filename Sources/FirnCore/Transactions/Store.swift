@@ -209,6 +209,9 @@ public final class Store: @unchecked Sendable {
             s.closed = true
             return s.users == 0
         }
+        // A byte kept for an open group is not held past close, even while
+        // snapshots keep the lock file open.
+        lockFile?.dropRetainedWriterByte()
         lockFile?.wakeWaiters()
         if release { releaseResources() }
     }

@@ -302,7 +302,7 @@ public final class WriteTransaction {
         // durable version is claimed for them.
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
         pages.keepForNextCommit()
-        finish()
+        finish(keepingByteForGroup: deferred && store.options.durability != .none)
         return version
     }
 
@@ -348,7 +348,7 @@ public final class WriteTransaction {
                     store.logAppended($0, changes: log.changes, record: log.record)
                 }
                 lockFile.publish(version: version, durable: !deferred && syncs)
-                let release = finish()
+                let release = finish(keepingByteForGroup: deferred && syncs)
                 if let release {
                     store.logWriter.withLock {
                         $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
@@ -391,11 +391,14 @@ public final class WriteTransaction {
         finish()
     }
 
-    /// Ends the transaction; returns the writer lock's release mark.
+    /// Ends the transaction; returns the writer lock's release mark. A
+    /// deferred commit that leaves its group open keeps the cross-process
+    /// writer byte until the group's durability point
+    /// (`LockFile.unlockWriter(_:keepingByteForGroup:)`).
     @discardableResult
-    private func finish() -> UInt32? {
+    private func finish(keepingByteForGroup: Bool = false) -> UInt32? {
         finished = true
-        let release = lockFile.unlockWriter(lease)
+        let release = lockFile.unlockWriter(lease, keepingByteForGroup: keepingByteForGroup)
         store.endUse()
         return release
     }
