@@ -127,10 +127,7 @@ extension LockFile {
         try ensureOpen()
         guard writerQueue.tryAcquire() else { return nil }
         if takeRetainedWriterByte() { return didAcquireWriter(thread: firn_gettid(), retained: true) }
-        var result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
-        if result == EAGAIN || result == EACCES, WriterByteSiblings.dropRetained(lockFileIdentity, except: self) {
-            result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
-        }
+        let result = tryWriterByte()
         if result == 0 { return didAcquireWriter(thread: firn_gettid()) }
         writerQueue.release()
         if result == EAGAIN || result == EACCES { return nil }
@@ -156,8 +153,7 @@ extension LockFile {
     ///   without a commit: an idle open group keeps nothing;
     /// - at once when another `LockFile` of this process finds it taken
     ///   (`WriterByteSiblings`: one thread may hold both).
-    /// The release counter moves as for a release, so marks and `follows`
-    /// mean the same either way.
+    /// The release counter moves as for a release (`releaseWriterByte`).
     @discardableResult
     public func unlockWriter(_ lease: WriterLease, keepingByteForGroup: Bool = false) -> UInt32? {
         let keep = keepingByteForGroup && mapping.load32(LockFileLayout.writerWaitersOffset) == 0
@@ -172,17 +168,14 @@ extension LockFile {
         }
         guard holds else { return nil }
         defer { if arm { scheduleKeptByteWatch() } }
-        let mark: UInt32
         if keep {
             // The record keeps naming this process (the byte is held: `firn
             // info` and a busy error say who holds it), but no thread.
             mapping.storeInt32(LockFileLayout.writerThreadOffset, 0)
-            mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-            _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         } else {
             clearWriterRecord()
-            mark = releaseWriterByte()
         }
+        let mark = releaseWriterByte(keepingByte: keep)
         writerQueue.release()
         return mark
     }
@@ -278,14 +271,11 @@ extension LockFile {
             // Read the counter before trying: a release after a failed try
             // changes it, so the wait below returns at once.
             let counter = mapping.load32(LockFileLayout.writerReleaseCounterOffset)
-            let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+            let result = tryWriterByte()
             if result == 0 { return true }
             guard result == EAGAIN || result == EACCES || result == EINTR else {
                 throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) writer lock", errno: result)
             }
-            // Another `LockFile` of this process may keep it for an idle
-            // group: no release would ever wake us (one thread may hold both).
-            if result != EINTR, WriterByteSiblings.dropRetained(lockFileIdentity, except: self) { continue }
             if isCancelled() || isClosed { return false }
             var wait = Self.writerRetryInterval
             if let deadline {
@@ -304,13 +294,31 @@ extension LockFile {
     /// counter before it), and once after the lock is dropped, which is
     /// what wakes a waiter that read the counter before its try failed
     /// (only while one is counted: `SharedMapping.wake`).
+    ///
+    /// `keepingByte`: a release that keeps the byte for an open group moves
+    /// the counter the same way (marks and `follows` mean the same either
+    /// way) but drops nothing and wakes no one.
     @discardableResult
-    func releaseWriterByte() -> UInt32 {
+    func releaseWriterByte(keepingByte: Bool = false) -> UInt32 {
         let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-        _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1)
+        if !keepingByte { _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1) }
         _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
-        mapping.wake(LockFileLayout.writerReleaseCounterOffset, countedIn: LockFileLayout.writerWaitersOffset)
+        if !keepingByte {
+            mapping.wake(LockFileLayout.writerReleaseCounterOffset, countedIn: LockFileLayout.writerWaitersOffset)
+        }
         return mark
+    }
+
+    /// One try for the OFD write lock on the writer byte: 0 when taken,
+    /// else the errno. A try that finds it taken first asks the other
+    /// `LockFile`s of this process to let go of a byte they keep for an
+    /// idle group (`WriterByteSiblings`), and tries again: no release would
+    /// ever wake a waiter for that byte, and one thread may hold both.
+    private func tryWriterByte() -> Int32 {
+        let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        guard result == EAGAIN || result == EACCES, WriterByteSiblings.dropRetained(lockFileIdentity, except: self)
+        else { return result }
+        return firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
     }
 
     private func didAcquireWriter(thread: Int64, retained: Bool = false) -> WriterLease {

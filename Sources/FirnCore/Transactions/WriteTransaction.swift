@@ -302,7 +302,7 @@ public final class WriteTransaction {
         // durable version is claimed for them.
         lockFile.publish(version: version, durable: !deferred && store.options.durability != .none)
         pages.keepForNextCommit()
-        finish(keepingByteForGroup: deferred && store.options.durability != .none)
+        finish(deferred: deferred)
         return version
     }
 
@@ -348,7 +348,7 @@ public final class WriteTransaction {
                     store.logAppended($0, changes: log.changes, record: log.record)
                 }
                 lockFile.publish(version: version, durable: !deferred && syncs)
-                let release = finish(keepingByteForGroup: deferred && syncs)
+                let release = finish(deferred: deferred)
                 if let release {
                     store.logWriter.withLock {
                         $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
@@ -392,13 +392,13 @@ public final class WriteTransaction {
     }
 
     /// Ends the transaction; returns the writer lock's release mark. A
-    /// deferred commit that leaves its group open keeps the cross-process
-    /// writer byte until the group's durability point
-    /// (`LockFile.unlockWriter(_:keepingByteForGroup:)`).
+    /// deferred commit leaves its group open, and keeps the cross-process
+    /// writer byte for it (`LockFile.unlockWriter(_:keepingByteForGroup:)`),
+    /// unless the store never syncs (`.none`: no durability point comes).
     @discardableResult
-    private func finish(keepingByteForGroup: Bool = false) -> UInt32? {
+    private func finish(deferred: Bool = false) -> UInt32? {
         finished = true
-        let release = lockFile.unlockWriter(lease, keepingByteForGroup: keepingByteForGroup)
+        let release = lockFile.unlockWriter(lease, keepingByteForGroup: deferred && store.options.durability != .none)
         store.endUse()
         return release
     }
