@@ -210,6 +210,44 @@ import Testing
         #expect(scan.end == .blank(offset: 24576))
     }
 
+    /// What the appender writes for each frame: a frame that starts a page
+    /// or follows a resume writes to its page's end (the zeros after it
+    /// overwrite whatever an older use left there); a packed frame after one
+    /// of the appender's own writes its own bytes only, the zeros after it
+    /// being there already. The frames before it are never rewritten.
+    @Test func aPackedFrameAfterTheAppendersOwnWritesOnlyItsBytes() throws {
+        let geometry = PageGeometry(pageSize: 4096)
+        // Stale bytes over the whole region, as an older epoch leaves them.
+        let memory = MemoryIO([UInt8](repeating: 0xA5, count: Int(Self.region.pageCount) * 4096))
+        let recording = RecordingIO(memory)
+        func writes() -> [(offset: UInt64, count: Int)] {
+            recording.operations.compactMap { if case let .write(offset, bytes) = $0 { (offset, bytes.count) } else { nil } }
+        }
+        let frame = LogFrameHeader.size + Self.samplePayload.count
+        let appender = LogAppender.fresh(io: recording, region: Self.region, geometry: geometry)
+        try appender.appendCommit(payload: Self.samplePayload, deferred: false, timestampNanoseconds: 1)
+        try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 2)
+        try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 3)
+        try appender.seal(timestampNanoseconds: 4)
+        #expect(writes().map(\.offset) == [0, 4096, 4224, 4352])
+        #expect(writes().map(\.count) == [4096, 4096, frame, LogFrameHeader.size])
+        var scan = memory.bytes.withUnsafeBytes { LogScan.scan(Self.region, bytes: $0, geometry: geometry) }
+        #expect(scan.frames.map(\.header.version) == [41, 42, 43, 43])
+        #expect(scan.durableVersion == 43 && scan.nextOffset == 8192)
+
+        // Resumed where the scan ends, the next packed frame starts a page
+        // (after the seal) and writes to its end; the one after it, its bytes.
+        let before = writes().count
+        let resumed = try #require(LogAppender.resume(io: recording, region: Self.region, geometry: geometry, scan: scan,
+                                                      acceptOpenGroup: false))
+        try resumed.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 5)
+        try resumed.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 6)
+        #expect(writes().dropFirst(before).map(\.count) == [4096, frame])
+        scan = memory.bytes.withUnsafeBytes { LogScan.scan(Self.region, bytes: $0, geometry: geometry) }
+        #expect(scan.frames.map(\.header.version) == [41, 42, 43, 43, 44, 45])
+        #expect(scan.end == .blank(offset: 8192 + 2 * 128))
+    }
+
     @Test func anEmptyRegionScansToItsEpoch() {
         let scan = RegionImage().scan()
         #expect(scan.frames.isEmpty)

@@ -537,8 +537,10 @@ import Testing
     /// from the region (the scan ends where it began, and a fault that
     /// persists into the undo is reported through `undoFailed`, never one
     /// that does not); and after a fault that fired once the same appender
-    /// puts the next frame where the failed one was, and the region scans
-    /// to exactly the frames that succeeded.
+    /// puts the next frame where the failed one was, with zeros after it
+    /// (the failed frame was larger, and a deferred one may have left part
+    /// of its bytes), and the region scans to exactly the frames that
+    /// succeeded.
     @Test(arguments: AppenderCall.allCases)
     func aFailedFrameLeavesTheAppenderWhereItWasAndIsUndoneUnlessDeferred(call: AppenderCall) throws {
         let geometry = PageGeometry(pageSize: 4096)
@@ -599,15 +601,19 @@ import Testing
                     }
                     guard !sticky else { continue }
 
-                    // The fault is spent: the same appender goes on where it was.
-                    try attempt(appender, payload(4, bytes: size)) { undoFailures.append($0) }
+                    // The fault is spent: the same appender goes on where it was,
+                    // with a frame smaller than the failed one, and zeros after it
+                    // where a failed deferred write left part of its bytes.
+                    try attempt(appender, payload(4, bytes: 40)) { undoFailures.append($0) }
                     let final = scan(memory)
                     #expect(final.frames.dropLast() == framesBefore[...] && final.frames.last?.offset == offset,
                             "\(label): after the retry the region holds frames \(final.frames.map { ($0.offset, $0.header.version) })")
+                    #expect(final.end == .blank(offset: appender.nextOffset),
+                            "\(label): after the retry the region ends \(final.end), not blank at \(appender.nextOffset)")
                     #expect(final.newestVersion == appender.newestVersion && final.durableVersion == appender.durableVersion,
                             "\(label): the region scans to v\(final.newestVersion) (durable v\(final.durableVersion)), the appender says v\(appender.newestVersion) (v\(appender.durableVersion))")
                     if call != .seal {
-                        #expect(final.frames.last?.header.payloadChecksum == CRC32C.checksum(payload(4, bytes: size)),
+                        #expect(final.frames.last?.header.payloadChecksum == CRC32C.checksum(payload(4, bytes: 40)),
                                 "\(label): the last frame is not the retried commit")
                     }
                 }

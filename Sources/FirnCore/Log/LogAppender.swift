@@ -1,23 +1,25 @@
 /// Appends frames to a log region (docs/COMMIT-PATH.md, "The commit log").
-/// Each frame is one positional write of whole pages: the open group's
-/// frames already in its first page, the frame, zeros to the page's end (a
-/// page is written whole, as the page cache writes it back, so the crash
-/// suites see the earlier frames it holds torn with it). A commit that is
-/// not deferred, and every seal, is then synced, and only then
-/// acknowledged. One writer at a time (the writer lock), not thread-safe
-/// itself.
+/// Each frame is one positional write: the frame, then zeros to the end of
+/// its last page unless this appender wrote those zeros already (a packed
+/// frame after one of its own in the same page writes its own bytes only).
+/// The frames before it stay as they are: rewriting them would store the
+/// same bytes, and the crash suites tear and drop each frame's write on its
+/// own, which covers whatever a writeback of the whole page can leave. A
+/// commit that is not deferred, and every seal, is then synced, and only
+/// then acknowledged. One writer at a time (the writer lock), not
+/// thread-safe itself.
 final class LogAppender {
     let io: any FileIO
     let region: LogRegion
     let geometry: PageGeometry
     /// Where the next frame starts, in bytes from the region's start.
     private(set) var nextOffset: UInt64
-    /// The page holding `nextOffset` as the next write starts it, when
-    /// `nextOffset` is inside a page: the open group's frames before
-    /// `nextOffset`, zeros after (a whole page). Nil until read from the
-    /// file. Kept whole so a packed frame is written into it in place, not
-    /// into a new page buffer with the frames before it copied in.
-    private var page: [UInt8]?
+    /// Whether the bytes from `nextOffset` to the end of its page are zeros
+    /// this appender wrote (after a packed frame of its own): the next frame
+    /// then writes its own bytes only. False at a page boundary, after a
+    /// resume (a failed or stale frame may lie there) and after a failed
+    /// write.
+    private var tailIsZero = false
     private(set) var chain: UInt32
     private(set) var newestVersion: UInt64
     private(set) var durableVersion: UInt64
@@ -133,39 +135,40 @@ final class LogAppender {
         lastFrame = nil
         let pageSize = UInt64(geometry.pageSize)
         let packs = kind == .commit && deferred
-        let pageStart = nextOffset / pageSize * pageSize
+        let pageIndex = nextOffset / pageSize
         guard let span = LogFrameHeader.span(offset: nextOffset, payloadLength: UInt64(payload.count), packs: packs,
                                              pageSize: geometry.pageSize),
-              let fileOffset = region.fileOffset(ofPage: pageStart / pageSize, pageSize: geometry.pageSize) else {
+              let pageOffset = region.fileOffset(ofPage: pageIndex, pageSize: geometry.pageSize) else {
             throw FirnError.misuse("\(io.path): log frame position overflows")
         }
+        let fileOffset = pageOffset + nextOffset % pageSize
         let next = nextOffset + UInt64(span) * UInt64(LogFrameHeader.alignment)
         let header = LogFrameHeader(
             epoch: region.epoch, version: version, timestampNanoseconds: timestampNanoseconds,
             payloadLength: UInt64(payload.count), span: span, kind: kind, deferred: deferred,
             previousChecksum: chain, payloadChecksum: CRC32C.checksum(payload))
         let (headerBytes, checksum) = header.encoded()
-        // Whole pages, one buffer: the group's frames before this one in
-        // its first page, the frame, then zeros, so no byte of an older use
-        // of the pages stays inside the frame or right after it.
-        let writeEnd = (next + pageSize - 1) / pageSize * pageSize
-        let frameStart = Int(nextOffset - pageStart), writeLength = Int(writeEnd - pageStart)
-        let frameEnd = frameStart + headerBytes.count + payload.count
-        var buffer = frameStart > 0 ? try pageImage(pageStart: pageStart) : []
-        page = nil
-        if buffer.count < writeLength { buffer.append(contentsOf: repeatElement(0, count: writeLength - buffer.count)) }
+        // The frame, then zeros to the end of its last page, so no byte of
+        // an older use of the pages stays inside the frame or right after
+        // it; the zeros of its first page are left out when this appender
+        // wrote them there already.
+        let frameLength = headerBytes.count + payload.count
+        let pageEnd = (next + pageSize - 1) / pageSize * pageSize
+        let staysInPage = pageEnd - pageIndex * pageSize == pageSize
+        let writeLength = tailIsZero && staysInPage ? frameLength : Int(pageEnd - nextOffset)
+        tailIsZero = false
+        var buffer = [UInt8](repeating: 0, count: writeLength)
         buffer.withUnsafeMutableBytes { (bytes) in
-            UnsafeMutableRawBufferPointer(rebasing: bytes[frameStart..<frameStart + headerBytes.count])
-                .copyBytes(from: headerBytes)
-            UnsafeMutableRawBufferPointer(rebasing: bytes[frameStart + headerBytes.count..<frameEnd]).copyBytes(from: payload)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[0..<headerBytes.count]).copyBytes(from: headerBytes)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[headerBytes.count..<frameLength]).copyBytes(from: payload)
         }
         do {
             try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
             if sync { try io.sync() }
         } catch let failure {
-            // Back as before the frame: the frames before it, zeros after.
-            buffer.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[frameStart..<frameEnd]).initializeMemory(as: UInt8.self, repeating: 0) }
+            // Back as before the frame: zeros where it was.
             if !deferred {
+                buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
                 do {
                     try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
                     if sync { try io.sync() }
@@ -173,36 +176,13 @@ final class LogAppender {
                     undoFailed(failure)
                 }
             }
-            if frameStart > 0 { page = Array(buffer[0..<Int(pageSize)]) }
             throw failure
         }
         lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
         chain = checksum
         nextOffset = next
-        // The next frame shares this one's last page only after a packed one.
-        if next % pageSize != 0 {
-            let lastPage = Int((next - 1) / pageSize * pageSize - pageStart)
-            page = lastPage == 0 && buffer.count == Int(pageSize) ? buffer : Array(buffer[lastPage..<lastPage + Int(pageSize)])
-        }
-    }
-
-    /// The page at `pageStart`, which holds `nextOffset`, as the next
-    /// frame starts it: the open group's frames before `nextOffset`, zeros
-    /// after (`page`, or read from the file).
-    private func pageImage(pageStart: UInt64) throws(FirnError) -> [UInt8] {
-        let pageSize = geometry.pageSize
-        if let page, page.count == pageSize { return page }
-        let count = Int(nextOffset - pageStart)
-        guard let fileOffset = region.fileOffset(ofPage: pageStart / UInt64(pageSize), pageSize: pageSize)
-        else { throw FirnError.misuse("\(io.path): log frame position overflows") }
-        var bytes = [UInt8](repeating: 0, count: pageSize)
-        let read = try withMutableBytes(&bytes) { (buffer) throws(FirnError) in
-            try io.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), at: fileOffset)
-        }
-        guard read == count else {
-            throw FirnError.corrupt(path: io.path, page: pageStart / UInt64(pageSize) + region.startPage, version: newestVersion,
-                                    detail: "the log region ends inside its last frame's page (read \(read) of \(count) bytes)")
-        }
-        return bytes
+        // The next frame shares this one's last page only after a packed
+        // one, whose write ended that page with zeros.
+        tailIsZero = next % pageSize != 0
     }
 }
