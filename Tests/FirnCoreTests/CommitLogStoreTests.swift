@@ -100,6 +100,45 @@ import Testing
 
     /// The default is the log; a region size out of range is refused
     /// before any file is made, and the smallest one still commits.
+    /// A `get` that finds a key absent lets the put of that same key right
+    /// after skip its lookup (`LogChangeSet.noteAbsent`): only that key, in
+    /// that tree, and only until the next change. Every put's "new key"
+    /// answer and every count stay exact around it.
+    @Test func aPutAfterAMissOfTheSameKeyIsNewAndAnyOtherPutLooksItselfUp() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("db.firn"), options: Self.options())
+        defer { store.close() }
+        let a = Array("a".utf8), b = Array("b".utf8), c = Array("c".utf8)
+        try store.write { txn in
+            try #require(try txn.tree("one")).put(a, [1])
+            try #require(try txn.tree("two")).put(b, [2])
+        }
+        let txn = try store.beginWrite()
+        let one = try #require(try txn.tree("one")), two = try #require(try txn.tree("two"))
+        // A miss of another key: the put of an existing key is no new key.
+        #expect(try one.get(c) == nil)
+        #expect(try !one.put(a, [3]))
+        // A miss of the key in another tree: the put of it here, where it is, neither.
+        #expect(try one.get(b) == nil)
+        #expect(try !two.put(b, [4]))
+        // The miss of the key itself: new, once; the next put of it is not.
+        #expect(try one.get(c) == nil)
+        #expect(try one.put(c, [5]))
+        #expect(try !one.put(c, [6]))
+        // A change between the miss and the put: the put looks again.
+        #expect(try two.get(c) == nil)
+        #expect(try two.put(a, [7]))
+        #expect(try !two.put(a, [8]))
+        #expect(try two.put(c, [9]))
+        #expect(one.count == 2 && two.count == 3)
+        try txn.commit()
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        #expect(try snapshot.tree("one")?.count == 2 && snapshot.tree("two")?.count == 3)
+        #expect(try snapshot.tree("one")?.get(c).map { Array($0.bytes) } == [6])
+        #expect(try snapshot.tree("two")?.get(a).map { Array($0.bytes) } == [8])
+    }
+
     @Test func regionSizesOutOfRangeAreRefusedAndTheSmallestCommits() throws {
         #expect(StoreOptions().commitLogPages == 128)
         let directory = try TemporaryDirectory()

@@ -31,6 +31,11 @@ final class LogChangeSet {
     /// Holds the bytes of every entry's key and value; the link made from
     /// these changes (`LogOverlayVersion.appending`) keeps it alive.
     let arena = ByteArena()
+    /// The key a caller's `get` last found absent in tree `name`
+    /// (`noteAbsent`), until the next change: the put that usually follows
+    /// it (the SDK's add looks its primary key up first) then skips its own
+    /// lookup of the same key.
+    private var knownAbsent: (name: String, key: [UInt8])?
 
     init(base: Snapshot) {
         self.base = base
@@ -92,6 +97,21 @@ final class LogChangeSet {
         return Cursor(merge, owner: owner, path: base.store.path)
     }
 
+    /// Records that `get` found `key` absent from tree `name` for a caller
+    /// (not for this type's own lookups), so a put of it right after needs
+    /// no second lookup.
+    func noteAbsent(_ name: String, _ key: [UInt8]) {
+        knownAbsent = (name, key)
+    }
+
+    /// Whether `key` in `name` is the key last noted absent; forgets it
+    /// either way (the caller is about to change something).
+    private func takeKnownAbsent(_ name: String, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard let known = knownAbsent else { return false }
+        knownAbsent = nil
+        return known.name == name && known.key.elementsEqual(key)
+    }
+
     // MARK: changing
 
     /// Creates tree `name` empty unless it exists; true when created.
@@ -109,6 +129,7 @@ final class LogChangeSet {
     /// A drop (`exists` false) or a create: the tree's entries, the base's
     /// included, are gone. False when the tree already is as asked.
     private func reset(_ name: String, exists: Bool) throws(FirnError) -> Bool {
+        knownAbsent = nil
         var tree = try state(name)
         guard tree.exists != exists else { return false }
         tree.exists = exists
@@ -124,7 +145,7 @@ final class LogChangeSet {
     /// when the key is new.
     @discardableResult
     func put(_ name: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
-        let existed = try get(name, key) != nil
+        let existed = takeKnownAbsent(name, key) ? false : try get(name, key) != nil
         // An empty value is an empty buffer, not nil: nil means deleted.
         let entry = LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1)
         // In place (`get` put the tree in the table): the entries are not copied for the upsert.
@@ -139,6 +160,7 @@ final class LogChangeSet {
     /// Removes `key` from tree `name`; false when it was absent.
     @discardableResult
     func delete(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
+        knownAbsent = nil
         guard try get(name, key) != nil else { return false }
         let version = base.version + 1
         trees.modify(name) { tree in

@@ -5,6 +5,9 @@
 /// being read is an autoclosure: its description ("field 3 length") is made
 /// only for an error, not on every read of every property.
 package struct ByteScanner {
+    /// The longest varint a UInt64 takes (7 bits a byte).
+    package static let maxVarintLength = 10
+
     package let bytes: UnsafeRawBufferPointer
     package private(set) var offset = 0
 
@@ -42,7 +45,7 @@ package struct ByteScanner {
             result |= bits << shift
             if b & 0x80 == 0 { return result }
             shift += 7
-            if shift > 63 { throw Self.defect("\(what()): varint longer than 10 bytes") }
+            if shift > 63 { throw Self.defect("\(what()): varint longer than \(Self.maxVarintLength) bytes") }
         }
     }
 

@@ -32,29 +32,48 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
     /// nil when the value does not fit that type (a caller's bug, reported
     /// by the caller as a type mismatch).
     package func encoded(as type: PropertyType) -> [UInt8]? {
+        guard let length = encodedLength(as: type) else { return nil }
         var out: [UInt8] = []
+        out.reserveCapacity(length)
+        append(as: type, to: &out)
+        return out
+    }
+
+    /// How many bytes `encoded(as:)` makes, nil when the value cannot be
+    /// stored as `type` (another type, or out of the narrower range).
+    package func encodedLength(as type: PropertyType) -> Int? {
+        switch (type, self) {
+        case (.bool, .bool): return 1
+        case (.int, .int), (.int64, .int): return 8
+        case let (.int32, .int(v)): return Int32(exactly: v) == nil ? nil : 4
+        case let (.int16, .int(v)): return Int16(exactly: v) == nil ? nil : 2
+        case let (.int8, .int(v)): return Int8(exactly: v) == nil ? nil : 1
+        case (.double, .double), (.date, .date): return 8
+        case (.float, .float): return 4
+        case let (.string, .string(v)): return v.utf8.count
+        case let (.data, .data(v)), let (.object, .link(v)): return v.count
+        case let (.uuid, .uuid(v)): return v.count == 16 ? 16 : nil
+        default: return nil
+        }
+    }
+
+    /// Appends the bytes `encoded(as:)` makes, written in place (a record
+    /// is built without a buffer per field). Only after `encodedLength(as:)`
+    /// said the value can be stored as `type`; appends nothing otherwise.
+    package func append(as type: PropertyType, to out: inout [UInt8]) {
         switch (type, self) {
         case let (.bool, .bool(v)): out.append(v ? 1 : 0)
         case let (.int, .int(v)), let (.int64, .int(v)): out.appendLE(v)
-        case let (.int32, .int(v)):
-            guard let narrow = Int32(exactly: v) else { return nil }
-            out.appendLE(narrow)
-        case let (.int16, .int(v)):
-            guard let narrow = Int16(exactly: v) else { return nil }
-            out.appendLE(narrow)
-        case let (.int8, .int(v)):
-            guard let narrow = Int8(exactly: v) else { return nil }
-            out.appendLE(narrow)
+        case let (.int32, .int(v)): if let narrow = Int32(exactly: v) { out.appendLE(narrow) }
+        case let (.int16, .int(v)): if let narrow = Int16(exactly: v) { out.appendLE(narrow) }
+        case let (.int8, .int(v)): if let narrow = Int8(exactly: v) { out.appendLE(narrow) }
         case let (.double, .double(v)), let (.date, .date(v)): out.appendLE(v.bitPattern)
         case let (.float, .float(v)): out.appendLE(v.bitPattern)
-        case let (.string, .string(v)): out += Array(v.utf8)
+        case let (.string, .string(v)): out.append(contentsOf: v.utf8)
         case let (.data, .data(v)), let (.object, .link(v)): out += v
-        case let (.uuid, .uuid(v)):
-            guard v.count == 16 else { return nil }
-            out += v
-        default: return nil
+        case let (.uuid, .uuid(v)): if v.count == 16 { out += v }
+        default: break
         }
-        return out
     }
 
     /// Decodes a field's bytes as `type`: the length must be the type's

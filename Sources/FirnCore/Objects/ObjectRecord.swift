@@ -27,14 +27,18 @@ package enum ObjectRecord {
 
     /// Encodes `fields` (tags ascending, each value already fitting its type).
     package static func encode(_ fields: [(tag: Int, type: PropertyType, value: FieldValue?)]) -> [UInt8] {
-        var out: [UInt8] = [format]
+        // One buffer, sized once: each field's bytes go straight into it.
+        let lengths = fields.map { field in field.value.flatMap { $0.encodedLength(as: field.type) } }
+        var out: [UInt8] = []
+        out.reserveCapacity(lengths.reduce(1 + ByteScanner.maxVarintLength) { $0 + 1 + 2 * ByteScanner.maxVarintLength + ($1 ?? 0) })
+        out.append(format)
         out.appendVarint(UInt64(fields.count))
-        for field in fields {
+        for (field, length) in zip(fields, lengths) {
             out.appendVarint(UInt64(field.tag))
-            if let value = field.value, let bytes = value.encoded(as: field.type) {
+            if let value = field.value, let length {
                 out.append(field.type.rawValue)
-                out.appendVarint(UInt64(bytes.count))
-                out += bytes
+                out.appendVarint(UInt64(length))
+                value.append(as: field.type, to: &out)
             } else {
                 out.append(nullType)
                 out.appendVarint(0)

@@ -39,7 +39,12 @@ public struct CommitSlots: Sendable {
 
     /// The valid record with the highest version, accepted or not.
     public var newest: CommitRecord? {
-        valid.max { $0.version < $1.version }
+        // Without the array `valid` makes: every transaction asks.
+        var newest: CommitRecord? = nil
+        for case let .success(record) in slots where record.version > newest?.version ?? 0 || newest == nil {
+            newest = record
+        }
+        return newest
     }
 
     /// The current version: the newest valid record, unless the open-time
@@ -56,7 +61,8 @@ public struct CommitSlots: Sendable {
 
     /// The record of `version`, if a slot holds it (rejected or not).
     public func record(version: UInt64) -> CommitRecord? {
-        valid.first { $0.version == version }
+        for case let .success(record) in slots where record.version == version { return record }
+        return nil
     }
 
     /// These slots after the open-time check of the newest record (FORMAT.md

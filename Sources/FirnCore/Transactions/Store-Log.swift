@@ -91,10 +91,18 @@ extension Store {
     /// appends while such a record is in a slot (FORMAT.md 8.2). Nil when
     /// neither holds it.
     func makeSnapshot(version: UInt64, slots: CommitSlots, pin: PinSlot?) throws(FirnError) -> Snapshot? {
-        if let record = slots.record(version: version) { return try makeSnapshot(VersionInfo(record), pin: pin) }
-        let records = slots.slots.compactMap { try? $0.get() }.filter { $0.version < version && $0.logRegion != nil }
-        guard let record = records.max(by: { $0.version < $1.version }),
-              let link = try logLink(version, of: record) else { return nil }
+        // One pass over the two slots, without arrays (every refresh after
+        // an instance's own commit comes here): the record of `version`, or
+        // the newest log checkpoint below it.
+        var checkpoint: CommitRecord? = nil
+        for slot in slots.slots {
+            guard case let .success(record) = slot else { continue }
+            if record.version == version { return try makeSnapshot(VersionInfo(record), pin: pin) }
+            if record.version < version, record.logRegion != nil, record.version > checkpoint?.version ?? 0 {
+                checkpoint = record
+            }
+        }
+        guard let record = checkpoint, let link = try logLink(version, of: record) else { return nil }
         return try makeSnapshot(VersionInfo(record), pin: pin, log: link)
     }
 

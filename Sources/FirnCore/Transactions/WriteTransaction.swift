@@ -200,7 +200,7 @@ public final class WriteTransaction {
     public func tree(_ name: String, create: Bool = true) throws(FirnError) -> WriteTree? {
         try checkActive()
         if let log {
-            _ = try Self.treeKey(name, geometry: store.geometry)
+            try Self.checkTreeName(name, geometry: store.geometry)
             return try located { () throws(FirnError) -> WriteTree? in
                 if try !log.changes.exists(name) {
                     guard create else { return nil }
@@ -420,12 +420,18 @@ public final class WriteTransaction {
     }
 
     static func treeKey(_ name: String, geometry: PageGeometry) throws(FirnError) -> [UInt8] {
-        let key = Array(name.utf8)
-        guard !key.isEmpty, key.count <= geometry.maxKeyLength else {
+        try checkTreeName(name, geometry: geometry)
+        return Array(name.utf8)
+    }
+
+    /// The check of `treeKey` without making the key (every `tree(_:)` of
+    /// a log transaction makes it).
+    static func checkTreeName(_ name: String, geometry: PageGeometry) throws(FirnError) {
+        let count = name.utf8.count
+        guard count > 0, count <= geometry.maxKeyLength else {
             throw FirnError.invalidArgument(
-                "tree name must be 1 to \(geometry.maxKeyLength) bytes of UTF-8 (got \(key.count))")
+                "tree name must be 1 to \(geometry.maxKeyLength) bytes of UTF-8 (got \(count))")
         }
-        return key
     }
 }
 

@@ -43,7 +43,10 @@ public struct WriteTree {
                 guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return nil }
                 return try tree.materialize(value)
             case let .log(changes, _):
-                guard let value = try withBytes(key, { (k) throws(FirnError) in try changes.get(name, k) }) else { return nil }
+                guard let value = try withBytes(key, { (k) throws(FirnError) in try changes.get(name, k) }) else {
+                    changes.noteAbsent(name, key)
+                    return nil
+                }
                 return try changes.base.source.readValue(value)
             }
         }
