@@ -108,7 +108,7 @@ final class AsyncWriteQueue {
 
     private unowned let core: DatabaseCore
     private var lastID: AsyncTransactionId = 0
-    private var requests: [Request] = []
+    private var requests = RequestQueue<Request>()
     private var running: Request?
     private var commits: [Commit] = []
     /// The worker is taking the writer lock for the first request.
@@ -190,10 +190,7 @@ final class AsyncWriteQueue {
     /// commit's callback.
     func cancel(_ id: AsyncTransactionId) throws(DatabaseError) {
         core.checkAccess()
-        if let index = requests.firstIndex(where: { $0.id == id }) {
-            requests.remove(at: index)
-            return
-        }
+        if requests.removeFirst(where: { $0.id == id }) { return }
         if let running, running.id == id, running.commitID == nil, !running.cancelled, core.isInWriteTransaction {
             running.cancelled = true
             core.cancelWrite()
@@ -270,11 +267,10 @@ final class AsyncWriteQueue {
     /// The writer lock (or its failure) goes to the first request; with
     /// every request cancelled meanwhile, it is given back.
     private func start(_ result: Result<TransactionBox, DatabaseError>) {
-        guard !requests.isEmpty else {
+        guard let request = requests.popFirst() else {
             if case let .success(box) = result { box.transaction.abort() }
             return
         }
-        let request = requests.removeFirst()
         do throws(DatabaseError) {
             let box = try result.get()
             try core.adopt(box.transaction)
