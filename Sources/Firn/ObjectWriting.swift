@@ -47,9 +47,12 @@ extension DatabaseCore {
         object.managed = ManagedObject(source: self, info: info, key: key)
         do {
             var fields: [(tag: Int, type: PropertyType, value: FieldValue?)] = []
+            fields.reserveCapacity(info.schema.properties.count)
+            // One context, its index moved along (not one per property).
+            var context = _StoreContext(core: self, update: update, operation: info.addOperation,
+                                        owner: info, ownerKey: key, index: 0, replacing: replaced != nil)
             for (index, property) in info.schema.properties.enumerated() {
-                let context = _StoreContext(core: self, update: update, operation: info.addOperation,
-                                            owner: info, ownerKey: key, index: index, replacing: replaced != nil)
+                context.index = index
                 let field = try values.stored(index, context)
                 if !property.isList { fields.append((index, property.type, field.value)) }
             }

@@ -73,7 +73,7 @@ public struct _StoreContext {
     let operation: String
     let owner: ClassInfo?
     let ownerKey: [UInt8]
-    let index: Int
+    var index: Int
     /// `add` with an update policy is replacing a stored object: its list
     /// elements are cleared before the new ones are written.
     var replacing = false

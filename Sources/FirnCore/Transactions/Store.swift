@@ -460,7 +460,8 @@ public final class Store: @unchecked Sendable {
     /// else read from the file. Saves an instance that refreshes after each
     /// of its own commits two page reads per commit.
     private func slotsLeading(to version: UInt64) throws(FirnError) -> CommitSlots {
-        if let cache = logWriter.withLock({ $0 }), cache.version == version { return cache.slots }
+        // Only the slots are copied out, not the whole cache.
+        if let slots = logWriter.withLock({ $0?.version == version ? $0?.slots : nil }) { return slots }
         return try CommitSlots.read(io)
     }
 
