@@ -42,17 +42,16 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
     /// How many bytes `encoded(as:)` makes, nil when the value cannot be
     /// stored as `type` (another type, or out of the narrower range).
     package func encodedLength(as type: PropertyType) -> Int? {
+        // Fixed-size types take their `PropertyType.fixedLength`.
         switch (type, self) {
-        case (.bool, .bool): return 1
-        case (.int, .int), (.int64, .int): return 8
-        case let (.int32, .int(v)): return Int32(exactly: v) == nil ? nil : 4
-        case let (.int16, .int(v)): return Int16(exactly: v) == nil ? nil : 2
-        case let (.int8, .int(v)): return Int8(exactly: v) == nil ? nil : 1
-        case (.double, .double), (.date, .date): return 8
-        case (.float, .float): return 4
+        case (.bool, .bool), (.int, .int), (.int64, .int), (.double, .double), (.date, .date), (.float, .float):
+            return type.fixedLength
+        case let (.int32, .int(v)): return Int32(exactly: v) == nil ? nil : type.fixedLength
+        case let (.int16, .int(v)): return Int16(exactly: v) == nil ? nil : type.fixedLength
+        case let (.int8, .int(v)): return Int8(exactly: v) == nil ? nil : type.fixedLength
+        case let (.uuid, .uuid(v)): return v.count == type.fixedLength ? type.fixedLength : nil
         case let (.string, .string(v)): return v.utf8.count
         case let (.data, .data(v)), let (.object, .link(v)): return v.count
-        case let (.uuid, .uuid(v)): return v.count == 16 ? 16 : nil
         default: return nil
         }
     }
@@ -71,7 +70,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let (.float, .float(v)): out.appendLE(v.bitPattern)
         case let (.string, .string(v)): out.append(contentsOf: v.utf8)
         case let (.data, .data(v)), let (.object, .link(v)): out += v
-        case let (.uuid, .uuid(v)): if v.count == 16 { out += v }
+        case let (.uuid, .uuid(v)): if v.count == type.fixedLength { out += v }
         default: break
         }
     }

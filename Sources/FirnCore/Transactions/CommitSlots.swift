@@ -41,7 +41,7 @@ public struct CommitSlots: Sendable {
     public var newest: CommitRecord? {
         // Without the array `valid` makes: every transaction asks.
         var newest: CommitRecord? = nil
-        for case let .success(record) in slots where record.version > newest?.version ?? 0 || newest == nil {
+        for case let .success(record) in slots where newest.map({ record.version > $0.version }) ?? true {
             newest = record
         }
         return newest

@@ -98,7 +98,8 @@ extension Store {
         for slot in slots.slots {
             guard case let .success(record) = slot else { continue }
             if record.version == version { return try makeSnapshot(VersionInfo(record), pin: pin) }
-            if record.version < version, record.logRegion != nil, record.version > checkpoint?.version ?? 0 {
+            // `logRegionPages`, not `logRegion`, which computes the chain's seed.
+            if record.version < version, record.logRegionPages > 0, record.version > checkpoint?.version ?? 0 {
                 checkpoint = record
             }
         }
