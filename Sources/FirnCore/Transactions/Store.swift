@@ -445,12 +445,27 @@ public final class Store: @unchecked Sendable {
                 // newer record nobody published is not looked at (a writer that
                 // has not published yet, or one that died: the next writer checks
                 // its record and publishes it).
+                if let snapshot = try ownFrameSnapshot(version: version, pin: pin) { return snapshot }
                 guard let snapshot = try makeSnapshot(version: version, slots: try slotsLeading(to: version), pin: pin) else { continue }
                 return snapshot
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
         }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
+    }
+
+    /// A snapshot of `version` when it is the frame this store's last
+    /// transaction appended and its chain took (the writer cache's link):
+    /// that frame's checkpoint and link are at hand, as the next write
+    /// transaction takes them (`WriteTransaction.continueLog`), so an
+    /// instance's refresh after its own commit looks nothing up. Nil
+    /// otherwise.
+    private func ownFrameSnapshot(version: UInt64, pin: PinSlot) throws(FirnError) -> Snapshot? {
+        guard let (record, link) = logWriter.withLock({ (cache) -> (CommitRecord, LogOverlayVersion)? in
+            guard let cache, cache.version == version, let link = cache.link else { return nil }
+            return (cache.record, link)
+        }) else { return nil }
+        return try makeSnapshot(VersionInfo(record), pin: pin, log: link)
     }
 
     /// The commit slots as they lead to `version`: as this store's last
