@@ -64,7 +64,7 @@ public struct ReadAccess {
                 return nil
             }
             let records = slots.slots.compactMap { try? $0.get() }
-            guard let record = records.filter({ $0.version <= wanted && $0.logRegionPages > 0 })
+            guard let record = records.filter({ $0.version <= wanted && $0.hasLogRegion })
                       .max(by: { $0.version < $1.version }),
                   try store.inspectLog(of: record)?.unapplied != nil,
                   let snapshot = try store.checkpointSnapshot(record, kind: .tool, label: label) else {

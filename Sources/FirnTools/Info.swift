@@ -188,7 +188,7 @@ extension Info {
     /// version. Nil when no record is valid or its region cannot be read.
     static func firstOpenerVersion(store: Store, slots: CommitSlots) -> UInt64? {
         guard let record = slots.current else { return nil }
-        guard record.logRegionPages > 0 else { return record.version }
+        guard record.hasLogRegion else { return record.version }
         return (try? store.inspectLog(of: record))??.durableVersion
     }
 

@@ -63,10 +63,13 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     public var logRegionStart: UInt64 = 0
     public var logRegionPages: UInt32 = 0
 
+    /// Whether this checkpoint made a log region: the test to make
+    /// instead of `logRegion != nil`, which computes the region's seed.
+    package var hasLogRegion: Bool { logRegionPages > 0 }
     /// The format this record is written in: 3 with a log region.
-    public var format: UInt32 { logRegionPages > 0 ? Self.logFormatVersion : Self.formatVersion }
+    public var format: UInt32 { hasLogRegion ? Self.logFormatVersion : Self.formatVersion }
     /// Its size on disk.
-    public var encodedSize: Int { logRegionPages > 0 ? Self.maximumSize : Self.size }
+    public var encodedSize: Int { hasLogRegion ? Self.maximumSize : Self.size }
 
     /// The bit of offset 104 that marks an unsealed record.
     static let unsealedBit: UInt32 = 1 << 31
@@ -216,7 +219,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
 
     /// The log region this checkpoint made, with its epoch and chain seed; nil without one.
     var logRegion: LogRegion? {
-        guard logRegionPages > 0 else { return nil }
+        guard hasLogRegion else { return nil }
         return LogRegion(startPage: logRegionStart, pageCount: UInt64(logRegionPages), epoch: version, seed: checksum)
     }
 
@@ -247,7 +250,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
             return .badField(.durableBase, value: UInt64(storedDistance),
                              expected: "0 or 1…\(min(version, Self.maximumDistance + 1) - 1) (version − durable base), and sealed for version 1")
         }
-        if logRegionPages > 0 {
+        if hasLogRegion {
             let (end, overflow) = logRegionStart.addingReportingOverflow(UInt64(logRegionPages))
             guard logRegionStart >= 2, !overflow, end <= logicalPageCount else {
                 return .badField(.logRegion, value: logRegionStart,
@@ -285,7 +288,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         base.storeLE(freePages, at: 88)
         base.storeLE(retiredPages, at: 96)
         base.storeLE(storedDistance | (unsealed ? CommitRecord.unsealedBit : 0), at: 104)
-        if logRegionPages > 0 {
+        if hasLogRegion {
             base.storeLE(logRegionStart, at: 108)
             base.storeLE(logRegionPages, at: 116)
         }

@@ -6,8 +6,9 @@
 /// release directly (no other holder of the lock, here or in another
 /// process, came in between: nothing else can have written a record or a
 /// frame) and the published version is still this frame's. A snapshot of
-/// that frame's version takes its slots too (`Store.slotsLeading`): frames
-/// write no record, so they lead there whatever came after.
+/// that frame's version takes its link, or else its slots
+/// (`Store.snapshot(of:pin:)`): frames write no record, so they lead there
+/// whatever came after.
 struct LogWriterCache {
     /// The release that left it (`LockFile.unlockWriter`).
     let releaseMark: UInt32

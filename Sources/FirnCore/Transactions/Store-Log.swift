@@ -98,8 +98,7 @@ extension Store {
         for slot in slots.slots {
             guard case let .success(record) = slot else { continue }
             if record.version == version { return try makeSnapshot(VersionInfo(record), pin: pin) }
-            // `logRegionPages`, not `logRegion`, which computes the chain's seed.
-            if record.version < version, record.logRegionPages > 0, record.version > checkpoint?.version ?? 0 {
+            if record.version < version, record.hasLogRegion, record.version > checkpoint?.version ?? 0 {
                 checkpoint = record
             }
         }

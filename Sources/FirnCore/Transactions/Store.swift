@@ -445,8 +445,7 @@ public final class Store: @unchecked Sendable {
                 // newer record nobody published is not looked at (a writer that
                 // has not published yet, or one that died: the next writer checks
                 // its record and publishes it).
-                if let snapshot = try ownFrameSnapshot(version: version, pin: pin) { return snapshot }
-                guard let snapshot = try makeSnapshot(version: version, slots: try slotsLeading(to: version), pin: pin) else { continue }
+                guard let snapshot = try snapshot(of: version, pin: pin) else { continue }
                 return snapshot
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
@@ -454,30 +453,23 @@ public final class Store: @unchecked Sendable {
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
     }
 
-    /// A snapshot of `version` when it is the frame this store's last
-    /// transaction appended and its chain took (the writer cache's link):
-    /// that frame's checkpoint and link are at hand, as the next write
-    /// transaction takes them (`WriteTransaction.continueLog`), so an
-    /// instance's refresh after its own commit looks nothing up. Nil
-    /// otherwise.
-    private func ownFrameSnapshot(version: UInt64, pin: PinSlot) throws(FirnError) -> Snapshot? {
-        guard let (record, link) = logWriter.withLock({ (cache) -> (CommitRecord, LogOverlayVersion)? in
-            guard let cache, cache.version == version, let link = cache.link else { return nil }
-            return (cache.record, link)
-        }) else { return nil }
-        return try makeSnapshot(VersionInfo(record), pin: pin, log: link)
-    }
-
-    /// The commit slots as they lead to `version`: as this store's last
-    /// transaction left them when `version` is the frame it appended
-    /// (frames write no record, so the slots it read lead to that frame,
-    /// and the pinned version's pages stay whatever a later writer does),
-    /// else read from the file. Saves an instance that refreshes after each
-    /// of its own commits two page reads per commit.
-    private func slotsLeading(to version: UInt64) throws(FirnError) -> CommitSlots {
-        // Only the slots are copied out, not the whole cache.
-        if let slots = logWriter.withLock({ $0?.version == version ? $0?.slots : nil }) { return slots }
-        return try CommitSlots.read(io)
+    /// The snapshot `pin` protects, of the published `version`; nil when
+    /// the slots do not lead to it. When `version` is the frame this
+    /// store's last transaction appended (the writer cache), that
+    /// transaction's state serves: with the link its chain took, nothing is
+    /// looked up, as the next write transaction takes it
+    /// (`WriteTransaction.continueLog`); without, the slots it read lead to
+    /// the frame (frames write no record, so the pinned version's pages
+    /// stay whatever a later writer does), two page reads saved. Otherwise
+    /// the slots are read from the file.
+    private func snapshot(of version: UInt64, pin: PinSlot) throws(FirnError) -> Snapshot? {
+        let own = logWriter.withLock { (cache) -> (record: CommitRecord, link: LogOverlayVersion?, slots: CommitSlots)? in
+            guard let cache, cache.version == version else { return nil }
+            return (cache.record, cache.link, cache.slots)
+        }
+        if let own, let link = own.link { return try makeSnapshot(VersionInfo(own.record), pin: pin, log: link) }
+        let slots = if let own { own.slots } else { try CommitSlots.read(io) }
+        return try makeSnapshot(version: version, slots: slots, pin: pin)
     }
 
     /// The published version's record stayed missing: a group member's

@@ -66,7 +66,7 @@ public final class WriteTransaction {
         let (slots, record, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.slots = slots
         self.slotBytes = slotBytes
-        if store.options.commitLogPages == 0 && record.logRegion == nil {
+        if store.options.commitLogPages == 0 && !record.hasLogRegion {
             let pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: record,
                                        version: record.version + 1, slotBytes: slotBytes)
             self.pages = pages
@@ -171,7 +171,7 @@ public final class WriteTransaction {
         }
         var slots = read
         let published = lockFile.latestVersion
-        if let newest = slots.newest, newest.version == published || newest.logRegion != nil && published > newest.version {
+        if let newest = slots.newest, newest.version == published || newest.hasLogRegion && published > newest.version {
             return (slots, try slots.currentForWriting(path: store.path), bytes)
         }
         slots = store.checked(slots)

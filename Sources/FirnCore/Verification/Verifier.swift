@@ -129,7 +129,7 @@ public struct Verifier {
     /// A torn, stale or damaged end after the frames is what a crash during
     /// a write leaves: a note.
     private mutating func checkLog() {
-        guard let record = snapshot.info.commitRecord, record.logRegion != nil else { return }
+        guard let record = snapshot.info.commitRecord, record.hasLogRegion else { return }
         let log: LogInspection
         do {
             guard let read = try snapshot.store.inspectLog(of: record) else { return }
