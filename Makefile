@@ -26,9 +26,17 @@ build: deps
 demo: build
 	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/firn" demo
 
+# The test run's output also goes to .build/test.log; when it fails, the
+# failing tests and their recorded issues are printed again at the end, so a
+# CI log that keeps only its tail still names them.
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+	@mkdir -p .build; rm -f .build/test.rc; rc=0; \
+	{ $(SWIFT) test --skip-build $(BUILD_FLAGS) 2>&1 || echo $$? > .build/test.rc; } | tee .build/test.log; \
+	if [ -s .build/test.rc ]; then rc=$$(cat .build/test.rc); rm -f .build/test.rc; \
+		echo "== make test failed (exit $$rc); the failures, again: =="; \
+		grep -E -A4 '^✘ |Fatal error' .build/test.log | head -80; \
+		exit $$rc; fi
 
 # The reference documents' examples as a program (Examples/, a package of its
 # own that depends on this one by path): builds and runs it. Not part of

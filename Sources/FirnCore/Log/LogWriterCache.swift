@@ -9,7 +9,12 @@
 /// that frame's version takes its link, or else its slots
 /// (`Store.snapshot(of:pin:)`): frames write no record, so they lead there
 /// whatever came after.
-struct LogWriterCache {
+///
+/// A class: each commit hands it from the store's lock to the next
+/// transaction, and copying it as a struct (its slots, their bytes, the
+/// record, three references) cost a grouped commit more than the one
+/// allocation (profiled).
+final class LogWriterCache {
     /// The release that left it (`LockFile.unlockWriter`).
     let releaseMark: UInt32
     /// The frame's version, which the transaction published.
@@ -22,4 +27,15 @@ struct LogWriterCache {
     /// The frame's link as the store's chain took it from the appender
     /// (`LogChain.appended`); nil when the chain reads it from the file.
     let link: LogOverlayVersion?
+
+    init(releaseMark: UInt32, version: UInt64, slots: CommitSlots, slotBytes: [[UInt8]], record: CommitRecord,
+         appender: LogAppender, link: LogOverlayVersion?) {
+        self.releaseMark = releaseMark
+        self.version = version
+        self.slots = slots
+        self.slotBytes = slotBytes
+        self.record = record
+        self.appender = appender
+        self.link = link
+    }
 }

@@ -150,10 +150,10 @@ final class LogTransaction {
     /// frame said (`.corrupt` otherwise: the log and its checkpoint disagree).
     func replay(into pages: PageCommit) throws(FirnError) {
         if let link {
+            let frames = link.framesOldestFirst()
             for name in link.trees.keys.sorted() {
                 guard let state = link.trees[name],
-                      let tree = try replay(name, reset: !state.showsCheckpoint, exists: state.exists,
-                                            entries: link.entries(of: name), into: pages) else { continue }
+                      let tree = try replayFrames(name, state: state, frames: frames, into: pages) else { continue }
                 guard tree.count == state.count else {
                     throw FirnError.corrupt(
                         path: pages.store.path, page: nil, version: link.version,
@@ -166,12 +166,38 @@ final class LogTransaction {
         }
     }
 
+    /// One tree's frames since the checkpoint, in version order: dropped
+    /// first when a frame reset it (the checkpoint's tree is hidden), then
+    /// the entries of the last frame that reset it and of every frame
+    /// after. Returns the tree, nil when gone.
+    private func replayFrames(_ name: String, state: LogTreeState, frames: [NameTable<LogFrameTreeChanges>],
+                              into pages: PageCommit) throws(FirnError) -> MutableTree? {
+        var first = 0
+        if !state.showsCheckpoint {
+            try pages.dropTree(name)
+            first = frames.lastIndex { $0[name]?.reset == true } ?? frames.count
+        }
+        guard state.exists, let tree = try pages.tree(name, create: true) else { return nil }
+        for frame in frames[first...] {
+            guard let change = frame[name] else { continue }
+            try apply(change.entries, to: tree, in: pages)
+        }
+        return tree
+    }
+
     /// One tree's changes: dropped first when `reset`, then (when it
     /// exists) its entries put and deleted. Returns the tree, nil when gone.
     private func replay(_ name: String, reset: Bool, exists: Bool, entries: [LogEntry],
                         into pages: PageCommit) throws(FirnError) -> MutableTree? {
         if reset { try pages.dropTree(name) }
         guard exists, let tree = try pages.tree(name, create: true) else { return nil }
+        try apply(entries, to: tree, in: pages)
+        return tree
+    }
+
+    /// Puts and deletes `entries` (nil value: deleted; deleting an absent
+    /// key is no change) in order.
+    private func apply(_ entries: [LogEntry], to tree: MutableTree, in pages: PageCommit) throws(FirnError) {
         for entry in entries {
             let key = Array(entry.key)
             if let value = entry.value {
@@ -180,6 +206,5 @@ final class LogTransaction {
                 try tree.delete(key)
             }
         }
-        return tree
     }
 }
