@@ -27,7 +27,9 @@ let lockCommands: [String: @Sendable ([String]) throws -> Int32] = [
             return usage("lock-writer DBPATH SECONDS")
         }
         let lock = try LockFile.open(databasePath: arguments[0])
-        let lease = try lock.lockWriter(timeout: .seconds(10))
+        // Generous: tests start it while another process keeps the lock
+        // and let it go later, on a machine the whole suite loads.
+        let lease = try lock.lockWriter(timeout: .seconds(60))
         announceReady()
         hold(seconds)
         lock.unlockWriter(lease)

@@ -49,21 +49,32 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("wait-again.firn"))
         defer { store.close() }
+        let lockFile = try #require(store.lockFile)
         let carrier = Carrier(try store.beginWrite(timeout: .seconds(5)))
-        let committer = BackgroundThread { () -> Bool in
-            guard let txn = carrier.transaction else { return false }
+        // Shown by order, not by timing (either can be descheduled for long
+        // on a loaded machine): the committer commits only once this thread
+        // is queued for the lock, and this thread asks only once the
+        // committer has used the transaction (before that, this thread still
+        // holds it: asking again would be misuse).
+        let used = DispatchSemaphore(value: 0)
+        let committer = BackgroundThread { () -> (queued: Bool, committed: Bool) in
+            guard let txn = carrier.transaction else { return (false, false) }
             _ = try? txn.tree("t")?.put(Array("handed".utf8), [1])  // first use on this thread
-            usleep(100_000)
-            return (try? txn.commit()) != nil
+            used.signal()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while lockFile.writerQueue.waitingCount < 1 && ContinuousClock.now < deadline { usleep(1_000) }
+            let queued = lockFile.writerQueue.waitingCount >= 1
+            return (queued, (try? txn.commit()) != nil)
         }
-        // Wait until the other thread has used it, then queue behind it.
-        usleep(30_000)
-        let start = ContinuousClock.now
-        let second = try store.beginWrite(timeout: .seconds(5))
-        #expect(ContinuousClock.now - start >= .milliseconds(30))
+        try #require(used.wait(timeout: .now() + 30) == .success, "the committer never used the transaction")
+        let second = try store.beginWrite(timeout: .seconds(30))
+        // It waited for the commit: it begins on the version that holds it.
+        #expect(try second.tree("t")?.get(Array("handed".utf8)) == [1])
         try #require(try second.tree("t")).put(Array("second".utf8), [2])
         try second.commit()
-        #expect(committer.join(timeout: .seconds(10)) == true)
+        let outcome = committer.join(timeout: .seconds(30))
+        #expect(outcome?.queued == true, "this thread was never queued behind the committer")
+        #expect(outcome?.committed == true)
         #expect(try Self.keys(store) == ["handed", "second"])
     }
 
@@ -82,14 +93,21 @@ import Testing
                 _ = try? txn.tree("t")?.put(Array("w\(n)".utf8), [UInt8(n)])
                 return (try? txn.commit()) != nil
             })
-            // The next writer asks only once this one is queued.
-            let deadline = ContinuousClock.now + .seconds(10)
+            // The next writer asks only once this one is queued (a generous
+            // deadline: it only bounds how long a failing test waits).
+            let deadline = ContinuousClock.now + .seconds(30)
             while lockFile.writerQueue.waitingCount < n + 1 && ContinuousClock.now < deadline { usleep(1_000) }
         }
         holder.abort()
         for thread in threads { #expect(thread.join(timeout: .seconds(30)) == true) }
         #expect(order.withLock { $0 } == Array(0..<6))
     }
+
+    /// Async tests here wait for the cooperative pool (two threads on 2
+    /// cores) behind the synchronous tests that occupy it: in a loaded full
+    /// run, a suspension has lasted almost the whole run (about 5 minutes).
+    /// So async waits are bounded only to end a failing test, at this.
+    static let asyncPatience: Duration = .seconds(900)
 
     @Test func asyncWritersSuspendInsteadOfBlockingThreads() async throws {
         let dir = try TemporaryDirectory()
@@ -98,37 +116,46 @@ import Testing
         let holder = Carrier(try await store.beginWrite(timeout: .seconds(5)))
         // Far more waiters than the cooperative pool has threads (2 cores).
         let writers = 32
+        // The pool is not blocked: other work still runs while the 32 wait.
+        // Waiters that blocked pool threads would keep this task from
+        // running until the holder lets go; a plain thread lets go after
+        // 600 s, so that case fails here instead of hanging. Checked by
+        // order (did the work run before that thread let the holder go?),
+        // not by a wall-clock bound: in the full suite synchronous tests
+        // occupy the pool's threads, and have kept an async test suspended
+        // for minutes (a 1 s bound, then a 15 s one, failed under that load).
+        let released = Locked(false)
+        /// True for the first caller only: it lets the holder go.
+        @Sendable func releaseFirst() -> Bool { released.withLock { done in defer { done = true }; return !done } }
+        let fallback = Thread {
+            Thread.sleep(forTimeInterval: 600)
+            if releaseFirst() { holder.transaction?.abort() }
+        }
+        fallback.start()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 0..<writers {
                 group.addTask {
-                    let txn = try await store.beginWrite(timeout: .seconds(30))
+                    let txn = try await store.beginWrite(timeout: Self.asyncPatience)
                     try #require(try txn.tree("t")).put(Array(String(format: "a%03d", n).utf8), [1])
                     try txn.commit()
                 }
             }
             let lockFile = try #require(store.lockFile)
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + Self.asyncPatience
             while lockFile.writerQueue.waitingCount < writers && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(2))
             }
+            // All 32 wait at once, while the holder holds: more than the
+            // pool has threads, so they are suspended, not blocking.
             #expect(lockFile.writerQueue.waitingCount == writers)
-            // The pool is not blocked: other work still runs while the 32
-            // wait. Waiters that blocked pool threads would keep this task
-            // from running until the holder lets go; a plain thread lets go
-            // after 20 s so that case fails here instead of hanging. (The
-            // bound is generous: the whole suite runs in parallel on 2
-            // cores, and a 1 s bound once failed under that load.)
-            let released = Locked(false)
-            let fallback = Thread {
-                Thread.sleep(forTimeInterval: 20)
-                if released.withLock({ done in defer { done = true }; return !done }) { holder.transaction?.abort() }
-            }
-            fallback.start()
             let started = ContinuousClock.now
             let value = await Task.detached { 42 }.value
             let waited = ContinuousClock.now - started
-            #expect(value == 42 && waited < .seconds(15), "a detached task waited \(waited) behind suspended writers")
-            if released.withLock({ done in defer { done = true }; return !done }) { holder.transaction?.abort() }
+            // Ran while the holder still held the lock (the fallback had not let it go).
+            let beforeRelease = releaseFirst()
+            #expect(value == 42 && beforeRelease,
+                    "a detached task ran only after the holder was let go (waited \(waited)): the waiters block the pool")
+            if beforeRelease { holder.transaction?.abort() }
             try await group.waitForAll()
         }
         #expect(try Self.keys(store).count == writers)
@@ -141,13 +168,15 @@ import Testing
         let lockFile = try #require(store.lockFile)
         let holder = Carrier(try await store.beginWrite(timeout: .seconds(5)))
         let ran = Mutex(false)
+        // Its timeout must not expire before the cancel: this task's next
+        // step may wait long for the pool (`asyncPatience`).
         let task = Task { () async throws -> Void in
-            let txn = try await store.beginWrite(timeout: .seconds(30))
+            let txn = try await store.beginWrite(timeout: Self.asyncPatience)
             ran.withLock { $0 = true }
             try txn.tree("t")?.put(Array("never".utf8), [1])
             try txn.commit()
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Self.asyncPatience
         while lockFile.writerQueue.waitingCount < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -170,8 +199,10 @@ import Testing
         let other = try LockFile.open(databasePath: path)
         defer { other.close() }
         let otherLease = try await other.lockWriter(timeout: .seconds(5))
+        // Its timeout must not expire before the cancel: this task's next
+        // step may wait long for the pool (`asyncPatience`).
         let task = Task { () async throws -> Void in
-            let txn = try await store.beginWrite(timeout: .seconds(30))
+            let txn = try await store.beginWrite(timeout: Self.asyncPatience)
             txn.abort()
         }
         try await Task.sleep(for: .milliseconds(50))

@@ -82,14 +82,17 @@ import Testing
                 }
             }
         }
-        for _ in 0..<500 where printed.value.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        // Generous deadlines: they only bound how long a failing test waits.
+        var deadline = ContinuousClock.now + .seconds(30)
+        while printed.value.isEmpty, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         try onNewThread {
             let db = try Database(configuration: config)
             let bo = TourDog()
             bo.id = 8
             try db.write { try db.add(bo) }
         }
-        for _ in 0..<500 where printed.value.count < 2 { Thread.sleep(forTimeInterval: 0.01) }
+        deadline = ContinuousClock.now + .seconds(30)
+        while printed.value.count < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(printed.value == ["0 puppies", "gone [], new [0], changed []"])
         token?.invalidate()
     }

@@ -56,7 +56,9 @@ import FirnTools
         let run = try FirnRun.run(["compact", db, "--lock-timeout", "0.3"])
         #expect(run.status == 75 && run.isCleanFailure)
         #expect(run.stderr.contains("pid \(hold.pid)"))
-        #expect(Date().timeIntervalSince(started) < 10)
+        // Not the 0.3 s: `firn` itself may take seconds to start and finish
+        // on a loaded machine. The holder never lets go: waiting for it fails.
+        #expect(Date().timeIntervalSince(started) < 30)
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
         hold.signal(SIGTERM)
         #expect(hold.wait() == 0)

@@ -60,6 +60,12 @@ final class TestKitProcess: @unchecked Sendable {
 
     /// The next line of stdout (without the newline), or nil when none
     /// arrives within `timeout` or stdout closes first.
+    ///
+    /// What is already in the pipe is always read, even when this thread
+    /// runs only after the deadline (a loaded machine may deschedule it for
+    /// that long): the pipe is polled once more without waiting before nil
+    /// is returned. So after a child's death, reading until nil gets every
+    /// line it wrote, whatever the timeout.
     func readLine(timeout: Duration) -> String? {
         let fd = output.fileHandleForReading.fileDescriptor
         let deadline = ContinuousClock.now + timeout
@@ -70,13 +76,19 @@ final class TestKitProcess: @unchecked Sendable {
                 return line
             }
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return nil }
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var milliseconds: Int32 = 0
+            if remaining > .zero {
+                let (seconds, attoseconds) = remaining.components
+                milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
+            // Nothing there: wait on while time is left; else that was the last look.
+            guard ready > 0 else {
+                if remaining > .zero { continue }
+                return nil
+            }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }

@@ -53,19 +53,24 @@ struct FirnRun {
         try process.run()
         let collected = Collected()
         let group = DispatchGroup()
+        // The pipes are read and fed on threads of their own, not on
+        // Dispatch's global queue: in the whole `swift test` on 2 cores,
+        // other suites' blocking work can hold that queue's threads for
+        // seconds, and a read that has not run yet loses the output (or
+        // leaves the child blocked on a full pipe).
         for (pipe, isOut) in [(out, true), (err, false)] {
             group.enter()
-            DispatchQueue.global().async {
+            Thread {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 collected.set(data, isOut: isOut)
                 group.leave()
-            }
+            }.start()
         }
         if let stdin {
-            DispatchQueue.global().async {
+            Thread {
                 try? input.fileHandleForWriting.write(contentsOf: stdin)
                 try? input.fileHandleForWriting.close()
-            }
+            }.start()
         }
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
@@ -78,7 +83,9 @@ struct FirnRun {
             usleep(2_000)
         }
         process.waitUntilExit()
-        _ = group.wait(timeout: .now() + 10)
+        // The reads end at the child's exit (end of file); generous, in case
+        // a loaded machine runs the reader threads late.
+        _ = group.wait(timeout: .now() + 60)
         return FirnRun(status: process.terminationStatus,
                        stdout: String(decoding: collected.out, as: UTF8.self),
                        stderr: String(decoding: collected.err, as: UTF8.self),
