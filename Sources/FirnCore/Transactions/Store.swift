@@ -463,10 +463,9 @@ public final class Store: @unchecked Sendable {
     /// stay whatever a later writer does), two page reads saved. Otherwise
     /// the slots are read from the file.
     private func snapshot(of version: UInt64, pin: PinSlot) throws(FirnError) -> Snapshot? {
-        let own = logWriter.withLock { (cache) -> (record: CommitRecord, link: LogOverlayVersion?, slots: CommitSlots)? in
-            guard let cache, cache.version == version else { return nil }
-            return (cache.record, cache.link, cache.slots)
-        }
+        // The cache itself (a class whose fields never change), not copies
+        // of its record and slots: those copies were most of this call.
+        let own = logWriter.withLock { (cache) -> LogWriterCache? in cache?.version == version ? cache : nil }
         if let own, let link = own.link { return try makeSnapshot(VersionInfo(own.record), pin: pin, log: link) }
         let slots = if let own { own.slots } else { try CommitSlots.read(io) }
         return try makeSnapshot(version: version, slots: slots, pin: pin)
