@@ -9,7 +9,8 @@
 /// about 3 % of its time (profiled). The hash here reads the key 8 bytes at
 /// a time; the table's index is the hash itself.
 struct KeyHashFilter {
-    /// Stored hashes; 0 is an empty slot (a hash of 0 is stored as 1).
+    /// Stored hashes; 0 is an empty slot (a hash of 0 is stored as 1,
+    /// `stored(_:)`).
     /// Empty until the first insert: most epochs' links are a reader's
     /// checkpoint, with no frame.
     private var slots: [UInt64] = []
@@ -20,30 +21,29 @@ struct KeyHashFilter {
 
     mutating func insert(_ hash: UInt64) {
         if (count + 1) * 2 > slots.count { grow() }
-        let stored = hash == 0 ? 1 : hash
-        let mask = slots.count - 1
-        var index = Int(truncatingIfNeeded: stored) & mask
-        while true {
-            let slot = slots[index]
-            if slot == stored { return }
-            if slot == 0 {
-                slots[index] = stored
-                count += 1
-                return
-            }
-            index = (index + 1) & mask
-        }
+        let (index, found) = probe(hash)
+        guard !found else { return }
+        slots[index] = Self.stored(hash)
+        count += 1
     }
 
     func contains(_ hash: UInt64) -> Bool {
-        guard !slots.isEmpty else { return false }
-        let stored = hash == 0 ? 1 : hash
+        !slots.isEmpty && probe(hash).found
+    }
+
+    /// `hash` as a slot holds it: 0 marks an empty slot.
+    private static func stored(_ hash: UInt64) -> UInt64 { hash == 0 ? 1 : hash }
+
+    /// The slot holding `hash` (found), or the empty one where it would go.
+    /// The table is never full (it doubles at half), so the probe ends.
+    private func probe(_ hash: UInt64) -> (index: Int, found: Bool) {
+        let stored = Self.stored(hash)
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: stored) & mask
         while true {
             let slot = slots[index]
-            if slot == stored { return true }
-            if slot == 0 { return false }
+            if slot == stored { return (index, true) }
+            if slot == 0 { return (index, false) }
             index = (index + 1) & mask
         }
     }

@@ -162,36 +162,28 @@ final class LogTransaction {
             }
         }
         try changes.forEachChangedTree { (name, exists, reset, entries) throws(FirnError) in
-            _ = try replay(name, reset: reset, exists: exists, entries: entries, into: pages)
+            _ = try replay(name, reset: reset, exists: exists, entryLists: CollectionOfOne(entries), into: pages)
         }
     }
 
-    /// One tree's frames since the checkpoint, in version order: dropped
-    /// first when a frame reset it (the checkpoint's tree is hidden), then
-    /// the entries of the last frame that reset it and of every frame
-    /// after. Returns the tree, nil when gone.
+    /// One tree's frames since the checkpoint, in version order: the
+    /// entries of the last frame that reset it (hiding the checkpoint's
+    /// tree) and of every frame after. Returns the tree, nil when gone.
     private func replayFrames(_ name: String, state: LogTreeState, frames: [NameTable<LogFrameTreeChanges>],
                               into pages: PageCommit) throws(FirnError) -> MutableTree? {
-        var first = 0
-        if !state.showsCheckpoint {
-            try pages.dropTree(name)
-            first = frames.lastIndex { $0[name]?.reset == true } ?? frames.count
-        }
-        guard state.exists, let tree = try pages.tree(name, create: true) else { return nil }
-        for frame in frames[first...] {
-            guard let change = frame[name] else { continue }
-            try apply(change.entries, to: tree, in: pages)
-        }
-        return tree
+        let first = state.showsCheckpoint ? 0 : frames.lastIndex { $0[name]?.reset == true } ?? frames.count
+        return try replay(name, reset: !state.showsCheckpoint, exists: state.exists,
+                          entryLists: frames[first...].lazy.compactMap { $0[name]?.entries }, into: pages)
     }
 
     /// One tree's changes: dropped first when `reset`, then (when it
-    /// exists) its entries put and deleted. Returns the tree, nil when gone.
-    private func replay(_ name: String, reset: Bool, exists: Bool, entries: [LogEntry],
+    /// exists) each list of entries put and deleted in turn. Returns the
+    /// tree, nil when gone.
+    private func replay(_ name: String, reset: Bool, exists: Bool, entryLists: some Sequence<[LogEntry]>,
                         into pages: PageCommit) throws(FirnError) -> MutableTree? {
         if reset { try pages.dropTree(name) }
         guard exists, let tree = try pages.tree(name, create: true) else { return nil }
-        try apply(entries, to: tree, in: pages)
+        for entries in entryLists { try apply(entries, to: tree, in: pages) }
         return tree
     }
 
