@@ -48,10 +48,11 @@ import Testing
     }
 
     /// A group of deferred commits runs past the budget to its durability
-    /// point, and that point is the checkpoint, with the one sync it makes
-    /// (a checkpoint inside the group and a seal after it made two). Past
-    /// twice the budget a deferred commit checkpoints at once, and a durable
-    /// commit past the budget does, as before.
+    /// point. Within `groupSealShare` budgets that point seals; past them it
+    /// is the checkpoint, with the one sync it makes (a checkpoint inside
+    /// the group and a seal after it made two). Past `groupOverrun` budgets
+    /// a deferred commit checkpoints at once, and a durable commit past one
+    /// budget does, as before.
     @Test func aGroupRunsPastTheBudgetToItsDurabilityPointWhichIsTheCheckpoint() throws {
         let dir = try TemporaryDirectory(prefix: "firn-budget-group", inMemory: true)
         var options = StoreOptions()
@@ -77,10 +78,26 @@ import Testing
             recorder.operations[start...].filter { if case .sync = $0 { true } else { false } }.count
         }
 
-        // Deferred commits up to twice the budget: frames, no checkpoint.
-        for n in 0..<Int(budget * LogTransaction.groupOverrun) {
-            let version = try commitOne(n, .deferred)
-            #expect(try store.readSlots().newest == loaded, "deferred commit \(n) (v\(version)) checkpointed within twice the budget")
+        // Past the budget, within the share a group may run to: the
+        // durability point seals, twice, and the checkpoint stays.
+        var committed = 0
+        for round in 1...2 {
+            let target = Int(budget * LogTransaction.groupSealShare) * round / 2
+            while committed < target {
+                let version = try commitOne(committed, .deferred)
+                #expect(try store.readSlots().newest == loaded, "deferred commit \(committed) (v\(version)) checkpointed")
+                committed += 1
+            }
+            let open = try store.currentVersion
+            #expect(try store.sync() == open)
+            #expect(try store.readSlots().newest == loaded, "the durability point at \(committed) entries checkpointed")
+            #expect(try store.durableVersion == open)
+        }
+        // On to `groupOverrun` budgets: frames, no checkpoint.
+        while committed < Int(budget * LogTransaction.groupOverrun) {
+            let version = try commitOne(committed, .deferred)
+            #expect(try store.readSlots().newest == loaded, "deferred commit \(committed) (v\(version)) checkpointed within the overrun")
+            committed += 1
         }
         let latest = try store.currentVersion
         #expect(try store.durableVersion < latest)
@@ -92,7 +109,7 @@ import Testing
         #expect(syncs(from: start) == 1, "sync() made \(syncs(from: start)) syncs")
         #expect(try store.durableVersion == durable)
 
-        // Past twice the budget, a deferred commit checkpoints at once.
+        // Past `groupOverrun` budgets, a deferred commit checkpoints at once.
         let base = try #require(LogTransaction.entryBudget(checkpoint, regionPages: options.commitLogPages))
         var checkpointedAt: Int? = nil
         for n in 0..<Int(base * LogTransaction.groupOverrun + 1) {

@@ -159,16 +159,28 @@ import Testing
             // commit has checkpointed: deferred frames until one no
             // longer fits with room for its seal and checkpoints over the
             // open group.
+            // From step 36 until a durability point has checkpointed for
+            // the entry budget: deferred commits of several small entries,
+            // the sync once the group is past the budget a group may run
+            // to (`LogTransaction.groupSealShare`).
             let sealWanted = step >= 16 && !calls.contains { $0.kind == .sync && !$0.checkpoint }
             let fillingRegion = !sealWanted && step >= 30 && !calls.contains { $0.kind == .deferredCommit && $0.checkpoint }
-            let scripted = sealWanted || fillingRegion
+            let groupingPastBudget = !sealWanted && !fillingRegion && step >= 36
+                && !calls.contains { $0.kind == .sync && $0.checkpoint && $0.pastBudget }
+            let scripted = sealWanted || fillingRegion || groupingPastBudget
             let groupOpen = try store.durableVersion < store.currentVersion
-            let doSync = sealWanted ? groupOpen : fillingRegion ? false : groupOpen && rng.chance(1, in: 4)
+            var groupPastBudget = false
+            if groupingPastBudget, groupOpen, let record = newestBefore,
+               let link = try store.logLink(try store.currentVersion, of: record) {
+                groupPastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
+            }
+            let doSync = sealWanted ? groupOpen : fillingRegion ? false : groupingPastBudget ? groupPastBudget
+                : groupOpen && rng.chance(1, in: 4)
             var pastBudget = false
             if doSync {
                 kind = .sync
                 if let record = newestBefore, let link = try store.logLink(try store.currentVersion, of: record) {
-                    pastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages) != .within
+                    pastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
                 }
                 version = try store.sync()
                 if all[version] == nil { all[version] = contents }
@@ -177,8 +189,9 @@ import Testing
                 let txn = try store.beginWrite()
                 var working = contents
                 // Filling the region: frames of about 2 KiB, which fill it in a few steps.
-                switch fillingRegion ? 100 : scripted ? 0 : rng.below(20) {
+                switch fillingRegion ? 100 : groupingPastBudget ? 101 : scripted ? 0 : rng.below(20) {
                 case 100: try Self.stage(txn, &working, &rng, fillers: 2, sizes: [850])
+                case 101: try Self.stage(txn, &working, &rng, fillers: 6, sizes: [0, 40])
                 case 0..<8: try Self.stage(txn, &working, &rng, fillers: 0, sizes: [])
                 case 8..<15: try Self.stage(txn, &working, &rng, fillers: 1 + Int(rng.below(2)), sizes: [0, 40, 700, 2000])
                 case 15..<18: try Self.stage(txn, &working, &rng, fillers: 1 + Int(rng.below(3)), sizes: LedgerModel.fillerSizes)
@@ -431,7 +444,7 @@ import Testing
     /// run in parallel).
     @Test(arguments: zip([UInt32(8), 4], [UInt64(0), 0x4]))
     func everyCrashImageAcrossCheckpointsOpensAtAnAcknowledgedDurabilityPoint(pages: UInt32, seedOffset: UInt64) throws {
-        try Self.run(seed: Self.seed &+ seedOffset, pages: pages, steps: 48, samples: 16)
+        try Self.run(seed: Self.seed &+ seedOffset, pages: pages, steps: 60, samples: 16)
     }
 
     /// A power loss during a checkpoint's sync that kept its record but

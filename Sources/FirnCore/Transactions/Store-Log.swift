@@ -110,8 +110,8 @@ extension Store {
     enum LogSeal {
         /// Durable now, up to this version.
         case sealed(UInt64)
-        /// A checkpoint makes the group durable: the log is past its entry
-        /// budget, or no seal can go in the region.
+        /// A checkpoint makes the group durable: the log is past the budget
+        /// a group may run to, or no seal can go in the region.
         case needsCheckpoint
     }
 
@@ -119,7 +119,8 @@ extension Store {
     /// frame of `record`'s log: an fsync when the last frame was not
     /// deferred (it may have been written without its sync, `.none`); a
     /// seal frame right after the group's last frame, then its sync; or,
-    /// when the group's frames carry the log past its entry budget or no
+    /// when the group's frames carry the log past the budget a group may
+    /// run to (`LogTransaction.groupSealShare` entry budgets) or no
     /// seal can go there (no page left, frames past the published version,
     /// an end no frame may follow), `.needsCheckpoint`. Nil when the
     /// published version is not a frame of that log.
@@ -131,13 +132,13 @@ extension Store {
             if scan.durableVersion >= published {
                 try io.sync()
             } else {
-                // Past the entry budget (deferred frames run on past it until
-                // their durability point, `LogTransaction.admission`): the
-                // checkpoint the next commit would make is the durability
-                // point, its one sync the group's.
+                // Past the budget a group may run to (deferred frames run on
+                // past the budget, `LogTransaction.admission`): the
+                // checkpoint the next durable commit would make is the
+                // durability point, its one sync the group's.
                 if options.checkpointsOnEntryBudget, let link = try logLink(published, of: record),
                    LogTransaction.budgetStanding(record, entries: link.loggedEntries,
-                                                 regionPages: options.commitLogPages) != .within {
+                                                 regionPages: options.commitLogPages).checkpointsGroup {
                     return .needsCheckpoint
                 }
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
