@@ -17,7 +17,7 @@ import Testing
                     try tree.put(key, value)
                     model[name, default: [:]][key] = value
                 }
-                try txn.tree("empty")
+                _ = try txn.tree("empty")
                 model["empty"] = model["empty"] ?? [:]
             }
         }

@@ -330,7 +330,7 @@ import Testing
     /// the queue cannot run it while it waits.
     @Test func aSynchronousWriteOnAnotherInstanceNeverDeadlocksAgainstPendingAsyncBlocks() throws {
         let app = App()
-        try app.run { db in
+        _ = try app.run { db in
             db.writeAsync { Thread.sleep(forTimeInterval: 0.02); try db.add(Self.dog(1)) }
         }
         let configuration = app.configuration

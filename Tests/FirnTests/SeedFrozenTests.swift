@@ -101,7 +101,7 @@ import Testing
         let thawedDB = try frozenDB.thaw()
         #expect(thawedDB.isFrozen == false)
         try thawedDB.write { thawedPerson.name = "John Michael Kane" }
-        #expect(try db.objects(Person.self).first?.name == "John Michael Kane")
+        #expect(db.objects(Person.self).first?.name == "John Michael Kane")
         #expect(frozenPerson.name == "John")
         // Thawing an object deleted since gives nil.
         try db.write { try db.delete(thawedPerson) }

@@ -259,8 +259,8 @@ import Glibc
         let dir = try Scratch()
         try FileManager.default.createDirectory(atPath: dir.file("adir"), withIntermediateDirectories: false)
         #expect(mkfifo(dir.file("fifo"), 0o644) == 0)
-        FileManager.default.createFile(atPath: dir.file("empty"), contents: Data())
-        FileManager.default.createFile(atPath: dir.file("text"), contents: Data(String(repeating: "not a database\n", count: 1000).utf8))
+        #expect(FileManager.default.createFile(atPath: dir.file("empty"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: dir.file("text"), contents: Data(String(repeating: "not a database\n", count: 1000).utf8)))
         for name in ["adir", "fifo", "empty", "text"] {
             try Self.expectNoCrash(dir.file(name), allowed: [66], name)
             for command in [["compact"], ["hold", "--seconds", "0"], ["compact", "-o", dir.file("out.firn")]] {

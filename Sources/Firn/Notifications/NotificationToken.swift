@@ -62,7 +62,7 @@ extension DatabaseCore {
     }
 }
 
-final class DatabaseObservation: Observation {
+final class DatabaseObservation: Observation, @unchecked Sendable {
     private let block: (DatabaseNotification, Database) -> Void
 
     init(_ block: @escaping (DatabaseNotification, Database) -> Void) { self.block = block }

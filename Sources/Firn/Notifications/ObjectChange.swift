@@ -43,7 +43,7 @@ extension Object {
 
 /// One object's record compared between the two versions of each step: two
 /// lookups, only for a step that changed the type's tree.
-final class ObjectObservation: Observation, FailableObservation {
+final class ObjectObservation: Observation, FailableObservation, @unchecked Sendable {
     private let object: Object
     private let info: ClassInfo
     private let key: [UInt8]

@@ -37,7 +37,7 @@ extension Results {
 /// change's positions are binary searches in it (unsorted results, a
 /// chunked `KeyList`) or a comparison with the recomputed list (queries
 /// and sorts).
-final class ResultsObservation<Element: Object>: Observation, FailableObservation {
+final class ResultsObservation<Element: Object>: Observation, FailableObservation, @unchecked Sendable {
     private let results: Results<Element>
     private let info: ClassInfo
     private let block: (ResultsChange<Element>) -> Void

@@ -168,7 +168,7 @@ final class LogAppender {
         } catch let failure {
             // Back as before the frame: zeros where it was.
             if !deferred {
-                buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
                 do {
                     try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
                     if sync { try io.sync() }
