@@ -28,20 +28,14 @@ func runCommit(_ ctx: Context) throws {
         var pages: [String: Double] = [:]
         func contender(_ engine: String) -> Contender {
             Contender(name: engine) { _ in
-                let path = ctx.path("commit-\(engine).db")
-                let out = ctx.path("commit-\(engine).out"), count = ctx.path("commit-\(engine).syncs")
-                removeDatabase(path)
-                try runChild([exe, commitChildFlag, engine, path, String(n)], stdoutPath: out, scratch: ctx.scratch,
-                             environment: ["LD_PRELOAD": shim, "FIRN_BENCH_SYNC_DELAY_US": String(delay),
-                                           "FIRN_BENCH_SYNC_COUNT_FILE": count])
-                removeDatabase(path)
-                let fields = numbers(in: out, as: Double.self)
-                guard let rate = fields.first else { throw EngineError(description: "\(engine) commit child printed nothing") }
+                let count = ctx.path("commit-\(engine).syncs")
+                let fields = try commitChildFigures(ctx, executable: exe, engine: engine, file: "commit-\(engine)", commits: n,
+                                                    environment: ["LD_PRELOAD": shim, "FIRN_BENCH_SYNC_DELAY_US": String(delay),
+                                                                  "FIRN_BENCH_SYNC_COUNT_FILE": count])
                 if fields.count >= 2 { pages[engine] = fields[1] }
                 syncs[engine] = (Double(readSmallFile(count).filter(\.isNumber)) ?? .nan) / Double(n)
-                unlink(out)
                 unlink(count)
-                return rate
+                return fields[0]
             }
         }
         let engines = ["firn", "firn-2phase", "firn-pages", "firn-grouped", "firn-pages-grouped", "lmdb", "sqlite"]
@@ -78,22 +72,29 @@ func runCommit(_ ctx: Context) throws {
 func runLargerTreeGroupedCommit(_ ctx: Context, commits: Int, executable exe: String) throws {
     func contender(_ engine: String) -> Contender {
         Contender(name: engine) { _ in
-            let path = ctx.path("commit-large-\(engine).db")
-            let out = ctx.path("commit-large-\(engine).out")
-            removeDatabase(path)
-            try runChild([exe, commitChildFlag, engine, path, String(commits)], stdoutPath: out, scratch: ctx.scratch)
-            removeDatabase(path)
-            guard let rate = numbers(in: out, as: Double.self).first else {
-                throw EngineError(description: "\(engine) commit child printed nothing")
-            }
-            unlink(out)
-            return rate
+            try commitChildFigures(ctx, executable: exe, engine: engine, file: "commit-large-\(engine)", commits: commits)[0]
         }
     }
     let row = "grouped commit (100/sync), \(formatNumber(Double(commits))) commits"
     let m = try alternate(row, reps: ctx.reps, ["firn-grouped", "firn"].map(contender))
     ctx.report.add(.higherIsBetter(row, firn: m["firn-grouped"]!, peer: "firn ungrouped", peerValue: m["firn"]!,
                                    unit: "txn/s", target: .ratioAtLeast(10.0)))
+}
+
+/// Runs one commit child (`engine` putting `commits` records into a new
+/// file named `file` in the scratch directory, removed after) with
+/// `environment` added; returns what it printed: txn/s first, never empty.
+func commitChildFigures(_ ctx: Context, executable exe: String, engine: String, file: String, commits: Int,
+                        environment: [String: String] = [:]) throws -> [Double] {
+    let path = ctx.path("\(file).db"), out = ctx.path("\(file).out")
+    removeDatabase(path)
+    try runChild([exe, commitChildFlag, engine, path, String(commits)], stdoutPath: out, scratch: ctx.scratch,
+                 environment: environment)
+    removeDatabase(path)
+    let fields = numbers(in: out, as: Double.self)
+    unlink(out)
+    guard !fields.isEmpty else { throw EngineError(description: "\(engine) commit child printed nothing") }
+    return fields
 }
 
 /// The hidden first argument that makes the bench a commit child.
