@@ -113,6 +113,8 @@ import Testing
         var writes = 0, syncs = 0, extends = 0
         var injected = 0
         var failedCommits = 0, failedSyncs = 0, recoveredSyncs = 0
+        /// Writes of the deferred frames kept in memory that failed before a read-back.
+        var failedFrameWrites = 0
         var reopenedAfterFailure = 0
         /// Successful calls by what they made.
         var durableFrames = 0, deferredFrames = 0, checkpoints = 0, largeCheckpoints = 0
@@ -136,14 +138,29 @@ import Testing
         var contents: Contents
     }
 
-    static func options(fault: FaultyIO.Fault?) -> StoreOptions {
+    static func options(fault: FaultyIO.Fault?, framesInMemory: Bool = true) -> StoreOptions {
         var options = StoreOptions()
+        options.keepsDeferredFramesInMemory = framesInMemory
         options.durability = .full
         options.commitLogPages = regionPages
         // The plan walks the region to its end: no checkpoint for the entries logged.
         options.checkpointsOnEntryBudget = false
         options.wrapIO = { FaultyIO($0, fault: fault) }
         return options
+    }
+
+    /// Opens `path` with `options(fault:framesInMemory:)`, its kept writer
+    /// byte not let go for idleness within the hour: deferred frames kept
+    /// in memory are then written by the workload's own calls (a durable
+    /// commit, a sync, a checkpoint, the explicit write before a
+    /// read-back), never by the idle watch on another thread between them,
+    /// where a fault would go unseen until the next call, nor because a
+    /// debug build's commits came more than 2 ms apart (the calls must be
+    /// the same in every run).
+    static func open(_ path: String, fault: FaultyIO.Fault?, framesInMemory: Bool = true) throws -> Store {
+        let store = try Store.open(path, options: options(fault: fault, framesInMemory: framesInMemory))
+        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        return store
     }
 
     /// Opens a copy of the file as it is now (the page cache) as a first
@@ -165,13 +182,13 @@ import Testing
     }
 
     /// Runs the workload on a new file `name` in `dir` with `fault` installed.
-    static func run(fault: FaultyIO.Fault?, in dir: TemporaryDirectory, name: String) throws -> Outcome {
+    static func run(fault: FaultyIO.Fault?, in dir: TemporaryDirectory, name: String, framesInMemory: Bool) throws -> Outcome {
         let path = dir.file(name)
         defer {
             unlink(path)
             unlink(path + ".lock")
         }
-        let run = try Run(fault: fault, path: path, dir: dir)
+        let run = try Run(fault: fault, path: path, dir: dir, framesInMemory: framesInMemory)
         try run.workload()
         return run.outcome
     }
@@ -196,8 +213,11 @@ import Testing
         /// commit is read back in full.
         var recovering = false
 
-        init(fault: FaultyIO.Fault?, path: String, dir: TemporaryDirectory) throws {
+        let framesInMemory: Bool
+
+        init(fault: FaultyIO.Fault?, path: String, dir: TemporaryDirectory, framesInMemory: Bool) throws {
             self.fault = fault
+            self.framesInMemory = framesInMemory
             self.path = path
             self.dir = dir
             label = fault.map { "fault \($0)" } ?? "dry run"
@@ -209,7 +229,7 @@ import Testing
             // so the faulty store's calls are the workload's own.
             let first = try Store.open(path, options: .pageCommits)
             defer { first.close() }
-            store = try Store.open(path, options: CommitLogIOFaultTests.options(fault: fault))
+            store = try CommitLogIOFaultTests.open(path, fault: fault, framesInMemory: framesInMemory)
             faulty = try #require(store.io as? FaultyIO)
             reportedDurable = try store.durableVersion
             #expect(reportedDurable == durable.version)
@@ -240,6 +260,19 @@ import Testing
         /// The store reads `current` back whole and verified, and a copy of
         /// the file opens at `durable`.
         func readBack(_ step: String) throws {
+            // Deferred frames still in memory are written first (verify
+            // reads the file), as a call of its own that a fault may fail.
+            let injectedBefore = faulty.injected.count
+            do {
+                try store.writeUnwrittenFrames()
+            } catch {
+                let injectedNow = Array(faulty.injected.dropFirst(injectedBefore))
+                #expect(injectedNow.contains(error), "\(label), \(step): writing the kept frames threw \(error), not the injected \(injectedNow)")
+                #expect(try hasFailed(), "\(label), \(step): the store carries on though deferred commits it acknowledged could not be written")
+                outcome.failedFrameWrites += 1
+                try reopen("\(step), after the kept frames could not be written")
+                return
+            }
             let inspection = try StoreInspection.inspect(store)
             #expect(inspection.problems.isEmpty, "\(label), \(step): \(inspection.problems.prefix(5))")
             #expect(inspection.version == current.version && LedgerModel.same(inspection.contents, current.contents),
@@ -261,7 +294,7 @@ import Testing
             recovering = false
             tally()
             store.close()
-            store = try Store.open(path, options: CommitLogIOFaultTests.options(fault: nil))
+            store = try CommitLogIOFaultTests.open(path, fault: nil, framesInMemory: framesInMemory)
             faulty = try #require(store.io as? FaultyIO)
             let inspection = try StoreInspection.inspect(store)
             #expect(inspection.problems.isEmpty, "\(label), \(step): reopened: \(inspection.problems.prefix(5))")
@@ -440,7 +473,7 @@ import Testing
             try sync("the final sync")
             tally()
             store.close()
-            var reopened = try Store.open(path, options: CommitLogIOFaultTests.options(fault: nil))
+            var reopened = try CommitLogIOFaultTests.open(path, fault: nil, framesInMemory: framesInMemory)
             defer { reopened.close() }
             let inspection = try StoreInspection.inspect(reopened)
             #expect(inspection.problems.isEmpty, "\(label): reopened: \(inspection.problems.prefix(8))")
@@ -476,11 +509,18 @@ import Testing
         }
     }
 
-    @Test(arguments: FaultyIO.Kind.allCases)
-    func everyFailingCallOnTheLogKeepsTheLastCommitAndTheDurableVersionTruthful(kind: FaultyIO.Kind) throws {
+    /// `framesInMemory`: deferred frames kept in memory until a durability
+    /// point (the default, FORMAT.md 8.1), or each written at once (as with
+    /// `.none`, and as the store falls back to when its chain did not take
+    /// a frame).
+    @Test(arguments: FaultyIO.Kind.allCases, [true, false])
+    func everyFailingCallOnTheLogKeepsTheLastCommitAndTheDurableVersionTruthful(kind: FaultyIO.Kind, framesInMemory: Bool) throws {
         let started = ContinuousClock.now
         let dir = try TemporaryDirectory(prefix: "firn-log-fault-\(kind)", inMemory: true)
-        let dry = try Self.run(fault: nil, in: dir, name: "dry.firn")
+        func run(_ fault: FaultyIO.Fault?, _ name: String) throws -> Outcome {
+            try Self.run(fault: fault, in: dir, name: name, framesInMemory: framesInMemory)
+        }
+        let dry = try run(nil, "dry.firn")
         #expect(dry.injected == 0 && dry.failedCommits == 0 && dry.failedSyncs == 0)
         // The workload makes what the plan says it does.
         let made = "\(dry.checkpoints) checkpoints (\(dry.largeCheckpoints) large), \(dry.checkpointingSyncs) checkpointing syncs, "
@@ -488,7 +528,7 @@ import Testing
         #expect(dry.checkpoints == 4 && dry.largeCheckpoints == 2 && dry.checkpointingSyncs == 0 && dry.seals == 4
                 && dry.durableFrames >= 2 && dry.deferredFrames >= 10, "the dry run made \(made)")
         // The workload is deterministic, so call k of one run is call k of the next.
-        let again = try Self.run(fault: nil, in: dir, name: "dry-again.firn")
+        let again = try run(nil, "dry-again.firn")
         #expect(again.count(kind) == dry.count(kind), "the workload made \(dry.count(kind)) and then \(again.count(kind)) \(kind) calls")
         let calls = dry.count(kind)
         #expect(calls > 0, "the workload makes no \(kind) calls")
@@ -499,9 +539,10 @@ import Testing
             let once = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .enospc : .eio)
             let sticky = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .eio : .enospc, sticky: true)
             for fault in [once, sticky] {
-                let outcome = try Self.run(fault: fault, in: dir, name: "\(kind)-\(index)-\(fault.sticky).firn")
+                let outcome = try run(fault, "\(kind)-\(index)-\(fault.sticky).firn")
                 #expect(outcome.injected > 0, "fault \(fault) never fired")
-                #expect(outcome.failedCommits + outcome.failedSyncs > 0, "fault \(fault) failed no commit and no sync")
+                #expect(outcome.failedCommits + outcome.failedSyncs + outcome.failedFrameWrites > 0,
+                        "fault \(fault) failed no commit, no sync and no write of kept frames")
                 injected += outcome.injected
                 failedCommits += outcome.failedCommits
                 failedSyncs += outcome.failedSyncs
@@ -517,7 +558,7 @@ import Testing
             #expect(framesAfterFailure > 0, "no frame was appended after a failed \(kind)")
         }
         let elapsed = ContinuousClock.now - started
-        print("CommitLogIOFaultTests [\(kind)]: \(calls) \(kind) calls in the workload (\(dry.checkpoints) checkpoints, "
+        print("CommitLogIOFaultTests [\(kind), frames \(framesInMemory ? "in memory" : "written at once")]: \(calls) \(kind) calls in the workload (\(dry.checkpoints) checkpoints, "
               + "\(dry.durableFrames + dry.deferredFrames) frames, \(dry.seals) seals, \(dry.checkpointingSyncs) checkpointing syncs); "
               + "\(runs) runs, \(injected) injected faults, \(failedCommits) failed commits, \(failedSyncs) failed syncs "
               + "(\(recovered) retried successfully), \(framesAfterFailure) frames as the first commit after a failure, "

@@ -300,6 +300,7 @@ extension LockFile {
     /// way) but drops nothing and wakes no one.
     @discardableResult
     func releaseWriterByte(keepingByte: Bool = false) -> UInt32 {
+        if !keepingByte { runBeforeWriterByteRelease() }
         let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         if !keepingByte { _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1) }
         _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)

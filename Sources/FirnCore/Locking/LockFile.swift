@@ -66,6 +66,26 @@ public final class LockFile: @unchecked Sendable {
     /// for writers waiting elsewhere (nanoseconds). Tests lengthen it to
     /// observe a kept byte.
     package let keptByteIdleNanoseconds = Atomic<UInt64>(2_000_000)
+    /// Run before the writer byte's OFD lock is dropped (set by the store:
+    /// it writes the deferred frames it keeps in memory, which whoever
+    /// takes the byte next must find in the file).
+    /// A class, not the closure itself: a closure read out of the generic
+    /// `Locked` through its `inout` access is written back wrapped in one
+    /// more reabstraction thunk, so each release made the next one slower.
+    private final class ReleaseHook: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    private let beforeWriterByteRelease = Locked<ReleaseHook?>(nil)
+
+    package func setBeforeWriterByteRelease(_ body: @escaping @Sendable () -> Void) {
+        let hook = ReleaseHook(body)
+        beforeWriterByteRelease.withLock { $0 = hook }
+    }
+
+    func runBeforeWriterByteRelease() {
+        beforeWriterByteRelease.withLock { $0 }?.body()
+    }
 
     struct LocalState {
         var closed = false

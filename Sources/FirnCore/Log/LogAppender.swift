@@ -26,6 +26,17 @@ final class LogAppender {
     /// The last frame this appender wrote, as a scan would accept it: the
     /// store hands it to its `LogChain` with the payload it has in memory.
     private(set) var lastFrame: LogScan.Frame?
+    /// Deferred frames kept in memory instead of written (`buffered`),
+    /// their bytes from file offset `pendingFileOffset`, as their writes
+    /// would have stored them; `flush()` writes them with one `pwrite`.
+    private var pending: [UInt8] = []
+    private var pendingFileOffset: UInt64 = 0
+    /// When the oldest of them was appended (monotonic nanoseconds).
+    private(set) var pendingSince: UInt64 = 0
+    /// Whether deferred frames are waiting in memory.
+    var hasPending: Bool { !pending.isEmpty }
+    /// How many bytes wait.
+    var pendingBytes: Int { pending.count }
 
     private init(io: any FileIO, region: LogRegion, geometry: PageGeometry, scan: LogScan) {
         self.io = io
@@ -83,14 +94,18 @@ final class LogAppender {
     /// process but promise nothing after a power loss. A commit that is not
     /// deferred and fails is undone (`write`); `undoFailed` gets the error
     /// when that fails too.
+    ///
+    /// `buffered` (deferred only): the frame is kept in memory, not
+    /// written, until `flush()` or the next frame that is not deferred;
+    /// the caller publishes its version only then (FORMAT.md 8.1).
     @discardableResult
-    func appendCommit(payload: [UInt8], deferred: Bool, timestampNanoseconds: UInt64, sync: Bool = true,
-                      undoFailed: (FirnError) -> Void = { _ in }) throws(FirnError) -> UInt64 {
+    func appendCommit(payload: [UInt8], deferred: Bool, buffered: Bool = false, timestampNanoseconds: UInt64,
+                      sync: Bool = true, undoFailed: (FirnError) -> Void = { _ in }) throws(FirnError) -> UInt64 {
         guard fits(payloadLength: payload.count, deferred: deferred), newestVersion < UInt64.max else {
             throw FirnError.misuse("\(io.path): log frame of \(payload.count) bytes does not fit the region")
         }
         let version = newestVersion + 1
-        try write(kind: .commit, version: version, payload: payload, deferred: deferred,
+        try write(kind: .commit, version: version, payload: payload, deferred: deferred, buffered: deferred && buffered,
                   timestampNanoseconds: timestampNanoseconds, sync: !deferred && sync, undoFailed: undoFailed)
         newestVersion = version
         if !deferred { durableVersion = version }
@@ -108,7 +123,7 @@ final class LogAppender {
         guard fits(payloadLength: 0) else {
             throw FirnError.misuse("\(io.path): no room left in the log region for a seal frame")
         }
-        try write(kind: .seal, version: newestVersion, payload: [], deferred: false,
+        try write(kind: .seal, version: newestVersion, payload: [], deferred: false, buffered: false,
                   timestampNanoseconds: timestampNanoseconds, sync: true, undoFailed: undoFailed)
         durableVersion = newestVersion
     }
@@ -130,9 +145,22 @@ final class LogAppender {
     /// failed deferred frame may stay: no opener takes it without a seal
     /// after it, and none can follow it (the next writer finds it past the
     /// published version and checkpoints).
-    private func write(kind: LogFrameHeader.Kind, version: UInt64, payload: [UInt8], deferred: Bool,
+    ///
+    /// A `buffered` frame only joins `pending`. Any other frame first
+    /// writes what is pending (`flush()`); when that fails, the deferred
+    /// commits it held were acknowledged and can no longer reach the file,
+    /// so `undoFailed` gets the error too (the store refuses use).
+    private func write(kind: LogFrameHeader.Kind, version: UInt64, payload: [UInt8], deferred: Bool, buffered: Bool,
                        timestampNanoseconds: UInt64, sync: Bool, undoFailed: (FirnError) -> Void) throws(FirnError) {
         lastFrame = nil
+        if !buffered {
+            do {
+                try flush()
+            } catch {
+                undoFailed(error)
+                throw error
+            }
+        }
         let pageSize = UInt64(geometry.pageSize)
         let packs = kind == .commit && deferred
         let pageIndex = nextOffset / pageSize
@@ -157,6 +185,14 @@ final class LogAppender {
         let staysInPage = pageEnd - pageIndex * pageSize == pageSize
         let writeLength = tailIsZero && staysInPage ? frameLength : Int(pageEnd - nextOffset)
         tailIsZero = false
+        if buffered {
+            keep(header: headerBytes, payload: payload, at: fileOffset, length: writeLength)
+            lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
+            chain = checksum
+            nextOffset = next
+            tailIsZero = next % pageSize != 0
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: writeLength)
         buffer.withUnsafeMutableBytes { (bytes) in
             UnsafeMutableRawBufferPointer(rebasing: bytes[0..<headerBytes.count]).copyBytes(from: headerBytes)
@@ -184,5 +220,44 @@ final class LogAppender {
         // The next frame shares this one's last page only after a packed
         // one, whose write ended that page with zeros.
         tailIsZero = next % pageSize != 0
+    }
+
+    /// Writes the deferred frames kept in memory, with one `pwrite`. After
+    /// a failure they are dropped (the caller's store refuses use: they
+    /// were acknowledged, and other processes never saw them), and the
+    /// next frame writes whole pages again, as after any failed write.
+    func flush() throws(FirnError) {
+        guard !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        do {
+            try withBytes(pending) { (bytes) throws(FirnError) in try io.write(bytes, at: pendingFileOffset) }
+        } catch {
+            tailIsZero = false
+            throw error
+        }
+    }
+
+    /// Puts a frame's write (its header and payload, then zeros to
+    /// `length`) into `pending` at file offset `fileOffset`: right after
+    /// the bytes already there, or over the zeros at their end when the
+    /// frame packs into the last page they cover.
+    private func keep(header: [UInt8], payload: [UInt8], at fileOffset: UInt64, length: Int) {
+        if pending.isEmpty {
+            pendingFileOffset = fileOffset
+            pendingSince = monotonicNanoseconds()
+        }
+        // Frames follow one another in the region, whose pages are one
+        // run of the file: the offset is at or before the end of pending.
+        let start = Int(fileOffset - pendingFileOffset)
+        if start + length > pending.count {
+            pending.append(contentsOf: repeatElement(0, count: start + length - pending.count))
+        }
+        pending.withUnsafeMutableBytes { bytes in
+            let frame = bytes[start..<(start + length)]
+            UnsafeMutableRawBufferPointer(rebasing: frame).initializeMemory(as: UInt8.self, repeating: 0)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[start..<(start + header.count)]).copyBytes(from: header)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[(start + header.count)..<(start + header.count + payload.count)])
+                .copyBytes(from: payload)
+        }
     }
 }

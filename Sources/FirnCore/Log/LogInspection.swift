@@ -145,6 +145,7 @@ extension Store {
     /// the record's pages), never for what the frames hold.
     package func inspectLog(of record: CommitRecord) throws(FirnError) -> LogInspection? {
         guard let region = record.logRegion else { return nil }
+        writeUnwrittenFramesIfIdle()
         let pageSize = UInt64(geometry.pageSize)
         // `CommitRecord.decode` checked this; the record is a value anyone
         // can build, so once more before the region is sliced from the map.

@@ -181,3 +181,81 @@ extension Store {
         }
     }
 }
+
+/// Deferred frames kept in memory (FORMAT.md 8.1, COMMIT-PATH slice 20).
+extension Store {
+    /// The newest version this store reads: the published one, or the
+    /// newest of its own deferred commits not written yet.
+    func newestVersion(_ lockFile: LockFile) -> UInt64 {
+        max(lockFile.latestVersion, unpublishedVersion.load(ordering: .acquiring))
+    }
+
+    /// How many bytes of deferred frames may wait in memory (16 pages of
+    /// the default size): past that the commit writes them.
+    static let unwrittenFramesBytes = 65_536
+
+    /// Keeps `appender`'s deferred frames, up to `version`, for a later
+    /// write; writes them at once when they waited long enough or are many.
+    /// The caller holds the writer lock and has not released it.
+    func keepUnwrittenFrames(_ appender: LogAppender, version: UInt64) throws(FirnError) {
+        unwrittenLog.withLock { $0 = appender }
+        unpublishedVersion.store(version, ordering: .releasing)
+        // As long as the kept writer byte's idle watch (2 ms): a group whose
+        // commits go on is written that often, an idle one by the watch.
+        let wait = lockFile?.keptByteIdleNanoseconds.load(ordering: .relaxed) ?? 0
+        if appender.pendingBytes >= Self.unwrittenFramesBytes || monotonicNanoseconds() &- appender.pendingSince >= wait {
+            try publishUnwrittenFrames()
+        }
+    }
+
+    /// Writes the deferred frames this store keeps in memory now, unless a
+    /// transaction of it is under way (whose end decides): the writer byte
+    /// kept for the group is let go, which writes them first. For what
+    /// reads the log from the file in this process (`verify`,
+    /// `inspectLog`): it then finds every version this store reads.
+    package func writeUnwrittenFramesIfIdle() {
+        guard unpublishedVersion.load(ordering: .acquiring) != 0 else { return }
+        lockFile?.dropRetainedWriterByte()
+    }
+
+    /// Writes the deferred frames this store keeps in memory now, under the
+    /// writer lock (waiting up to `timeout`, default `lockTimeout`); throws
+    /// when that write fails (the store then refuses use).
+    package func writeUnwrittenFrames(timeout: Duration? = nil) throws(FirnError) {
+        guard unpublishedVersion.load(ordering: .acquiring) != 0 else { return }
+        let lockFile = try writableLockFile()
+        let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
+        addUse()
+        defer {
+            lockFile.unlockWriter(lease)
+            endUse()
+        }
+        try publishUnwrittenFrames()
+    }
+
+    /// Writes the deferred frames this store keeps in memory, with one
+    /// `pwrite`, then publishes their newest version: other processes see
+    /// the group's commits from here on (FORMAT.md 8.1). Called with the
+    /// writer lock held or its byte kept and no transaction under way: at
+    /// a durability point, a checkpoint, before the writer byte goes, and
+    /// when the store closes. A failed write makes the store refuse use
+    /// until reopened (the commits were acknowledged; the file and other
+    /// processes never had them).
+    func publishUnwrittenFrames() throws(FirnError) {
+        guard let appender = unwrittenLog.withLock({ (kept) -> LogAppender? in
+            defer { kept = nil }
+            return kept
+        }) else { return }
+        let version = unpublishedVersion.load(ordering: .acquiring)
+        do {
+            try appender.flush()
+        } catch {
+            let located = error.located(in: path, version: version)
+            markFramesUnwritten(located)
+            throw located
+        }
+        if let lockFile, version != 0 { lockFile.publish(version: version) }
+        unpublishedVersion.store(0, ordering: .releasing)
+    }
+}
+

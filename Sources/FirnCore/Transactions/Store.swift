@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// An open Firn database: lock-free snapshots pinned at a version, and one
 /// write transaction at a time across threads and processes.
@@ -42,8 +43,9 @@ public final class Store: @unchecked Sendable {
         var users = 0
         /// True once the lock file and the file have been closed.
         var released = false
-        /// A commit whose record write or sync failed and could not be undone.
-        var failure: FirnError?
+        /// A commit whose record write or sync failed and could not be
+        /// undone, or deferred frames that could not be written.
+        var failure: (error: FirnError, framesUnwritten: Bool)?
         /// The largest size this store has seen the file at: Firn never
         /// shrinks a data file in place (a replacement is another file), so
         /// a version within it needs no new look at the file's size.
@@ -68,6 +70,13 @@ public final class Store: @unchecked Sendable {
     /// Where this store's last frame left the writer, taken by the next
     /// write transaction (`LogWriterCache`).
     let logWriter = Locked<LogWriterCache?>(nil)
+    /// The appender holding deferred frames not written yet (FORMAT.md
+    /// 8.1: written at the group's durability point, when the writer byte
+    /// goes, or within `unwrittenFramesNanoseconds`), and the newest
+    /// version among them (0: none), which this store's own snapshots
+    /// already read and other processes do not see yet.
+    let unwrittenLog = Locked<LogAppender?>(nil)
+    let unpublishedVersion = Atomic<UInt64>(0)
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -82,6 +91,11 @@ public final class Store: @unchecked Sendable {
         self.lockFile = lockFile
         self.io = io
         state = Locked(State(map: map))
+        // Deferred frames kept in memory are written before the writer
+        // byte goes (a kept byte dropped by the idle watch, for a writer
+        // waiting elsewhere, or by a sibling `LockFile`): whoever takes it
+        // next reads the log from the file.
+        lockFile?.setBeforeWriterByteRelease { [weak self] in try? self?.publishUnwrittenFrames() }
     }
 
     deinit {
@@ -239,6 +253,9 @@ public final class Store: @unchecked Sendable {
             return !s.released
         }
         guard first else { return }
+        // Nothing uses the store now: deferred frames still in memory are
+        // written and published before the writer byte goes with the lock file.
+        try? publishUnwrittenFrames()
         lockFile?.close()
         io.close()
     }
@@ -249,7 +266,7 @@ public final class Store: @unchecked Sendable {
     /// The latest committed version.
     public var currentVersion: UInt64 {
         get throws(FirnError) {
-            if let lockFile { return lockFile.latestVersion }
+            if let lockFile { return newestVersion(lockFile) }
             return try readSlots().current?.version ?? 0
         }
     }
@@ -277,7 +294,7 @@ public final class Store: @unchecked Sendable {
     @discardableResult
     public func sync(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
         let lockFile = try writableLockFile()
-        if lockFile.durableVersion != 0, lockFile.durableVersion >= lockFile.latestVersion { return lockFile.durableVersion }
+        if lockFile.durableVersion != 0, lockFile.durableVersion >= newestVersion(lockFile) { return lockFile.durableVersion }
         switch try syncHoldingWriterLock(lockFile, timeout: timeout) {
         case let .sealed(version):
             return version
@@ -312,6 +329,7 @@ public final class Store: @unchecked Sendable {
             lockFile.unlockWriter(lease)
             endUse()
         }
+        try publishUnwrittenFrames()
         let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
         if let seal = try sealLog(base, lockFile: lockFile) { return seal }
         return .sealed(try sealRecord(base, slots: slots, lockFile: lockFile))
@@ -401,7 +419,7 @@ public final class Store: @unchecked Sendable {
             }
             return try makeSnapshot(VersionInfo(record), pin: nil)
         }
-        let pin = try lockFile.claimPin(version: lockFile.latestVersion, kind: kind, label: label)
+        let pin = try lockFile.claimPin(version: newestVersion(lockFile), kind: kind, label: label)
         do {
             return try pinLatest(pin, lockFile: lockFile)
         } catch {
@@ -421,7 +439,7 @@ public final class Store: @unchecked Sendable {
         guard let lockFile, let pin = snapshot.pin else {
             return try self.snapshot()
         }
-        if snapshot.version == lockFile.latestVersion { return snapshot }
+        if snapshot.version == newestVersion(lockFile) { return snapshot }
         do {
             let refreshed = try pinLatest(pin, lockFile: lockFile)
             snapshot.detachPin()
@@ -438,9 +456,9 @@ public final class Store: @unchecked Sendable {
     private func pinLatest(_ pin: PinSlot, lockFile: LockFile) throws(FirnError) -> Snapshot {
         for attempt in 0..<2 {
             for _ in 0..<10_000 {
-                let version = lockFile.latestVersion
+                let version = newestVersion(lockFile)
                 lockFile.setPinVersion(pin, version)
-                guard lockFile.latestVersion == version else { continue }
+                guard newestVersion(lockFile) == version else { continue }
                 // The published version was accepted by whoever published it; a
                 // newer record nobody published is not looked at (a writer that
                 // has not published yet, or one that died: the next writer checks
@@ -602,7 +620,7 @@ public final class Store: @unchecked Sendable {
         return try startTransaction(lockFile: lockFile, lease: lease)
     }
 
-    private func writableLockFile() throws(FirnError) -> LockFile {
+    func writableLockFile() throws(FirnError) -> LockFile {
         try checkOpen()
         guard let lockFile, !options.readOnly else {
             throw FirnError.misuse("\(path): the store is open read-only")
@@ -639,13 +657,23 @@ public final class Store: @unchecked Sendable {
         try state.withLock { (s) throws(FirnError) in
             if s.closed { throw FirnError.misuse("\(path): the store is closed") }
             if let failure = s.failure {
-                throw FirnError.misuse("\(path): a failed commit could not be undone (\(failure)); reopen the store")
+                throw FirnError.misuse(failure.framesUnwritten
+                    ? "\(path): deferred commits could not be written (\(failure.error)); reopen the store"
+                    : "\(path): a failed commit could not be undone (\(failure.error)); reopen the store")
             }
         }
     }
 
     func markFailed(_ error: FirnError) {
-        state.withLock { $0.failure = error }
+        state.withLock { $0.failure = (error, false) }
+    }
+
+    /// Deferred frames kept in memory could not be written: their commits
+    /// were acknowledged (not durable) and this store reads them, but the
+    /// file and other processes never will. The store refuses use until
+    /// reopened, which reads the file.
+    func markFramesUnwritten(_ error: FirnError) {
+        state.withLock { $0.failure = (error, true) }
     }
 }
 

@@ -46,6 +46,11 @@ public struct StoreOptions: Sendable {
     /// a full region or a large transaction makes a checkpoint (tests that
     /// walk a region to its end).
     package var checkpointsOnEntryBudget = true
+    /// Whether a deferred commit's frame waits in memory until its group's
+    /// durability point, the writer byte going to another writer, 2 ms, or
+    /// 64 KiB of frames (FORMAT.md 8.1); off, each is written at once and
+    /// other processes see it at once (tests of the frame-at-a-time path).
+    package var keepsDeferredFramesInMemory = true
 
     public init() {}
 }

@@ -51,7 +51,7 @@ public final class WriteTransaction {
                defer { cache = nil }
                return cache
            }), store.options.commitLogPages > 0, lease.follows(releaseMark: cache.releaseMark),
-           lockFile.latestVersion == cache.version {
+           store.newestVersion(lockFile) == cache.version {
             try Self.checkDataFile(store: store, lockFile: lockFile)
             slots = cache.slots
             slotBytes = cache.slotBytes
@@ -63,6 +63,10 @@ public final class WriteTransaction {
             version = baseVersion + 1
             return
         }
+        // Deferred frames in memory belong after the published version; the
+        // base is read from the file, so they go there first. (Not reached
+        // while they wait: no other writer came in between, the cache holds.)
+        try store.publishUnwrittenFrames()
         let (slots, record, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.slots = slots
         self.slotBytes = slotBytes
@@ -319,6 +323,9 @@ public final class WriteTransaction {
         // `.none` writes frames that are not deferred without their sync.
         let deferred = durability == .deferred
         let syncs = store.options.durability != .none
+        // A deferred frame waits in memory while the group keeps the writer
+        // byte (FORMAT.md 8.1); `.none` keeps no byte, so writes it at once.
+        let buffered = deferred && syncs && store.options.keepsDeferredFramesInMemory
         // Why the log took no frame, for the checkpoint's region size. A
         // checkpoint asked for counts as the budget's when the log is past
         // it (a group's durability point, `Store.sealLog`).
@@ -334,8 +341,9 @@ public final class WriteTransaction {
             admission = verdict
             if verdict == .admitted {
                 do {
-                    try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: wallClockNanoseconds(),
-                                              sync: syncs, undoFailed: store.markFailed)
+                    try appender.appendCommit(payload: payload, deferred: deferred, buffered: buffered,
+                                              timestampNanoseconds: wallClockNanoseconds(), sync: syncs,
+                                              undoFailed: store.markFailed)
                 } catch {
                     // A frame that is not deferred was undone (or the store
                     // refuses use). A deferred one may be in the file whole: the
@@ -347,7 +355,22 @@ public final class WriteTransaction {
                 let link = appender.lastFrame.flatMap {
                     store.logAppended($0, changes: log.changes, record: log.record)
                 }
-                lockFile.publish(version: version, durable: !deferred && syncs)
+                do {
+                    if buffered && link != nil {
+                        // Published when written; this store reads it now.
+                        try store.keepUnwrittenFrames(appender, version: version)
+                    } else {
+                        // Written now (a frame that is not deferred wrote
+                        // the ones waiting before it). A buffered frame the
+                        // chain did not take is written too: this store's
+                        // snapshots would look for it in the file.
+                        try store.publishUnwrittenFrames()
+                        lockFile.publish(version: version, durable: !deferred && syncs)
+                    }
+                } catch {
+                    abort()
+                    throw error
+                }
                 let release = finish(deferred: deferred)
                 if let release {
                     store.logWriter.withLock {
@@ -360,6 +383,10 @@ public final class WriteTransaction {
         }
         let pages: PageCommit
         do {
+            // The checkpoint's record follows the frames: they go to the
+            // file first, so that a record lost to power (or a failed
+            // checkpoint) leaves the log a reader can read.
+            try store.publishUnwrittenFrames()
             pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: log.record,
                                    version: version, slotBytes: slotBytes)
             try log.replay(into: pages)
