@@ -91,4 +91,47 @@ import FirnCore
         #expect(versions.current == n && versions.durable == n && versions.roles[pending] == ["rejected"])
         reopened.close()
     }
+
+    /// A group on the commit log whose frames the writer still keeps in
+    /// memory (FORMAT.md 8.1): `firn`, another process, reports the version
+    /// published before them, durable, with no deferred commit pending —
+    /// what a reader or a crash gets now. Once the frames are written (here
+    /// explicitly; otherwise within 2 ms of the group's last commit) it
+    /// reports them, and the durable version apart, as for any open group.
+    @Test func framesKeptInTheWritersMemoryAreReportedOnceWritten() throws {
+        let dir = try Scratch()
+        let db = dir.path + "/kept.firn"
+        let store = try Store.open(db)
+        defer { store.close() }
+        // Kept until this test writes them (no idle watch within the hour).
+        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        try store.write { txn in try txn.tree("t")?.put([0], [0]) }
+        let d = Int(try store.durableVersion)
+        for i in 1...2 {
+            let txn = try store.beginWrite()
+            try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
+            try txn.commit(durability: .deferred)
+        }
+        let n = Int(try store.currentVersion)
+        #expect(n == d + 2)
+
+        var info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == d && info["durableVersion"] as? Int == d, "\(info)")
+        var text = try FirnRun.run(["info", db], timeout: 30)
+        #expect(!text.stdout.contains("not yet synced"), "\(text.stdout)")
+        var versions = try Self.versions(db)
+        #expect(versions.current == d && versions.durable == d && versions.roles[n] == nil)
+
+        try store.writeUnwrittenFrames()
+        info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == d, "\(info)")
+        text = try FirnRun.run(["info", db], timeout: 30)
+        #expect(text.stdout.contains("durable   \(d) (2 deferred commit(s) not yet synced"), "\(text.stdout)")
+        versions = try Self.versions(db)
+        #expect(versions.current == n && versions.durable == d)
+
+        #expect(try store.sync() == UInt64(n))
+        info = try Self.json(["info", db])
+        #expect(info["currentVersion"] as? Int == n && info["durableVersion"] as? Int == n, "\(info)")
+    }
 }
