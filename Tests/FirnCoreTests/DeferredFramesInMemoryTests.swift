@@ -116,6 +116,31 @@ import Glibc
         #expect(try Self.value(writer, 2) == [2] && Self.value(writer, 1) == [1])
     }
 
+    /// A deferred frame the store's reading of the log did not take (here:
+    /// the store dropped its chains, as it does for regions it no longer
+    /// reads) is written and published at once: the store's own snapshots
+    /// would look for it in the file.
+    @Test func aFrameTheStoresChainDidNotTakeIsWrittenAtOnce() throws {
+        let dir = try TemporaryDirectory(inMemory: true)
+        let path = dir.file("untaken.firn")
+        let writer = try Self.openKeeping(path)
+        defer { writer.close() }
+        let other = try Store.open(path, options: Self.options())
+        defer { other.close() }
+        let base = try Self.put(writer, 0, .durable)
+        let kept = try Self.put(writer, 1, .deferred)
+        #expect(try other.currentVersion == base)
+        // A chain made afresh reads the file, where the kept frame is not:
+        // it cannot take the next one.
+        writer.logChains.withLock { $0.removeAll() }
+        let written = try Self.put(writer, 2, .deferred)
+        #expect(written == kept + 1)
+        let seen = try other.currentVersion, inFile = try Self.newestInFile(path)
+        #expect(seen == written && inFile == written, "v\(written): the other store reads v\(seen), the file has v\(inFile)")
+        #expect(try Self.value(writer, 2) == [2] && Self.value(other, 1) == [1] && Self.value(other, 2) == [2])
+        #expect(try writer.sync() == written)
+    }
+
     @Test func closingTheStoreWritesItsFrames() throws {
         let dir = try TemporaryDirectory(inMemory: true)
         let path = dir.file("close.firn")

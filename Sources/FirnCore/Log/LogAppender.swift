@@ -6,7 +6,11 @@
 /// same bytes, and the crash suites tear and drop each frame's write on its
 /// own, which covers whatever a writeback of the whole page can leave. A
 /// commit that is not deferred, and every seal, is then synced, and only
-/// then acknowledged. One writer at a time (the writer lock), not
+/// then acknowledged. A deferred frame may instead be kept in memory
+/// (`buffered`, FORMAT.md 8.1) as the bytes its write would store, and the
+/// kept frames written with one write by `flush()` or before the next
+/// frame that is not kept: the file then holds exactly what frame-at-a-time
+/// writes would have left. One writer at a time (the writer lock), not
 /// thread-safe itself.
 final class LogAppender {
     let io: any FileIO

@@ -364,6 +364,7 @@ public final class WriteTransaction {
                         // the ones waiting before it). A buffered frame the
                         // chain did not take is written too: this store's
                         // snapshots would look for it in the file.
+                        store.unwrittenLog.withLock { $0 = appender }
                         try store.publishUnwrittenFrames()
                         lockFile.publish(version: version, durable: !deferred && syncs)
                     }
