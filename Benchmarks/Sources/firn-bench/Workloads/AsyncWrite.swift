@@ -4,10 +4,15 @@ import Glibc
 
 /// `async` — issue 10's asynchronous-write rows: `count` durable
 /// one-object `writeAsync` commits against as many GRDB
-/// `DatabasePool.write` one-row transactions (≥ 1.0×); the same requests
-/// with `allowGrouping` against ungrouped (≥ 10×); and the median time a
-/// `writeAsync` call keeps its caller (≤ 20 µs). Every completion must
-/// report success and every object must be stored.
+/// `DatabasePool.write` one-row transactions where GRDB has the same thing,
+/// a commit synced before it completes (its writer at synchronous=FULL,
+/// ≥ 1.0×); the same requests with `allowGrouping` against ungrouped
+/// (≥ 10×); and the median time a `writeAsync` call keeps its caller
+/// (≤ 20 µs). GRDB's default writer (WAL, synchronous=NORMAL) syncs no
+/// commit one by one: it is reported, without a target, beside Firn's
+/// durable requests and beside its grouped ones (which also sync once per
+/// run, not per commit). Every completion must report success and every
+/// object must be stored.
 ///
 /// Twice, like the commit rows (issue 8: a disk that really flushes): as
 /// they are, and with every fsync and fdatasync delayed by 1 ms through the
@@ -37,11 +42,13 @@ func runAsyncWrite(_ ctx: Context) throws {
         let m = try alternate("sdk writeAsync" + suffix, reps: ctx.reps,
                               ["firn", "firn grouped", "grdb", "grdb synchronous=FULL"].map(contender))
         ctx.report.add(.higherIsBetter("sdk writeAsync (durable, 1 object\(suffix))", firn: m["firn"]!, peer: "grdb pool.write",
-                                       peerValue: m["grdb"]!, unit: "txn/s", target: .ratioAtLeast(1.0)))
+                                       peerValue: m["grdb"]!, unit: "txn/s", target: nil))
         ctx.report.add(.higherIsBetter("sdk writeAsync (durable, 1 object\(suffix))", firn: m["firn"]!, peer: "grdb pool.write, FULL",
                                        peerValue: m["grdb synchronous=FULL"]!, unit: "txn/s", target: .ratioAtLeast(1.0)))
         ctx.report.add(.higherIsBetter("sdk writeAsync grouped" + (delay == 0 ? "" : " (sync +1 ms)"), firn: m["firn grouped"]!,
                                        peer: "firn ungrouped", peerValue: m["firn"]!, unit: "txn/s", target: .ratioAtLeast(10.0)))
+        ctx.report.add(.higherIsBetter("sdk writeAsync grouped" + (delay == 0 ? "" : " (sync +1 ms)"), firn: m["firn grouped"]!,
+                                       peer: "grdb pool.write", peerValue: m["grdb"]!, unit: "txn/s", target: nil))
     }
     callMedians.sort()
     let median = callMedians.isEmpty ? Double.nan : callMedians[callMedians.count / 2] * 1e6
