@@ -223,14 +223,9 @@ extension Store {
     /// when that write fails (the store then refuses use).
     package func writeUnwrittenFrames(timeout: Duration? = nil) throws(FirnError) {
         guard unpublishedVersion.load(ordering: .acquiring) != 0 else { return }
-        let lockFile = try writableLockFile()
-        let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
-        addUse()
-        defer {
-            lockFile.unlockWriter(lease)
-            endUse()
+        try holdingWriterLock(try writableLockFile(), timeout: timeout) { () throws(FirnError) in
+            try publishUnwrittenFrames()
         }
-        try publishUnwrittenFrames()
     }
 
     /// Writes the deferred frames this store keeps in memory, with one

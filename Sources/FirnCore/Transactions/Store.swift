@@ -43,9 +43,8 @@ public final class Store: @unchecked Sendable {
         var users = 0
         /// True once the lock file and the file have been closed.
         var released = false
-        /// A commit whose record write or sync failed and could not be
-        /// undone, or deferred frames that could not be written.
-        var failure: (error: FirnError, framesUnwritten: Bool)?
+        /// Why the store refuses use until reopened, once it does.
+        var failure: Failure?
         /// The largest size this store has seen the file at: Firn never
         /// shrinks a data file in place (a replacement is another file), so
         /// a version within it needs no new look at the file's size.
@@ -72,7 +71,7 @@ public final class Store: @unchecked Sendable {
     let logWriter = Locked<LogWriterCache?>(nil)
     /// The appender holding deferred frames not written yet (FORMAT.md
     /// 8.1: written at the group's durability point, when the writer byte
-    /// goes, or within `unwrittenFramesNanoseconds`), and the newest
+    /// goes, or after the kept byte's idle interval), and the newest
     /// version among them (0: none), which this store's own snapshots
     /// already read and other processes do not see yet.
     let unwrittenLog = Locked<LogAppender?>(nil)
@@ -323,16 +322,26 @@ public final class Store: @unchecked Sendable {
     /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or
     /// the newest record rewritten sealed.
     private func syncHoldingWriterLock(_ lockFile: LockFile, timeout: Duration?) throws(FirnError) -> LogSeal {
+        try holdingWriterLock(lockFile, timeout: timeout) { () throws(FirnError) -> LogSeal in
+            try publishUnwrittenFrames()
+            let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
+            if let seal = try sealLog(base, lockFile: lockFile) { return seal }
+            return .sealed(try sealRecord(base, slots: slots, lockFile: lockFile))
+        }
+    }
+
+    /// Runs `body` holding the writer lock (waiting up to `timeout`,
+    /// default `lockTimeout`) as a user of the store, for work that is not
+    /// a write transaction (a seal, writing kept frames).
+    func holdingWriterLock<R>(_ lockFile: LockFile, timeout: Duration?,
+                              _ body: () throws(FirnError) -> R) throws(FirnError) -> R {
         let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
         addUse()
         defer {
             lockFile.unlockWriter(lease)
             endUse()
         }
-        try publishUnwrittenFrames()
-        let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
-        if let seal = try sealLog(base, lockFile: lockFile) { return seal }
-        return .sealed(try sealRecord(base, slots: slots, lockFile: lockFile))
+        return try body()
     }
 
     /// Rewrites the newest record sealed into its own slot (FORMAT.md 8.1).
@@ -657,15 +666,18 @@ public final class Store: @unchecked Sendable {
         try state.withLock { (s) throws(FirnError) in
             if s.closed { throw FirnError.misuse("\(path): the store is closed") }
             if let failure = s.failure {
-                throw FirnError.misuse(failure.framesUnwritten
-                    ? "\(path): deferred commits could not be written (\(failure.error)); reopen the store"
-                    : "\(path): a failed commit could not be undone (\(failure.error)); reopen the store")
+                switch failure {
+                case let .undoFailed(error):
+                    throw FirnError.misuse("\(path): a failed commit could not be undone (\(error)); reopen the store")
+                case let .framesUnwritten(error):
+                    throw FirnError.misuse("\(path): deferred commits could not be written (\(error)); reopen the store")
+                }
             }
         }
     }
 
     func markFailed(_ error: FirnError) {
-        state.withLock { $0.failure = (error, false) }
+        state.withLock { $0.failure = .undoFailed(error) }
     }
 
     /// Deferred frames kept in memory could not be written: their commits
@@ -673,7 +685,15 @@ public final class Store: @unchecked Sendable {
     /// file and other processes never will. The store refuses use until
     /// reopened, which reads the file.
     func markFramesUnwritten(_ error: FirnError) {
-        state.withLock { $0.failure = (error, true) }
+        state.withLock { $0.failure = .framesUnwritten(error) }
+    }
+
+    /// Why a store refuses use until reopened.
+    enum Failure {
+        /// A commit whose record write or sync failed and could not be undone.
+        case undoFailed(FirnError)
+        /// Deferred frames kept in memory that could not be written.
+        case framesUnwritten(FirnError)
     }
 }
 
