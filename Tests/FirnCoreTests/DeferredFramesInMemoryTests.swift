@@ -29,6 +29,30 @@ import Glibc
         return store
     }
 
+    /// A new file with a writer store (keeping its byte for the hour, or
+    /// with the usual 2 ms idle watch) and another store on it, as another
+    /// process: each its own lock file handle. `close()` closes both.
+    final class Stores {
+        let dir: TemporaryDirectory
+        let path: String
+        let writer: Store
+        let other: Store
+
+        init(_ name: String, idleWatch: Bool = false,
+             options: StoreOptions = DeferredFramesInMemoryTests.options()) throws {
+            dir = try TemporaryDirectory(inMemory: true)
+            path = dir.file(name)
+            writer = idleWatch ? try Store.open(path, options: options)
+                : try DeferredFramesInMemoryTests.openKeeping(path, options: options)
+            other = try Store.open(path, options: options)
+        }
+
+        func close() {
+            writer.close()
+            other.close()
+        }
+    }
+
     static func put(_ store: Store, _ key: UInt8, _ durability: CommitDurability, bytes: Int = 1) throws -> UInt64 {
         let txn = try store.beginWrite(timeout: .seconds(10))
         try txn.tree("t")?.put([key], [UInt8](repeating: key, count: bytes))
@@ -53,12 +77,9 @@ import Glibc
     }
 
     @Test func anotherProcessSeesADeferredCommitWhenItsFrameIsWritten() throws {
-        let dir = try TemporaryDirectory(inMemory: true)
-        let path = dir.file("kept.firn")
-        let writer = try Self.openKeeping(path)
-        defer { writer.close() }
-        let other = try Store.open(path, options: Self.options())
-        defer { other.close() }
+        let stores = try Stores("kept.firn")
+        defer { stores.close() }
+        let (path, writer, other) = (stores.path, stores.writer, stores.other)
         let base = try Self.put(writer, 0, .durable)
         let first = try Self.put(writer, 1, .deferred)
         let last = try Self.put(writer, 2, .deferred)
@@ -79,12 +100,9 @@ import Glibc
     }
 
     @Test func anIdleGroupsFramesAreWrittenByTheIdleWatch() throws {
-        let dir = try TemporaryDirectory(inMemory: true)
-        let path = dir.file("idle.firn")
-        let writer = try Store.open(path, options: Self.options())
-        defer { writer.close() }
-        let other = try Store.open(path, options: Self.options())
-        defer { other.close() }
+        let stores = try Stores("idle.firn", idleWatch: true)
+        defer { stores.close() }
+        let (writer, other) = (stores.writer, stores.other)
         let base = try Self.put(writer, 0, .durable)
         let deferred = try Self.put(writer, 1, .deferred)
         // Published within the 2 ms watch (generously timed for a loaded
@@ -96,12 +114,9 @@ import Glibc
     }
 
     @Test func aWriterElsewhereBuildsOnTheKeptFrames() throws {
-        let dir = try TemporaryDirectory(inMemory: true)
-        let path = dir.file("handover.firn")
-        let writer = try Self.openKeeping(path)
-        defer { writer.close() }
-        let other = try Store.open(path, options: Self.options())
-        defer { other.close() }
+        let stores = try Stores("handover.firn")
+        defer { stores.close() }
+        let (writer, other) = (stores.writer, stores.other)
         _ = try Self.put(writer, 0, .durable)
         let deferred = try Self.put(writer, 1, .deferred)
         // The other writer takes the byte (from a sibling at once; another
@@ -121,12 +136,9 @@ import Glibc
     /// reads) is written and published at once: the store's own snapshots
     /// would look for it in the file.
     @Test func aFrameTheStoresChainDidNotTakeIsWrittenAtOnce() throws {
-        let dir = try TemporaryDirectory(inMemory: true)
-        let path = dir.file("untaken.firn")
-        let writer = try Self.openKeeping(path)
-        defer { writer.close() }
-        let other = try Store.open(path, options: Self.options())
-        defer { other.close() }
+        let stores = try Stores("untaken.firn")
+        defer { stores.close() }
+        let (path, writer, other) = (stores.path, stores.writer, stores.other)
         let base = try Self.put(writer, 0, .durable)
         let kept = try Self.put(writer, 1, .deferred)
         #expect(try other.currentVersion == base)
@@ -160,14 +172,11 @@ import Glibc
     }
 
     @Test func framesPastTheSizeLimitAreWrittenWhileTheGroupGoesOn() throws {
-        let dir = try TemporaryDirectory(inMemory: true)
-        let path = dir.file("size.firn")
         var options = Self.options()
         options.commitLogPages = 256
-        let writer = try Self.openKeeping(path, options: options)
-        defer { writer.close() }
-        let other = try Store.open(path, options: options)
-        defer { other.close() }
+        let stores = try Stores("size.firn", options: options)
+        defer { stores.close() }
+        let (writer, other) = (stores.writer, stores.other)
         let base = try Self.put(writer, 0, .durable)
         // 3,000-byte values: 64 KiB of frames after about 22 commits.
         var versions: [UInt64] = []

@@ -191,23 +191,35 @@ final class LogAppender {
         tailIsZero = false
         if buffered {
             keep(header: headerBytes, payload: payload, at: fileOffset, length: writeLength)
-            lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
-            chain = checksum
-            nextOffset = next
-            tailIsZero = next % pageSize != 0
-            return
+        } else {
+            try writeFrame(header: headerBytes, payload: payload, at: fileOffset, length: writeLength,
+                           undoable: !deferred, sync: sync, undoFailed: undoFailed)
         }
-        var buffer = [UInt8](repeating: 0, count: writeLength)
+        lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
+        chain = checksum
+        nextOffset = next
+        // The next frame shares this one's last page only after a packed
+        // one, whose write ended that page with zeros.
+        tailIsZero = next % pageSize != 0
+    }
+
+    /// One frame's write (its header and payload, then zeros to `length`)
+    /// at file offset `fileOffset`, synced with `sync`. When it fails and
+    /// the frame is `undoable` (not deferred), zeros go back where it was
+    /// (`write`); `undoFailed` gets the error when that fails too.
+    private func writeFrame(header: [UInt8], payload: [UInt8], at fileOffset: UInt64, length: Int, undoable: Bool,
+                            sync: Bool, undoFailed: (FirnError) -> Void) throws(FirnError) {
+        var buffer = [UInt8](repeating: 0, count: length)
         buffer.withUnsafeMutableBytes { (bytes) in
-            UnsafeMutableRawBufferPointer(rebasing: bytes[0..<headerBytes.count]).copyBytes(from: headerBytes)
-            UnsafeMutableRawBufferPointer(rebasing: bytes[headerBytes.count..<frameLength]).copyBytes(from: payload)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[0..<header.count]).copyBytes(from: header)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[header.count..<header.count + payload.count]).copyBytes(from: payload)
         }
         do {
             try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
             if sync { try io.sync() }
         } catch let failure {
             // Back as before the frame: zeros where it was.
-            if !deferred {
+            if undoable {
                 _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
                 do {
                     try withBytes(buffer) { (bytes) throws(FirnError) in try io.write(bytes, at: fileOffset) }
@@ -218,12 +230,6 @@ final class LogAppender {
             }
             throw failure
         }
-        lastFrame = LogScan.Frame(header: header, offset: nextOffset, checksum: checksum)
-        chain = checksum
-        nextOffset = next
-        // The next frame shares this one's last page only after a packed
-        // one, whose write ended that page with zeros.
-        tailIsZero = next % pageSize != 0
     }
 
     /// Writes the deferred frames kept in memory, with one `pwrite`. After

@@ -194,25 +194,31 @@ extension Store {
     /// the default size): past that the commit writes them.
     static let unwrittenFramesBytes = 65_536
 
-    /// Keeps `appender`'s deferred frames, up to `version`, for a later
-    /// write; writes them at once when they waited long enough or are many.
-    /// The caller holds the writer lock and has not released it.
-    func keepUnwrittenFrames(_ appender: LogAppender, version: UInt64) throws(FirnError) {
+    /// After `appender` appended `version`'s frame, under the writer lock
+    /// and before its release: with `keep`, the frame waits in memory
+    /// (published when written; this store reads it now), unless the kept
+    /// frames waited long enough or are many. Otherwise every kept frame
+    /// is written (a frame that is not deferred wrote them before itself)
+    /// and `version` published, as durable with `durable`.
+    func publishAppended(_ appender: LogAppender, version: UInt64, keep: Bool, durable: Bool) throws(FirnError) {
         unwrittenLog.withLock { $0 = appender }
         unpublishedVersion.store(version, ordering: .releasing)
-        // As long as the kept writer byte's idle watch (2 ms): a group whose
-        // commits go on is written that often, an idle one by the watch.
-        let wait = lockFile?.keptByteIdleNanoseconds.load(ordering: .relaxed) ?? 0
-        if appender.pendingBytes >= Self.unwrittenFramesBytes || monotonicNanoseconds() &- appender.pendingSince >= wait {
-            try publishUnwrittenFrames()
+        if keep {
+            // As long as the kept writer byte's idle watch (2 ms): a group
+            // whose commits go on is written that often, an idle one by the watch.
+            let wait = lockFile?.keptByteIdleNanoseconds.load(ordering: .relaxed) ?? 0
+            guard appender.pendingBytes >= Self.unwrittenFramesBytes
+                    || monotonicNanoseconds() &- appender.pendingSince >= wait else { return }
         }
+        try publishUnwrittenFrames(durable: durable)
     }
 
     /// Writes the deferred frames this store keeps in memory now, unless a
     /// transaction of it is under way (whose end decides): the writer byte
     /// kept for the group is let go, which writes them first. For what
-    /// reads the log from the file in this process (`verify`,
-    /// `inspectLog`): it then finds every version this store reads.
+    /// reads the log from the file in this process (`inspectLog`, which
+    /// `verify` and the tools read it with): it then finds every version
+    /// this store reads.
     package func writeUnwrittenFramesIfIdle() {
         guard unpublishedVersion.load(ordering: .acquiring) != 0 else { return }
         lockFile?.dropRetainedWriterByte()
@@ -235,8 +241,9 @@ extension Store {
     /// a durability point, a checkpoint, before the writer byte goes, and
     /// when the store closes. A failed write makes the store refuse use
     /// until reopened (the commits were acknowledged; the file and other
-    /// processes never had them).
-    func publishUnwrittenFrames() throws(FirnError) {
+    /// processes never had them). `durable`: the newest of them was synced
+    /// (a durable frame's commit publishes through here).
+    func publishUnwrittenFrames(durable: Bool = false) throws(FirnError) {
         guard let appender = unwrittenLog.withLock({ (kept) -> LogAppender? in
             defer { kept = nil }
             return kept
@@ -249,7 +256,7 @@ extension Store {
             markFramesUnwritten(located)
             throw located
         }
-        if let lockFile, version != 0 { lockFile.publish(version: version) }
+        if let lockFile, version != 0 { lockFile.publish(version: version, durable: durable) }
         unpublishedVersion.store(0, ordering: .releasing)
     }
 }

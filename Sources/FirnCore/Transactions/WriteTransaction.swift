@@ -356,18 +356,10 @@ public final class WriteTransaction {
                     store.logAppended($0, changes: log.changes, record: log.record)
                 }
                 do {
-                    if buffered && link != nil {
-                        // Published when written; this store reads it now.
-                        try store.keepUnwrittenFrames(appender, version: version)
-                    } else {
-                        // Written now (a frame that is not deferred wrote
-                        // the ones waiting before it). A buffered frame the
-                        // chain did not take is written too: this store's
-                        // snapshots would look for it in the file.
-                        store.unwrittenLog.withLock { $0 = appender }
-                        try store.publishUnwrittenFrames()
-                        lockFile.publish(version: version, durable: !deferred && syncs)
-                    }
+                    // A buffered frame the chain did not take is written at
+                    // once: this store's snapshots would look for it in the file.
+                    try store.publishAppended(appender, version: version, keep: buffered && link != nil,
+                                              durable: !deferred && syncs)
                 } catch {
                     abort()
                     throw error

@@ -52,9 +52,6 @@ public struct Verifier {
     }
 
     public mutating func run() -> VerifyReport {
-        // The frames are checked in the file: this store's own deferred
-        // frames still in memory go there first.
-        snapshot.store.writeUnwrittenFramesIfIdle()
         checkSlots()
         checkSlotPadding()
         let version = snapshot.info.version
