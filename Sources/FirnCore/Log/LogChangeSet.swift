@@ -1,5 +1,6 @@
 /// A write transaction's changes as the commit log carries them: per tree,
-/// the keys put and deleted (sorted, one entry per key, bytes in an arena)
+/// the keys put and deleted (one entry per key in a `LogEntryTable`, sorted
+/// when read in order; bytes in an arena)
 /// over a base version read through a snapshot (its checkpoint and its
 /// frames). Reads see the changes first, then the base. `payload()`
 /// encodes them as one commit frame's payload; a frame a `LogOverlayVersion`
@@ -17,7 +18,7 @@ final class LogChangeSet {
         /// Dropped or created in this transaction: the base's entries are gone.
         var reset: Bool
         var count: UInt64
-        var entries: [LogEntry] = []
+        var entries = LogEntryTable()
         /// Changed since the transaction began (a frame must carry it).
         var changed = false
         /// The frame names the tree (`payload()`): a drop of the base's
@@ -45,8 +46,17 @@ final class LogChangeSet {
 
     /// The entries a frame of these changes carries.
     var entryCount: UInt64 {
-        trees.reduce(0) { $1.value.changed && $1.value.exists ? $0 + UInt64($1.value.entries.count) : $0 }
+        trees.reduce(0) { total, item in
+            let tree = item.value
+            guard tree.changed && tree.exists else { return total }
+            // A created or dropped tree's frame leaves its deletions out.
+            return total + UInt64(tree.entries.count - (tree.reset ? tree.entries.deletions : 0))
+        }
     }
+
+    /// The ordering work of the trees' tables (`LogEntryTable.work`):
+    /// what tests bound to show a transaction costs O(n log n).
+    var orderingWork: Int { trees.reduce(0) { $0 + $1.value.entries.work } }
 
     /// The tree's state, from the base when this transaction has not looked at it before.
     private func state(_ name: String) throws(FirnError) -> TreeChanges {
@@ -85,16 +95,33 @@ final class LogChangeSet {
     /// A walk over tree `name` as this transaction sees it; nil when it
     /// does not exist. Valid until the tree next changes.
     func cursor(_ name: String, owner: AnyObject) throws(FirnError) -> Cursor? {
-        let tree = try state(name)
-        guard tree.exists else { return nil }
-        let reader = tree.reset ? nil : tree.reader
-        let root = reader?.entry.root ?? .none
-        let baseLog = reader?.log
-        let entries = [LogEntry].mergingNewestFirst([tree.entries, baseLog?.entries ?? []])
+        guard try state(name).exists else { return nil }
+        // Sorted in place before anything else holds the table (a copy
+        // held would make the sort copy it first).
+        let own = try sortedEntries(name)
+        let (reset, reader) = trees[name].map { ($0.reset, $0.reader) } ?? (true, nil)
+        let shownReader = reset ? nil : reader
+        let root = shownReader?.entry.root ?? .none
+        let baseLog = shownReader?.log
+        let entries = [LogEntry].mergingNewestFirst([own, baseLog?.entries ?? []])
         let merge = LogMergeCursor(
             base: TreeCursor(source: base.source, rootRef: root), entries: entries,
-            showsBase: reader != nil && baseLog?.showsBase != false)
+            showsBase: shownReader != nil && baseLog?.showsBase != false)
         return Cursor(merge, owner: owner, path: base.store.path)
+    }
+
+    /// Tree `name`'s entries in key order (sorted in place in the table).
+    private func sortedEntries(_ name: String) throws(FirnError) -> [LogEntry] {
+        _ = try state(name)
+        var sorted: [LogEntry] = []
+        trees.modify(name) { sorted = $0.entries.sorted() }
+        return sorted
+    }
+
+    /// The entries a frame carries for `tree`: a created or dropped tree's
+    /// deletions are of keys this transaction put and removed again.
+    private static func frameEntries(_ tree: inout TreeChanges) -> [LogEntry] {
+        tree.reset ? tree.entries.sortedWithoutDeletions() : tree.entries.sorted()
     }
 
     /// Records that `get` found `key` absent from tree `name` for a caller
@@ -135,7 +162,7 @@ final class LogChangeSet {
         tree.exists = exists
         tree.reset = true
         tree.count = 0
-        tree.entries = []
+        tree.entries = LogEntryTable()
         tree.changed = true
         trees[name] = tree
         return true
@@ -164,12 +191,10 @@ final class LogChangeSet {
         guard try get(name, key) != nil else { return false }
         let version = base.version + 1
         trees.modify(name) { tree in
-            if tree.reset {
-                // Nothing of the base shows through: the entry just goes.
-                tree.entries.remove(key)
-            } else {
-                tree.entries.upsert(LogEntry(key: arena.store(key), value: nil, version: version))
-            }
+            // In a created or dropped tree nothing of the base shows
+            // through: the deletion is dropped from its frame
+            // (`frameEntries`), and until then reads as absent.
+            tree.entries.upsert(LogEntry(key: arena.store(key), value: nil, version: version))
             tree.count -= 1
             tree.changed = true
         }
@@ -182,7 +207,9 @@ final class LogChangeSet {
     func forEachChangedTree(_ body: (_ name: String, _ exists: Bool, _ reset: Bool, _ entries: [LogEntry]) throws(FirnError) -> Void) throws(FirnError) {
         for name in trees.keys.sorted() {
             guard let tree = trees[name], tree.changed else { continue }
-            try body(name, tree.exists, tree.reset, tree.entries)
+            var entries: [LogEntry] = []
+            trees.modify(name) { entries = Self.frameEntries(&$0) }
+            try body(name, tree.exists, tree.reset, entries)
         }
     }
 
@@ -200,8 +227,12 @@ final class LogChangeSet {
     /// `LogOverlayVersion.appending` makes the next version's link from.
     func frameTrees() -> [FrameTree] {
         var result: [FrameTree] = []
-        for (name, tree) in trees where tree.inFrame {
-            result.append(FrameTree(name: name, exists: tree.exists, reset: tree.reset, count: tree.count, entries: tree.entries))
+        for name in trees.keys {
+            trees.modify(name) { tree in
+                guard tree.inFrame else { return }
+                result.append(FrameTree(name: name, exists: tree.exists, reset: tree.reset, count: tree.count,
+                                        entries: Self.frameEntries(&tree)))
+            }
         }
         return result
     }
@@ -213,20 +244,27 @@ final class LogChangeSet {
     /// one began, then its puts and deletes in key order and its count.
     func payload() -> [UInt8] {
         // In name order; one tree (the usual frame) needs no sort.
-        let framed = trees.filter(\.value.inFrame)
-        let ordered = framed.count < 2 ? framed : framed.sorted { $0.key < $1.key }
+        let framedNames = trees.filter(\.value.inFrame).map(\.key)
+        let names = framedNames.count < 2 ? framedNames : framedNames.sorted()
+        var ordered: [(name: String, tree: TreeChanges, entries: [LogEntry])] = []
+        for name in names {
+            trees.modify(name) { tree in
+                let entries = Self.frameEntries(&tree)
+                ordered.append((name, tree, entries))
+            }
+        }
         // Its size, so the bytes are allocated once.
         var size = 0
-        for (name, tree) in ordered {
+        for (name, _, entries) in ordered {
             size += LogPayload.Builder.treeOverhead(name)
-            for entry in tree.entries { size += LogPayload.Builder.operationSize(key: entry.key, value: entry.value) }
+            for entry in entries { size += LogPayload.Builder.operationSize(key: entry.key, value: entry.value) }
         }
         var builder = LogPayload.Builder(capacity: size)
-        for (name, tree) in ordered {
+        for (name, tree, entries) in ordered {
             if tree.reset && tree.inBase { builder.append(.dropTree(name)) }
             guard tree.exists else { continue }
             if tree.reset { builder.append(.createTree(name)) }
-            for entry in tree.entries {
+            for entry in entries {
                 if let value = entry.value {
                     builder.appendPut(name, key: entry.key, value: value)
                 } else {
@@ -236,23 +274,5 @@ final class LogChangeSet {
             builder.append(.count(tree: name, entries: tree.count))
         }
         return builder.bytes
-    }
-}
-
-extension Array where Element == LogEntry {
-    /// Puts `entry` in key order, replacing an entry of the same key.
-    mutating func upsert(_ entry: LogEntry) {
-        let index = lowerBound(entry.key)
-        if index < count, compareBytes(self[index].key, entry.key) == 0 {
-            self[index] = entry
-        } else {
-            insert(entry, at: index)
-        }
-    }
-
-    /// Removes the entry of `key`, if any.
-    mutating func remove(_ key: UnsafeRawBufferPointer) {
-        let index = lowerBound(key)
-        if index < count, compareBytes(self[index].key, key) == 0 { self.remove(at: index) }
     }
 }
