@@ -97,14 +97,19 @@ public enum DatabaseInput {
         }
     }
 
-    /// `forVerify` keeps the pages the open-time check proved, so `verify`
-    /// does not compute their checksums a second time.
+    /// Every page the store's snapshots read is checked against its
+    /// reference (`StoreOptions.checksPages`): a damaged page fails the
+    /// command (65) instead of being shown or copied. `forVerify` instead
+    /// keeps the pages the open-time check proved, so `verify` does not
+    /// compute their checksums a second time (it checks every page itself
+    /// and reports each finding rather than stopping at the first).
     public static func openReadOnly(_ path: String, forVerify: Bool = false) throws(FirnError) -> Store {
         try checkRegularFile(path)
         var options = StoreOptions()
         options.readOnly = true
         options.create = false
         options.keepOpenCheckPages = forVerify
+        options.checksPages = !forVerify
         return try Store.open(path, options: options)
     }
 
@@ -115,6 +120,8 @@ public enum DatabaseInput {
         var options = StoreOptions()
         options.create = create
         options.lockTimeout = lockTimeout.map { .nanoseconds(timeoutNanoseconds(seconds: $0)) }
+        // What `load` reads of the version it builds on is checked too.
+        options.checksPages = true
         return try Store.open(path, options: options)
     }
 

@@ -235,7 +235,7 @@ public enum Dump {
             if tree.kind == .user, let reader = try snapshot.tree(name) {
                 cursor = reader.cursor()
             } else {
-                cursor = snapshot.cursor(root: tree.ref)
+                cursor = snapshot.cursor(root: tree.ref, tree: name)
             }
             try cursor.first()
             // An empty named tree is a line of its own, so that `load` recreates it.

@@ -65,14 +65,27 @@ public enum ObjectDump {
     ) throws -> Summary {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
-        let snapshot = access.snapshot
+        let (types, count) = try decode(access.snapshot, only: options.type, limit: options.limit, path: options.path,
+                                        type: type, object: object)
+        return Summary(path: options.path, version: access.snapshot.version, types: types, objects: count,
+                       pinned: access.pinned, note: access.note)
+    }
+
+    /// Decodes the objects of `snapshot` (every type, or `only`; at most
+    /// `limit` per type) under the stored schema, as `dump --objects` and
+    /// `verify`'s object-layer check read them: returns the types and
+    /// objects decoded, or throws the first defect (65).
+    static func decode(
+        _ snapshot: Snapshot, only: String?, limit: Int?, path: String,
+        type: (StoredType) throws -> Void, object: (Object) throws -> Void
+    ) throws -> (types: Int, objects: UInt64) {
         let schemas = try StoredSchema.read(snapshot)
         var selected = schemas
-        if let wanted = options.type {
+        if let wanted = only {
             selected = schemas.filter { $0.name == wanted }
             guard !selected.isEmpty else {
                 let known = schemas.isEmpty ? "it stores no object types" : "its types are " + schemas.map(\.name).joined(separator: ", ")
-                throw FirnError.invalidArgument("\(options.path): no object type \"\(wanted)\" in version \(snapshot.version); \(known)")
+                throw FirnError.invalidArgument("\(path): no object type \"\(wanted)\" in version \(snapshot.version); \(known)")
             }
         }
         // The shapes of the trees walked are checked first (branches only),
@@ -93,7 +106,7 @@ public enum ObjectDump {
             let cursor = tree.cursor()
             try cursor.first()
             var shown = 0
-            while cursor.isValid, shown < options.limit ?? Int.max {
+            while cursor.isValid, shown < limit ?? Int.max {
                 guard let key = try cursor.key, let record = try cursor.value else { break }
                 try object(try reader.object(schema, key: key, record: record))
                 shown += 1
@@ -101,8 +114,7 @@ public enum ObjectDump {
                 try cursor.next()
             }
         }
-        return Summary(path: options.path, version: snapshot.version, types: selected.count, objects: count,
-                       pinned: access.pinned, note: access.note)
+        return (selected.count, count)
     }
 
     /// Decodes records of one version: the trees it needs, opened once.

@@ -152,6 +152,28 @@ import FirnTools
         try Self.expectFinding(small.db, page: small.u, ["structure:", "first separator", "found 1 bytes"])
     }
 
+    /// A key length that makes a leaf cell run into the next cell in the
+    /// page: each cell alone fits the page, so only the overlap shows it
+    /// (issue "Nothing laundered" §1: verify said 0, `dump --entries` 0
+    /// with a garbled key).
+    @Test func overlappingLeafCellsAreAFinding() throws {
+        let dir = try Scratch()
+        let small = try Self.small(dir)
+        var file = try FileSurgery(small.db)
+        let index = try #require(file.leafIndex(small.t, key: Self.bytes("k1")))
+        let at = file.cell(small.t, index)
+        let offsets = (0..<Int(file.u16(file.offset(small.t) + 2))).map { file.cell(small.t, $0) }
+        let next = try #require(offsets.filter { $0 > at }.min(), "a cell after k1's in the page")
+        // Four bytes into the next cell; the value (its length unchanged) still ends inside the page.
+        let longer = next - at - 8 + 4
+        let valueLength = Int(file.u32(at + 4))
+        try #require(at + 8 + longer + valueLength <= file.offset(small.t) + file.pageSize)
+        file.put16(UInt16(longer), at)
+        file.resealChain(small.t, parents: [small.catalog])
+        try file.save()
+        try Self.expectFinding(small.db, page: small.t, ["structure:", "overlap"])
+    }
+
     @Test func anEmptyLeafIsAFinding() throws {
         let dir = try Scratch()
         let small = try Self.small(dir)

@@ -42,6 +42,13 @@ import FirnTools
             #expect(run.status == 65 && run.isCleanFailure, "\(arguments): \(run.status) \(run.stderr)", sourceLocation: sourceLocation)
             #expect(run.stderr.hasPrefix("firn: \(path)") && run.stderr.contains(says), "\(run.stderr)", sourceLocation: sourceLocation)
         }
+        // A file `dump --objects` refuses never verifies clean: `verify`
+        // decodes the object layer too (FORMAT.md §12), and names the defect.
+        let verify = try FirnRun.run(["verify", path])
+        #expect(verify.status == 65 && verify.isCleanFailure, "verify: \(verify.status) \(verify.stdout)\(verify.stderr)",
+                sourceLocation: sourceLocation)
+        #expect(verify.stdout.contains("FINDING:") && verify.stdout.contains("object: ") && verify.stdout.contains(says),
+                "verify names the defect: \(verify.stdout)", sourceLocation: sourceLocation)
     }
 
     @Test func aHealthyHandMadeFileDumps() throws {

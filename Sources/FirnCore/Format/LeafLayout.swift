@@ -14,6 +14,9 @@
 enum LeafLayout {
     static let cellHeaderSize = 8
     static let overflowFlag: UInt8 = 1
+    /// What a cell stores for a value in an overflow chain: the head's
+    /// `PageRef` and the value's total length (u64).
+    static let overflowValueSize = PageRef.size + 8
 }
 
 /// Branch pages (type 1): the page header, then `count` 2-byte cell offsets

@@ -190,4 +190,14 @@ extension FirnError {
         }
         return self
     }
+
+    /// A corrupt page named with the tree it was read for (FORMAT.md's
+    /// rule: a failure names file, page, tree and version), unless the
+    /// detail names a tree already.
+    package func inTree(_ name: String) -> FirnError {
+        if case let .corrupt(p, page, v, detail) = self, !detail.hasPrefix("tree \"") {
+            return .corrupt(path: p, page: page, version: v, detail: "tree \"\(name)\": \(detail)")
+        }
+        return self
+    }
 }

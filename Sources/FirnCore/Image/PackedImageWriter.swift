@@ -98,15 +98,27 @@ public struct PackedImageWriter {
         let catalog = try snapshot.catalog()
         var roots: [(name: [UInt8], entry: CatalogEntry)] = []
         for (name, entry) in catalog {
-            let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
+            let before = entries
             let root: PageRef
-            // A version between checkpoints: the log's entries over the checkpoint's tree.
-            if snapshot.log != nil, let log = try snapshot.tree(name)?.log {
-                var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
-                root = try bulkLoad(&merged)
-            } else {
-                var plain = cursor
-                root = try bulkLoad(&plain)
+            do throws(FirnError) {
+                let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
+                // A version between checkpoints: the log's entries over the checkpoint's tree.
+                if snapshot.log != nil, let log = try snapshot.tree(name)?.log {
+                    var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
+                    root = try bulkLoad(&merged)
+                } else {
+                    var plain = cursor
+                    root = try bulkLoad(&plain)
+                }
+                // The copy's catalog states the count it copied: one the
+                // source's catalog disagrees with is refused, not carried.
+                guard entries - before == entry.count else {
+                    throw FirnError.corrupt(
+                        path: "", page: entry.root.isNone ? nil : entry.root.page, version: nil,
+                        detail: "the catalog counts \(entry.count) entries, the tree holds \(entries - before)")
+                }
+            } catch {
+                throw error.inTree(name)
             }
             roots.append((Array(name.utf8), CatalogEntry(root: root, count: entry.count)))
         }

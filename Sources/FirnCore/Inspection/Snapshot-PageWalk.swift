@@ -29,7 +29,7 @@ extension Snapshot {
         do {
             try walk(root, level: nil, tree: tree, depth: depth, visited: &visited, visit: visit)
         } catch {
-            throw error.located(in: store.path, version: version)
+            throw error.located(in: store.path, version: version).inTree(tree)
         }
     }
 

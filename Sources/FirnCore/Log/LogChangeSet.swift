@@ -89,7 +89,11 @@ final class LogChangeSet {
         guard tree.exists else { return nil }
         if let entry = tree.entries.entry(for: key) { return entry.value.map { .inline($0) } }
         if tree.reset { return nil }
-        return try tree.reader?.storedValue(key)
+        do {
+            return try tree.reader?.storedValue(key)
+        } catch {
+            throw error.located(in: base.store.path, version: base.version).inTree(name)
+        }
     }
 
     /// A walk over tree `name` as this transaction sees it; nil when it

@@ -200,10 +200,16 @@ final class LogTransaction {
     /// tree, nil when gone.
     private func replay(_ name: String, reset: Bool, exists: Bool, entryLists: some Sequence<[LogEntry]>,
                         into pages: PageCommit) throws(FirnError) -> MutableTree? {
-        if reset { try pages.dropTree(name) }
-        guard exists, let tree = try pages.tree(name, create: true) else { return nil }
-        for entries in entryLists { try apply(entries, to: tree, in: pages) }
-        return tree
+        do throws(FirnError) {
+            if reset { try pages.dropTree(name) }
+            guard exists, let tree = try pages.tree(name, create: true) else { return nil }
+            for entries in entryLists { try apply(entries, to: tree, in: pages) }
+            return tree
+        } catch {
+            // A damaged page the replay builds on: named with the tree and
+            // the version this checkpoint builds on.
+            throw error.located(in: pages.store.path, version: changes.base.version).inTree(name)
+        }
     }
 
     /// Puts and deletes `entries` (nil value: deleted; deleting an absent

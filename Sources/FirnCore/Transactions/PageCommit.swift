@@ -42,7 +42,10 @@ final class PageCommit {
         overwrittenSlot = slotBytes[targetSlot]
         let fileSize = try store.io.size()
         let map = try store.mapCovering(pages: base.logicalPageCount, version: base.version, fileSize: fileSize)
-        let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount)
+        // Checked in full: a page this commit copies or builds on is
+        // refused when damaged, never carried into the new version. Its
+        // own overflow pages (read back) are born in `version`.
+        let source = PageSource(map: map, pageSize: pageSize, pageLimit: base.logicalPageCount, checkedVersion: version)
         let allocator = PageAllocator(
             pageSize: pageSize, logicalPageCount: base.logicalPageCount, fileSize: fileSize, io: store.io,
             runHint: store.runHint.withLock { $0.longest })

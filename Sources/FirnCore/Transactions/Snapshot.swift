@@ -100,7 +100,7 @@ public final class Snapshot: @unchecked Sendable {
                 out.append((try Self.treeName(cursor, geometry: store.geometry, root: entry.root), entry))
                 try cursor.next()
             }
-        } catch { throw error.located(in: store.path, version: version) }
+        } catch { throw error.located(in: store.path, version: version).inTree("(catalog)") }
         guard let log, !log.trees.isEmpty else { return out }
         // Between checkpoints: the trees the frames touched, as they left them.
         var merged: [(name: String, entry: CatalogEntry)] = []
@@ -170,8 +170,9 @@ public final class Snapshot: @unchecked Sendable {
 
     /// A cursor over the tree rooted at `root` in this version: a named
     /// tree's catalog root, or the catalog's or space tree's own root.
-    public func cursor(root: PageRef) -> Cursor {
-        Cursor(TreeCursor(source: source, rootRef: root), owner: self, path: store.path)
+    /// `tree` names it in the error a damaged page raises.
+    public func cursor(root: PageRef, tree: String? = nil) -> Cursor {
+        Cursor(TreeCursor(source: source, rootRef: root), owner: self, path: store.path, tree: tree, version: version)
     }
 
     private func catalogEntry(_ cursor: TreeCursor) throws(FirnError) -> CatalogEntry {

@@ -25,7 +25,8 @@ extension Store {
     /// read through `map`).
     func logReading(for record: CommitRecord, map: Mapping)
         -> (countLimit: UInt64, checkpointHasTree: @Sendable (String) throws(FirnError) -> Bool) {
-        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: record.logicalPageCount)
+        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: record.logicalPageCount,
+                                checkedVersion: options.checksPages ? record.version : nil)
         let catalogRoot = record.catalogRoot
         let fileBytes = record.logicalPageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
         return (fileBytes.overflow ? .max : fileBytes.partialValue, { (name) throws(FirnError) in

@@ -375,11 +375,13 @@ public final class Store: @unchecked Sendable {
     /// failed (it refuses further use until reopened).
     func writeRecord(_ record: [UInt8], at offset: UInt64, replacing previous: [UInt8], sync: Bool) throws(FirnError) {
         // A shorter record over a longer one (format 2 over 3) zeroes the
-        // rest: the slot page is zero after its record (FORMAT.md 2).
+        // rest of the record area in the same small write: the slot page
+        // is zero after its record (FORMAT.md 2).
         var record = record
         if previous.count > record.count, previous[record.count...].contains(where: { $0 != 0 }) {
             record += [UInt8](repeating: 0, count: previous.count - record.count)
         }
+        try clearSlotPageTail(at: offset, from: max(record.count, CommitRecord.maximumSize))
         do {
             try withBytes(record) { (b) throws(FirnError) in try io.write(b, at: offset) }
             if sync { try io.sync() }
@@ -392,6 +394,24 @@ public final class Store: @unchecked Sendable {
             }
             throw failure
         }
+    }
+
+    /// The writer owns the whole slot page it writes a record into: a stray
+    /// byte past the record area (an empty slot's page is not checked by
+    /// anyone) is zeroed before the record goes in, so it never outlives
+    /// the commit. A separate write, and only when such a byte is there
+    /// (read through the map): the record's own write stays one small
+    /// write that a failure or a crash leaves whole or absent.
+    private func clearSlotPageTail(at offset: UInt64, from start: Int) throws(FirnError) {
+        let pageSize = geometry.pageSize
+        guard start < pageSize else { return }
+        let map = state.withLock { $0.map }
+        let (end, overflow) = offset.addingReportingOverflow(UInt64(pageSize))
+        guard !overflow, end <= UInt64(map.length) else { return }
+        let tail = UnsafeRawBufferPointer(start: map.base + Int(offset) + start, count: pageSize - start)
+        guard tail.contains(where: { $0 != 0 }) else { return }
+        let zeros = [UInt8](repeating: 0, count: pageSize - start)
+        try withBytes(zeros) { (b) throws(FirnError) in try io.write(b, at: offset + UInt64(start)) }
     }
 
     /// Both commit slots as they are on disk now, after the open-time check
@@ -564,7 +584,8 @@ public final class Store: @unchecked Sendable {
 
     func makeSnapshot(_ info: VersionInfo, pin: PinSlot?, log: LogOverlayVersion? = nil) throws(FirnError) -> Snapshot {
         let map = try mapCovering(pages: info.logicalPageCount, version: info.version)
-        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: info.logicalPageCount)
+        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: info.logicalPageCount,
+                                checkedVersion: options.checksPages ? info.version : nil)
         return Snapshot(store: self, info: info, source: source, pin: pin, log: log)
     }
 

@@ -20,6 +20,12 @@ public struct StoreOptions: Sendable {
     /// instead of computing each twice (after a bulk load that is every
     /// page). Costs a dictionary entry per page checked.
     package var keepOpenCheckPages = false
+    /// Check every page a snapshot reads against the reference that names
+    /// it, checksum included (`PageSource.checkedVersion`): the toolkit's
+    /// reads, so a damaged page fails `dump`, `compact` and `export` with
+    /// 65 instead of being copied into a file that verifies clean. A
+    /// writer checks the pages it builds on whatever this says.
+    package var checksPages = false
     public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
     /// Commits through the commit log (docs/COMMIT-PATH.md, FORMAT.md 8.2):
     /// each checkpoint makes a region of this many pages, and a small commit

@@ -47,7 +47,7 @@ public struct TreeReader: Sendable {
                 return Value(copying: try source.readOverflow(head, length: length), owner: snapshot)
             }
         } catch {
-            throw error.located(in: snapshot.store.path, version: snapshot.version)
+            throw error.located(in: snapshot.store.path, version: snapshot.version).inTree(name)
         }
     }
 
@@ -73,9 +73,9 @@ public struct TreeReader: Sendable {
         let base = TreeCursor(source: source, rootRef: entry.root)
         if let log {
             return Cursor(LogMergeCursor(base: base, entries: log.entries, showsBase: log.showsBase),
-                          owner: snapshot, path: snapshot.store.path)
+                          owner: snapshot, path: snapshot.store.path, tree: name, version: snapshot.version)
         }
-        return Cursor(base, owner: snapshot, path: snapshot.store.path)
+        return Cursor(base, owner: snapshot, path: snapshot.store.path, tree: name, version: snapshot.version)
     }
 
     /// Height of the checkpoint's tree: 0 when empty, 1 for a single leaf.
@@ -131,20 +131,31 @@ public final class Cursor {
     @exclusivity(unchecked) private var merge: LogMergeCursor?
     private let owner: AnyObject
     private let path: String
+    /// The tree walked and the version read, named in a corrupt page's
+    /// error (file, page, tree and version), when known.
+    private let tree: String?
+    private let version: UInt64?
     /// The cursor reads a snapshot, whose pages never change while it lives.
     private let readsSnapshot: Bool
 
-    init(_ core: TreeCursor, owner: AnyObject, path: String) {
+    init(_ core: TreeCursor, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {
         self.core = core
         self.owner = owner
         self.path = path
+        self.tree = tree
+        self.version = version
         readsSnapshot = owner is Snapshot
         residencyPages = max(1, Int(Mapping.residencyBudget) / max(1, core.pageSize))
     }
 
-    convenience init(_ merge: LogMergeCursor, owner: AnyObject, path: String) {
-        self.init(merge.base, owner: owner, path: path)
+    convenience init(_ merge: LogMergeCursor, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {
+        self.init(merge.base, owner: owner, path: path, tree: tree, version: version)
         self.merge = merge
+    }
+
+    private func locate(_ error: FirnError) -> FirnError {
+        let located = error.located(in: path, version: version)
+        return tree.map { located.inTree($0) } ?? located
     }
 
     /// Runs `body` on the cursor in place. A read through the stored
@@ -163,13 +174,13 @@ public final class Cursor {
     public func first() throws(FirnError) {
         do {
             if merge != nil { try merge?.first() } else { try core.first() }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
     }
 
     public func last() throws(FirnError) {
         do {
             if merge != nil { try merge?.last() } else { try core.last() }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
     }
 
     public func next() throws(FirnError) {
@@ -182,7 +193,7 @@ public final class Cursor {
                 try core.next()
                 entered = core.subtreesEnteredForward
             }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
         // A scan over a snapshot touches every page of the tree through
         // the map, and touched file pages count in the resident set: drop
         // them every few MiB, as verify and export do, so iterating a big
@@ -201,14 +212,14 @@ public final class Cursor {
     public func previous() throws(FirnError) {
         do {
             if merge != nil { try merge?.previous() } else { try core.previous() }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
     }
 
     /// Moves to the first entry whose key is at or after `key`.
     public func seek(_ key: [UInt8]) throws(FirnError) {
         do {
             if merge != nil { try merge?.seek(key) } else { try core.seek(key) }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
     }
 
     /// The current key (a copy), nil when not on an entry.
@@ -217,7 +228,7 @@ public final class Cursor {
             do {
                 if let merge { return try merge.key }
                 return try Self.borrow(&core) { (c) throws(FirnError) in try c.key }
-            } catch { throw error.located(in: path) }
+            } catch { throw locate(error) }
         }
     }
 
@@ -227,7 +238,7 @@ public final class Cursor {
             do {
                 if let merge { return try merge.value() }
                 return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() }
-            } catch { throw error.located(in: path) }
+            } catch { throw locate(error) }
         }
     }
 
@@ -252,7 +263,7 @@ public final class Cursor {
                 return key.count
             } }
         } catch {
-            throw error.located(in: path)
+            throw locate(error)
         }
     }
 
@@ -261,7 +272,7 @@ public final class Cursor {
         do {
             if let merge { return try merge.withKey(body) }
             return try Self.borrow(&core) { (c) throws(FirnError) in try c.withKey(body) }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
     }
 
     /// The current value as a `Value`, nil when not on an entry: zero-copy
@@ -286,7 +297,7 @@ public final class Cursor {
                 }
                 return try Self.borrow(&core) { (c) throws(FirnError) in try c.value() }.map { Value(copying: $0, owner: owner) }
             } catch {
-                throw error.located(in: path)
+                throw locate(error)
             }
         }
     }
@@ -299,7 +310,7 @@ public final class Cursor {
             if let merge { stored = try merge.storedValue() } else {
                 stored = try Self.borrow(&core) { (c) throws(FirnError) in try c.storedValue() }
             }
-        } catch { throw error.located(in: path) }
+        } catch { throw locate(error) }
         if case let .inline(bytes)? = stored { return body(bytes) }
         return nil
     }

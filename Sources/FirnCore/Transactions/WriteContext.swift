@@ -10,7 +10,8 @@ final class WriteContext {
                 var map = cachedSource.map
                 let needed = allocator.logicalPageCount * UInt64(geometry.pageSize)
                 if needed > UInt64(map.length) { map = try remap(allocator.logicalPageCount) }
-                cachedSource = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: allocator.logicalPageCount)
+                cachedSource = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: allocator.logicalPageCount,
+                                          checkedVersion: cachedSource.checkedVersion)
             }
             return cachedSource
         }

@@ -6,6 +6,21 @@ struct PageSource {
     let pageSize: Int
     /// Pages of the version being read (its logical page count).
     let pageLimit: UInt64
+    /// When set, every reference followed is checked in full against the
+    /// page it names (FORMAT.md §4: its number, its birth within `1 …` this
+    /// version, its stored and computed checksum), so a damaged page is
+    /// refused as it is read instead of copied on. The toolkit's reads
+    /// (`StoreOptions.checksPages`) and every writer's reads of the pages it
+    /// builds on set it; an app's reads check the birth alone (`verify`
+    /// proves the rest) and pay no checksum per lookup.
+    let checkedVersion: UInt64?
+
+    init(map: Mapping, pageSize: Int, pageLimit: UInt64, checkedVersion: UInt64? = nil) {
+        self.map = map
+        self.pageSize = pageSize
+        self.pageLimit = pageLimit
+        self.checkedVersion = checkedVersion
+    }
 
     @inline(__always)
     func view(_ page: UInt64) throws(FirnError) -> PageView {
@@ -23,17 +38,38 @@ struct PageSource {
     }
 
     /// A view of the page `ref` names, checked against the reference's birth
-    /// (a cheap guard; full checksum checks are `verify`'s job).
+    /// (a cheap guard), and in full when `checkedVersion` is set.
     @inline(__always)
     func view(_ ref: PageRef, level: Int? = nil) throws(FirnError) -> PageView {
         let v = try view(ref.page)
         if v.birth != ref.birth {
             throw v.corrupt("birth \(v.birth) does not match the reference's \(ref.birth) (lost or stale write)")
         }
+        if let checkedVersion { try Self.check(v, against: ref, version: checkedVersion) }
         if let level, v.level != level {
             throw v.corrupt("level \(v.level) where the parent expects \(level)")
         }
         return v
+    }
+
+    /// The checks of FORMAT.md §4 a reader makes of each reference it
+    /// follows, but the two that need the whole walk (`verify`'s: a birth no
+    /// later than the parent's, no page reached twice). The page's type and
+    /// level are checked where its cells are read (`checkTreePage`,
+    /// `overflowPayload`).
+    static func check(_ page: PageView, against ref: PageRef, version: UInt64) throws(FirnError) {
+        guard page.storedPageNumber == ref.page else {
+            throw page.corrupt("page header says page \(page.storedPageNumber) (misdirected write)")
+        }
+        guard page.birth >= 1, page.birth <= version else {
+            throw page.corrupt("birth \(page.birth) is outside 1…\(version), the version read")
+        }
+        guard page.storedChecksum == ref.checksum else {
+            throw page.corrupt("checksum \(hex32(page.storedChecksum)) does not match the reference's \(hex32(ref.checksum))")
+        }
+        guard page.computeChecksum() == page.storedChecksum else {
+            throw page.corrupt("page contents do not match their checksum (damaged page)")
+        }
     }
 
     /// Looks `key` up in the on-disk subtree at `ref` (a page at `level`,

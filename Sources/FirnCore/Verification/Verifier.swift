@@ -28,6 +28,10 @@ public struct Verifier {
     private var bitmap: PageBitmap
     private var report: VerifyReport
     private var stopped = false
+    /// The byte ranges of one page's cells, reused from page to page: cells
+    /// must not overlap (FORMAT.md §5), which the per-cell bounds checks of
+    /// a read do not see (a key length running into the next cell).
+    private var cellSpans: [Range<Int>] = []
     /// The space tree held a history record of the version verified.
     private var sawCurrentHistory = false
     private var source: PageSource { snapshot.source }
@@ -386,8 +390,20 @@ public struct Verifier {
                         previousKey?.append(contentsOf: last)
                     }
                 }
+                // Taken out while this page's cells are read: a catalog
+                // leaf's entries walk their trees (`leaf`), which use it too.
+                var spans = cellSpans
+                cellSpans = []
+                spans.removeAll(keepingCapacity: true)
                 for i in 0..<view.count {
                     let cell = try view.leafCell(i)
+                    let start = view.cellOffset(i)
+                    let valueBytes: Int
+                    switch cell.value {
+                    case let .inline(bytes): valueBytes = bytes.count
+                    case .overflow: valueBytes = LeafLayout.overflowValueSize
+                    }
+                    spans.append(start..<(start + LeafLayout.cellHeaderSize + cell.key.count + valueBytes))
                     checkKeyOrder(cell.key, previousInPage: previousInPage, previousLeaf: previousKey,
                                   lower: lower, upper: upper, page: ref.page, tree: tree, index: i)
                     previousInPage = cell.key
@@ -400,11 +416,20 @@ public struct Verifier {
                     leaf(cell.key, cell.value, EntryPlace(page: ref.page, birth: view.birth), &self)
                     if stopped { return }
                 }
+                cellSpans = spans
+                checkCellsApart(page: ref.page, tree: tree)
             } else {
                 stats.branchPages += 1
                 var keys: [[UInt8]] = []
                 keys.reserveCapacity(view.count)
-                for i in 0..<view.count { keys.append(Array(try view.branchKey(i))) }
+                cellSpans.removeAll(keepingCapacity: true)
+                for i in 0..<view.count {
+                    let key = try view.branchKey(i)
+                    let start = view.cellOffset(i)
+                    cellSpans.append(start..<(start + BranchLayout.cellHeaderSize + key.count))
+                    keys.append(Array(key))
+                }
+                checkCellsApart(page: ref.page, tree: tree)
                 if let first = keys.first, !first.isEmpty {
                     add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version,
                                       expected: "0 bytes", found: "\(first.count) bytes",
@@ -477,6 +502,18 @@ public struct Verifier {
         add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.info.version,
                           expected: "at most \(geometry.maxKeyLength) bytes (the key limit)", found: "\(length) bytes",
                           message: "\(what()) is longer than the key limit"))
+    }
+
+    /// One finding when two of the page's cells (`cellSpans`) share a byte.
+    private mutating func checkCellsApart(page: UInt64, tree: String) {
+        guard cellSpans.count > 1 else { return }
+        cellSpans.sort { $0.lowerBound < $1.lowerBound }
+        for i in 1..<cellSpans.count where cellSpans[i].lowerBound < cellSpans[i - 1].upperBound {
+            add(VerifyFinding(.structure, page: page, tree: tree, version: snapshot.info.version,
+                              expected: "cells apart", found: "bytes \(cellSpans[i - 1]) and \(cellSpans[i])",
+                              message: "two cells of the page overlap (a key or value length runs into the next cell)"))
+            return
+        }
     }
 
     /// A leaf cell's flags and reserved fields, and where its value lives:
@@ -877,3 +914,4 @@ extension FirnError {
         return description
     }
 }
+

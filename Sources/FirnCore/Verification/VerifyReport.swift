@@ -4,7 +4,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
     /// A stable category (`Kind`): `slot`, `range`, `type`, `misdirected`,
     /// `birth`, `checksum`, `structure`, `order`, `depth`, `count`,
     /// `overflow`, `doubleUse`, `leak`, `space`, `history`, `lockFile`,
-    /// `limit`, `reserved`, `name`, `previousVersion`, `log`.
+    /// `limit`, `reserved`, `name`, `previousVersion`, `log`, `object`.
     public var kind: String
     public var page: UInt64?
     public var tree: String?
@@ -40,6 +40,10 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
         /// A commit log frame that checks out (whole, chained) but cannot be
         /// applied, or a version the log does not hold (FORMAT.md 8.2).
         case log
+        /// The object layer (FORMAT.md §12): a schema record, an object
+        /// record or a list element that does not decode under the stored
+        /// schema — what `dump --objects` refuses.
+        case object
     }
 
     public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
