@@ -20,7 +20,8 @@ import Synchronization
 /// Opening follows a race-free protocol under the init lock (an OFD write
 /// lock on byte 1): when no other description holds a session lock, the
 /// file is (re)initialized (sized, zeroed, header written, mutex
-/// initialized); otherwise its header must be valid, or opening fails with
+/// initialized) — by a read-only open, only its published version is
+/// cleared; otherwise its header must be valid, or opening fails with
 /// `FirnError.corrupt` naming the processes holding it. Only then is the
 /// session lock taken and the init lock released, so nobody ever
 /// reinitializes a file another process has mapped.
@@ -49,7 +50,9 @@ public final class LockFile: @unchecked Sendable {
     /// argument only applies when this open initialized the file).
     public let readerSlotCount: Int
     /// True when this open (re)initialized the lock file: no other process
-    /// had the database open, and `latestVersion` is 0 until published.
+    /// had the database open, and `latestVersion` is 0 until published. A
+    /// read-only open of a lock file nobody holds does not reinitialize it
+    /// but clears its published version: `latestVersion` is 0 then too.
     public let didInitialize: Bool
 
     let fd: Int32
@@ -208,11 +211,26 @@ public final class LockFile: @unchecked Sendable {
 
         let slotCount: Int
         let initialize: Bool
+        var forgetPublication = false
+        var adoptDataFile = false
         switch LockFileHeader.validate(headerBytes, fileSize: fileSize, identity: identity) {
         case let .success(header):
-            if othersHoldSessions || mode == .readOnlyExisting {
+            if othersHoldSessions {
                 slotCount = header.readerSlotCount
                 initialize = false
+            } else if mode == .readOnlyExisting {
+                // Nobody holds it, so nobody vouches for the version it
+                // publishes (FORMAT.md 11): the data file may have been
+                // restored under it, a power loss may have taken the
+                // versions back, or the bytes may be damaged. The file
+                // decides: the published and durable versions are cleared
+                // (the open then runs the check of FORMAT.md 2.1 and
+                // publishes what it accepts), and the rest is kept, since a
+                // read-only open does not resize the file and `firn pins`
+                // still shows the pins the dead processes left.
+                slotCount = header.readerSlotCount
+                initialize = false
+                forgetPublication = true
             } else {
                 slotCount = readerSlots
                 initialize = true
@@ -235,9 +253,20 @@ public final class LockFile: @unchecked Sendable {
                     detail: "lock file \(lockPath) is not a Firn lock file (\(invalid.reason)) and is in use by "
                         + describeHolders(holders) + "; it can be reinitialized once they close the database")
             }
-            if mode == .readOnlyExisting { return nil }
-            slotCount = readerSlots
-            initialize = true
+            if mode == .readOnlyExisting {
+                // A sound lock file of another data file (copied beside
+                // it, or left by a file replaced since) that nobody holds
+                // is taken over as above, now recording this data file;
+                // anything else is left alone and read without a pin.
+                guard invalid.kind == .otherDataFile, let header = invalid.header, identity.isKnown else { return nil }
+                slotCount = header.readerSlotCount
+                initialize = false
+                forgetPublication = true
+                adoptDataFile = true
+            } else {
+                slotCount = readerSlots
+                initialize = true
+            }
         }
 
         let size = LockFileLayout.fileSize(readerSlots: slotCount)
@@ -247,6 +276,15 @@ public final class LockFile: @unchecked Sendable {
             if initialize {
                 mapping.zero(0, count: size)
                 LockFileHeader.initialize(mapping, readerSlots: slotCount, dataFile: identity)
+            } else if forgetPublication {
+                // Under the init lock with no session held: no one can read
+                // these between the two stores.
+                mapping.store64(LockFileLayout.latestVersionOffset, 0)
+                mapping.store64(LockFileLayout.durableVersionOffset, 0)
+                if adoptDataFile {
+                    mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
+                    mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
+                }
             } else if mode == .readWrite && identity.isKnown
                         && mapping.load64(LockFileLayout.dataFileDeviceOffset) == 0
                         && mapping.load64(LockFileLayout.dataFileInodeOffset) == 0 {

@@ -192,7 +192,7 @@ public final class Store: @unchecked Sendable {
             // point never came; a writer starts a new region rather than
             // chain to them.
             var current = accepted.version
-            if let scan = try store.logScan(of: accepted) { current = scan.durableVersion }
+            if let scan = try store.logFrames(of: accepted) { current = scan.durableVersion }
             // Only over 0: a writer may already have committed on top of
             // a version another first opener published.
             // Durable only once synced: after a crash of a process (not

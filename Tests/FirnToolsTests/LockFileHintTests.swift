@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import FirnCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lock file is a hint; the data file is the truth (issue 33 §2,
+/// FORMAT.md 2.1 and 11): a lock file nobody holds vouches for nothing, so
+/// every open — read-only ones included — checks the data file instead of
+/// trusting the version it publishes.
+@Suite struct LockFileHintTests {
+    /// A database made as a user makes one (`firn load`), with the commit
+    /// log, three entries in tree "t" over two loads.
+    static func loadedDatabase(_ dir: Scratch) throws -> String {
+        let db = dir.file("app.firn")
+        for lines in ["\"t\"\t\"a\"\t\"1\"\n\"t\"\t\"b\"\t\"2\"\n", "\"t\"\t\"c\"\t\"3\"\n"] {
+            let run = try FirnRun.run(["load", db, "--no-progress"], stdin: Data(lines.utf8))
+            try #require(run.status == 0, "load: \(run.stderr)")
+        }
+        return db
+    }
+
+    static func entries(_ db: String) throws -> FirnRun {
+        try FirnRun.run(["dump", db, "--entries"])
+    }
+
+    /// The read-only commands a user runs on a database: each exits 0.
+    static func expectReadable(_ db: String, _ context: String) throws {
+        for command in [["dump", "--entries"], ["verify"], ["info"], ["versions"]] {
+            let run = try FirnRun.run([command[0], db] + command.dropFirst())
+            #expect(run.status == 0 && run.isCleanFailure, "\(context): \(command): exit \(run.status): \(run.stderr)")
+        }
+    }
+
+    @Test func aBackupCopiedOverTheFileAfterLoadAndCheckpointIsRead() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let backup = dir.file("backup.firn")
+        try FileManager.default.copyItem(atPath: db, toPath: backup)
+        let before = try Self.entries(db)
+        try #require(before.status == 0)
+        let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
+        try #require(load.status == 0, "\(load.stderr)")
+        let checkpoint = try FirnRun.run(["checkpoint", db])
+        try #require(checkpoint.status == 0, "\(checkpoint.stderr)")
+        let inode = try LockBytes.inode(db)
+        // `cp backup.firn app.firn`: the same inode, the lock file left beside it.
+        try LockBytes.overwriteInPlace(db, with: backup)
+        #expect(try LockBytes.inode(db) == inode)
+        try Self.expectReadable(db, "restored backup")
+        #expect(try Self.entries(db).stdout == before.stdout)
+    }
+
+    @Test func aLowerPublishedVersionNobodyHoldsDoesNotShowOldData() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        try #require(before.status == 0 && before.stdout.contains("\"c\""))
+        try LockBytes.write64(db + ".lock", at: LockFileLayout.latestVersionOffset, 1)
+        let after = try Self.entries(db)
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stdout == before.stdout)
+    }
+
+    @Test func aFlippedByteInThePublishedVersionNobodyHoldsIsIgnored() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        let lock = db + ".lock"
+        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published ^ 0x40)
+        try Self.expectReadable(db, "flipped byte")
+        #expect(try Self.entries(db).stdout == before.stdout)
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published ^ 0x4000)
+        let pins = try FirnRun.run(["pins", db, "--clear-stale"])
+        #expect(pins.status == 0, "\(pins.stderr)")
+    }
+
+    @Test func anotherDatabasesLockFileCopiedBesideIsTakenOver() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        // Another database, further along, and its lock file copied over ours.
+        let other = dir.file("other.firn")
+        for key in 0..<6 {
+            let run = try FirnRun.run(["load", other, "--no-progress"], stdin: Data("\"o\"\t\"k\(key)\"\t\"v\"\n".utf8))
+            try #require(run.status == 0, "\(run.stderr)")
+        }
+        try LockBytes.overwriteInPlace(db + ".lock", with: other + ".lock")
+        try Self.expectReadable(db, "another file's lock file")
+        #expect(try Self.entries(db).stdout == before.stdout)
+        // Taken over, not ignored: the read is pinned.
+        let info = try FirnRun.run(["info", db, "--json"])
+        #expect(info.status == 0 && !info.stderr.contains("without a pin"), "\(info.stderr)")
+        #expect(try info.json(InfoJSON.self).pinned)
+    }
+
+    /// What a power loss during a group of deferred commits leaves: a lock
+    /// file publishing (latest and durable) versions the data file never
+    /// got, and no process holding it.
+    @Test func versionsBeyondTheFileInALockFileNobodyHoldsAreNotTrusted() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        let lock = db + ".lock"
+        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published + 5)
+        try LockBytes.write64(lock, at: LockFileLayout.durableVersionOffset, published + 5)
+        try Self.expectReadable(db, "versions beyond the file")
+        #expect(try Self.entries(db).stdout == before.stdout)
+        #expect(try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) == published)
+        // A writer goes on from the file's version, not the lock file's.
+        let load = try FirnRun.run(["load", db, "--json", "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(try Self.entries(db).stdout.contains("\"d\""))
+    }
+}
+
+/// Byte edits of a lock file in place (never truncating it: a process
+/// holding it has it mapped), and a copy over a file that keeps its inode,
+/// as `cp` does.
+enum LockBytes {
+    static func read64(_ path: String, at offset: Int) throws -> UInt64 {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(offset + 8 <= bytes.count)
+        return (0..<8).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+    }
+
+    static func write64(_ path: String, at offset: Int, _ value: UInt64) throws {
+        try write(path, at: offset, (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) })
+    }
+
+    static func write32(_ path: String, at offset: Int, _ value: UInt32) throws {
+        try write(path, at: offset, (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) })
+    }
+
+    static func write(_ path: String, at offset: Int, _ bytes: [UInt8]) throws {
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0, "open \(path): errno \(errno)")
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        try #require(written == bytes.count, "pwrite \(path): errno \(errno)")
+    }
+
+    /// `cp source path`: truncates `path` and writes `source`'s bytes into it.
+    static func overwriteInPlace(_ path: String, with source: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        try #require(fd >= 0, "open \(path): errno \(errno)")
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        try #require(written == data.count, "write \(path): errno \(errno)")
+    }
+
+    static func inode(_ path: String) throws -> UInt64 {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return UInt64(info.st_ino)
+    }
+}
