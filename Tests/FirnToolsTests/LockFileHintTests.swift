@@ -115,6 +115,67 @@ import Glibc
         #expect(load.status == 0, "\(load.stderr)")
         #expect(try Self.entries(db).stdout.contains("\"d\""))
     }
+
+    // MARK: Held lock files
+
+    /// Every command that opens `db`, read-only or writing, exits 75 naming
+    /// the lock file and the version it publishes, never a data page.
+    static func expectLockFileBlamed(_ db: String, published: UInt64, _ context: String) throws {
+        let load = ["load", db, "--lock-timeout", "5", "--no-progress"]
+        for command in [["dump", db, "--entries"], ["verify", db], ["info", db], load] {
+            let run = try FirnRun.run(command, stdin: command == load ? Data("\"t\"\t\"x\"\t\"9\"\n".utf8) : nil)
+            #expect(run.status == 75 && run.isCleanFailure, "\(context): \(command[0]): exit \(run.status): \(run.stderr)")
+            #expect(run.stderr.contains("firn: \(db).lock:") && run.stderr.contains("publishes version \(published)"),
+                    "\(context): \(command[0]): \(run.stderr)")
+            #expect(!run.stderr.contains("page"), "\(context): \(command[0]): \(run.stderr)")
+        }
+    }
+
+    @Test func aPublishedVersionBeyondTheFileWhileHeldIs75NamingTheLockFile() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        let hold = try Background(FirnRun.executable, ["hold", db])
+        try #require(hold.firstLine() != nil)
+        let lock = db + ".lock"
+        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 50
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        try Self.expectLockFileBlamed(db, published: beyond, "log file")
+        // The holder is never reinitialized under: the lock file still says so.
+        #expect(try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) == beyond)
+        hold.signal(SIGINT)
+        #expect(hold.wait() == 0)
+        // Once nobody holds it, the data file decides.
+        #expect(try Self.entries(db).stdout == before.stdout)
+    }
+
+    /// The same on a file written with page commits (no commit log): the
+    /// writer's check is on its base record, not on a log.
+    @Test func aPublishedVersionBeyondAPageCommitFileWhileHeldIs75NamingTheLockFile() throws {
+        let dir = try Scratch()
+        let db = try dir.sampleDatabase()
+        let hold = try Background(FirnRun.executable, ["hold", db])
+        try #require(hold.firstLine() != nil)
+        let lock = db + ".lock"
+        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 1
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        try Self.expectLockFileBlamed(db, published: beyond, "page commits")
+    }
+
+    @Test func aBackupCopiedOverTheFileWhileHeldIs75NamingTheLockFile() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let backup = dir.file("backup.firn")
+        try FileManager.default.copyItem(atPath: db, toPath: backup)
+        let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
+        try #require(load.status == 0, "\(load.stderr)")
+        try #require(try FirnRun.run(["checkpoint", db]).status == 0)
+        let hold = try Background(FirnRun.executable, ["hold", db])
+        try #require(hold.firstLine() != nil)
+        let published = try LockBytes.read64(db + ".lock", at: LockFileLayout.latestVersionOffset)
+        try LockBytes.overwriteInPlace(db, with: backup)
+        try Self.expectLockFileBlamed(db, published: published, "restored under a holder")
+    }
 }
 
 /// Byte edits of a lock file in place (never truncating it: a process

@@ -477,6 +477,14 @@ public final class Store: @unchecked Sendable {
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
         }
+        // Not a race when the published version stayed and the file holds
+        // no group waiting for its publication: the lock file names a
+        // version the file does not have.
+        let published = lockFile.latestVersion
+        let slots = try CommitSlots.read(io)
+        if published == newestVersion(lockFile), !groupAwaitsPublication(above: published, slots: slots) {
+            throw publishedVersionNotInFile(published, newestInFile: try newestVersionInFile(slots), lockFile: lockFile)
+        }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
     }
 
