@@ -176,6 +176,61 @@ import Glibc
         try LockBytes.overwriteInPlace(db, with: backup)
         try Self.expectLockFileBlamed(db, published: published, "restored under a holder")
     }
+
+    // MARK: Reader slots left behind
+
+    /// A pid no process holding the lock file has (its liveness byte is
+    /// never locked): a process that died.
+    static let deadPID: Int32 = 2_147_483_632
+
+    /// Sets reader slot `index`'s state word and pid (FORMAT.md 11).
+    static func leaveSlot(_ lock: String, _ index: Int, state: UInt32, pid: Int32) throws {
+        let offset = LockFileLayout.readerTableOffset + index * 128
+        try LockBytes.write32(lock, at: offset, state)
+        try LockBytes.write32(lock, at: offset + 4, UInt32(bitPattern: pid))
+    }
+
+    static func readerSlotCount(_ lock: String) throws -> Int {
+        Int(try LockBytes.read64(lock, at: LockFileLayout.readerSlotCountOffset) & 0xFFFF_FFFF)
+    }
+
+    /// Every reader slot `claiming` (generation 1) under a process that
+    /// died before publishing it, nobody holding the lock file.
+    @Test func deadClaimingReaderSlotsAreReclaimed() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let before = try Self.entries(db)
+        let lock = db + ".lock"
+        let slots = try Self.readerSlotCount(lock)
+        #expect(slots == 126)
+        for index in 0..<slots { try Self.leaveSlot(lock, index, state: 0x101, pid: Self.deadPID) }
+        try Self.expectReadable(db, "dead claiming slots")
+        #expect(try Self.entries(db).stdout == before.stdout)
+    }
+
+    /// The same while a holder is alive (in slot 0): slots `claiming` under
+    /// dead processes and slots in a state no process writes (5) — even
+    /// under the live holder's pid — are freed; the holder's pin stays.
+    @Test func deadClaimingAndUndefinedReaderSlotsAreReclaimedWhileHeld() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let hold = try Background(FirnRun.executable, ["hold", db, "--label", "holder"])
+        try #require(hold.firstLine() != nil)
+        let lock = db + ".lock"
+        let slots = try Self.readerSlotCount(lock)
+        for index in 1..<slots {
+            if index % 2 == 1 {
+                try Self.leaveSlot(lock, index, state: 0x101, pid: Self.deadPID)
+            } else {
+                try Self.leaveSlot(lock, index, state: 0x105, pid: hold.pid)
+            }
+        }
+        try Self.expectReadable(db, "abandoned slots beside a holder")
+        let pins = try FirnRun.run(["pins", db, "--json"])
+        #expect(pins.status == 0, "\(pins.stderr)")
+        let report = try pins.json(PinsJSON.self)
+        #expect(report.pins.map(\.label) == ["holder"] && report.pins.map(\.pid) == [hold.pid], "\(report.pins)")
+    }
 }
 
 /// Byte edits of a lock file in place (never truncating it: a process

@@ -506,11 +506,10 @@ public final class LockFile: @unchecked Sendable {
     private static func claimSessionEntry(_ mapping: SharedMapping, ownPID: Int32) -> PinSlot? {
         for index in 0..<LockFileLayout.sessionEntryCount {
             let offset = LockFileLayout.sessionEntryOffset(index)
-            let word = SlotStateWord(raw: mapping.load32(offset + SessionEntryLayout.stateOffset))
-            guard word.isFree else { continue }
-            let claimed = word.claimed
-            guard mapping.cas32(offset, expected: word.raw, desired: claimed.raw) else { continue }
-            mapping.storeInt32(offset + SessionEntryLayout.pidOffset, ownPID)
+            // With our pid in the same swap (`SlotClaim`).
+            guard let claimed = SlotClaim.claim(mapping, at: offset + SessionEntryLayout.stateOffset, ownPID: ownPID) else {
+                continue
+            }
             mapping.store64(offset + SessionEntryLayout.openedAtOffset, wallClockNanoseconds())
             mapping.store32(offset, claimed.with(state: SlotStateWord.active).raw)
             return PinSlot(index: index, generation: claimed.generation)
@@ -524,7 +523,8 @@ public final class LockFile: @unchecked Sendable {
         _ = mapping.cas32(offset, expected: active.raw, desired: active.with(state: SlotStateWord.free).raw)
     }
 
-    /// Frees the session entries of processes that are gone.
+    /// Frees the session entries of processes that are gone, and entries
+    /// a claim left behind (`SlotClaim.reclaimAbandoned`).
     @discardableResult
     static func reclaimStaleSessions(_ mapping: SharedMapping, probe: inout LivenessProbe) -> Int {
         var freed = 0
@@ -533,6 +533,10 @@ public final class LockFile: @unchecked Sendable {
             if mapping.cas32(offset, expected: entry.word.raw, desired: entry.word.with(state: SlotStateWord.free).raw) {
                 freed += 1
             }
+        }
+        for index in 0..<LockFileLayout.sessionEntryCount {
+            let offset = LockFileLayout.sessionEntryOffset(index) + SessionEntryLayout.stateOffset
+            if SlotClaim.reclaimAbandoned(mapping, at: offset, probe: &probe) { freed += 1 }
         }
         return freed
     }
