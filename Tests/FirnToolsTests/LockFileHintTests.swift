@@ -231,6 +231,59 @@ import Glibc
         let report = try pins.json(PinsJSON.self)
         #expect(report.pins.map(\.label) == ["holder"] && report.pins.map(\.pid) == [hold.pid], "\(report.pins)")
     }
+
+    // MARK: A lock file truncated under `firn hold`
+
+    /// Waits until `hold` has published its pin (reader slot 0 active):
+    /// the order, not a delay, says it holds the lock file mapped.
+    static func waitForPin(_ lock: String) throws {
+        for _ in 0..<6_000 {
+            let state = (try? LockBytes.read64(lock, at: LockFileLayout.readerTableOffset)).map { $0 & 0xFF }
+            if state == UInt64(2) { return }
+            usleep(5_000)
+        }
+        Issue.record("firn hold never pinned a version")
+    }
+
+    @Test func holdExits65NamingItsLockFileWhenItIsTruncated() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let lock = db + ".lock"
+        let result = CrossThreadBox<FirnRun?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            result.set(try? FirnRun.run(["hold", db, "--seconds", "60"], timeout: 120))
+            done.signal()
+        }.start()
+        try Self.waitForPin(lock)
+        #expect(truncate(lock, 0) == 0)
+        done.wait()
+        let run = try #require(result.get())
+        #expect(run.status == 65 && run.isCleanFailure && !run.crashed, "exit \(run.status): \(run.stderr)")
+        #expect(run.stderr.contains("firn: \(lock):") && run.stderr.contains("truncated"), "\(run.stderr)")
+    }
+
+    /// Interrupted right after the truncation: it lets go of its pin
+    /// without touching the lock file.
+    @Test func holdInterruptedAfterItsLockFileWasTruncatedDoesNotCrash() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let hold = try Background(FirnRun.executable, ["hold", db])
+        try #require(hold.firstLine() != nil)
+        #expect(truncate(db + ".lock", 100) == 0)
+        hold.signal(SIGINT)
+        #expect(hold.wait() == 65)
+        #expect(hold.process.terminationReason == .exit)
+    }
+}
+
+/// A value set on one thread and read on another.
+final class CrossThreadBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ new: Value) { lock.lock(); value = new; lock.unlock() }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// Byte edits of a lock file in place (never truncating it: a process

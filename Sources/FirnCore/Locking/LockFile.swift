@@ -390,11 +390,17 @@ public final class LockFile: @unchecked Sendable {
         }
         guard let taken else { return }
         WriterByteSiblings.unregister(self)
-        for pin in taken.pins { freeSlot(pin) }
-        if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
-        if taken.writerLease != nil || taken.retainedWriterByte {
-            clearWriterRecord()
-            releaseWriterByte()
+        // A lock file truncated under us raises SIGBUS at the first touch
+        // of a page past its end: then nothing in the mapping is touched
+        // (the truncation lost our slots already); the OFD locks below go
+        // all the same, the writer byte with them.
+        if mappingIsCovered() {
+            for pin in taken.pins { freeSlot(pin) }
+            if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
+            if taken.writerLease != nil || taken.retainedWriterByte {
+                clearWriterRecord()
+                releaseWriterByte()
+            }
         }
         if taken.writerLease != nil { writerQueue.release() }
         // The mapping keeps the open file description alive past close(2),
@@ -405,6 +411,33 @@ public final class LockFile: @unchecked Sendable {
 
     /// True once `close()` ran.
     public var isClosed: Bool { local.withLock { $0.closed } }
+
+    /// Checks that the lock file still covers our mapping; when it was
+    /// truncated under us (by hand: Firn resizes a lock file only while
+    /// nobody holds it), closes this `LockFile` without touching the
+    /// mapping — every later access checks `isClosed` first — and throws
+    /// `.corrupt` naming it. A process that keeps a lock file open for long
+    /// without using it (`firn hold`) calls this as it waits, and before it
+    /// lets go: a truncation is then an error, not SIGBUS. Only the moment
+    /// between this check and the next access is not covered.
+    public func checkMapped() throws(FirnError) {
+        guard !isClosed else { return }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) < mapping.size else { return }
+        close()
+        throw FirnError.corrupt(
+            path: path, page: nil, version: nil,
+            detail: "lock file \(path) was truncated to \(info.st_size) bytes while this process had it open "
+                + "(its layout needs \(mapping.size)); this process gave up its pins and session in it")
+    }
+
+    /// False when the file was truncated below the mapping (fstat failing
+    /// on our own descriptor says nothing, and counts as covered).
+    private func mappingIsCovered() -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return true }
+        return Int(info.st_size) >= mapping.size
+    }
 
     func ensureOpen() throws(FirnError) {
         if isClosed { throw FirnError.misuse("\(path): the lock file was closed") }
