@@ -35,7 +35,16 @@ public final class Hold {
                         label: options.label)
     }
 
+    /// Throws `.corrupt` naming the lock file when it was truncated while
+    /// held; the pin is given up then without touching it (no SIGBUS).
+    public func checkLockFile() throws(FirnError) {
+        try store.lockFile?.checkMapped()
+    }
+
     public func release() {
+        // A truncated lock file is given up untouched; `checkLockFile`
+        // reports it.
+        try? store.lockFile?.checkMapped()
         snapshot.close()
         store.close()
     }

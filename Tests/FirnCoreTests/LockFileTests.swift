@@ -175,6 +175,48 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: dir.file("db.lock")))
     }
 
+    // MARK: Claims left behind
+
+    /// A claim swaps the state word and the pid together: the slot reads
+    /// `claiming` under the claimer's own pid, never its previous occupant's.
+    @Test func aClaimWritesItsPidWithTheClaimingState() throws {
+        let dir = try TemporaryDirectory()
+        let lock = try LockFile.open(databasePath: dir.file("db"), readerSlots: 2)
+        let offset = LockFileLayout.slotOffset(0)
+        lock.mapping.storeInt32(offset + ReaderSlotLayout.pidOffset, 2_147_483_632)
+        let claimed = try #require(SlotClaim.claim(lock.mapping, at: offset, ownPID: getpid()))
+        #expect(claimed.state == SlotStateWord.claiming && claimed.generation == 1)
+        #expect(lock.mapping.load32(offset) == claimed.raw)
+        #expect(lock.mapping.loadInt32(offset + ReaderSlotLayout.pidOffset) == getpid())
+        #expect(SlotClaim.claim(lock.mapping, at: offset, ownPID: getpid()) == nil, "not free any more")
+    }
+
+    /// `claiming` under a live pid is a claim under way: never freed. Under
+    /// a dead pid it is left behind, and an undefined state is damage:
+    /// both are freed when the table is full.
+    @Test func onlyClaimsOfDeadProcessesAndUndefinedStatesAreReclaimed() throws {
+        let dir = try TemporaryDirectory()
+        let lock = try LockFile.open(databasePath: dir.file("db"), readerSlots: 3)
+        func leave(_ index: Int, _ state: UInt32, _ pid: Int32) {
+            let offset = LockFileLayout.slotOffset(index)
+            lock.mapping.store32(offset, SlotStateWord(state: state, generation: 7).raw)
+            lock.mapping.storeInt32(offset + ReaderSlotLayout.pidOffset, pid)
+        }
+        for index in 0..<3 { leave(index, SlotStateWord.claiming, getpid()) }
+        let refused = captureError { () throws(FirnError) in _ = try lock.claimPin(version: 1, kind: .tool, label: "") }
+        guard case .busy = refused else {
+            Issue.record("expected .busy, got \(String(describing: refused))")
+            return
+        }
+        leave(1, SlotStateWord.claiming, 2_147_483_632)
+        leave(2, 9, getpid())
+        let first = try lock.claimPin(version: 1, kind: .tool, label: "")
+        let second = try lock.claimPin(version: 1, kind: .tool, label: "")
+        #expect(Set([first.index, second.index]) == [1, 2])
+        #expect(first.generation == 8 && second.generation == 8)
+        #expect(SlotStateWord(raw: lock.mapping.load32(LockFileLayout.slotOffset(0))).state == SlotStateWord.claiming)
+    }
+
     // MARK: Read-only opening
 
     @Test func readOnlyModeReturnsNilAndCreatesNothingWhenMissing() throws {

@@ -33,15 +33,21 @@ import FirnTools
         var newest: UInt64
         /// Every frame, as the log holds it.
         var frames: [LogInspection.Frame]
+        /// The store that wrote them, still open (`holding`): its lock
+        /// file publishes the open group while it holds it.
+        var holder: Store?
     }
 
     /// A checkpoint, then two durable commits, two deferred ones sealed by
-    /// `sync()`, and an open group of two deferred commits; the store is
-    /// closed with the group open (the lock file still publishes it).
-    static func write(_ dir: Scratch) throws -> Written {
+    /// `sync()`, and an open group of two deferred commits. The store is
+    /// closed with the group open — nobody holds the lock file then, so an
+    /// opener checks the file (FORMAT.md 11) — unless `holding`: then its
+    /// frames are written and it stays open, so the lock file publishes the
+    /// open group's last version to other processes.
+    static func write(_ dir: Scratch, holding: Bool = false) throws -> Written {
         let path = dir.path + "/log.firn"
         let store = try Store.open(path, options: options())
-        defer { store.close() }
+        defer { if !holding { store.close() } }
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let epoch = try store.currentVersion
         for n in 1...2 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [UInt8(n)]) } }
@@ -55,11 +61,12 @@ import FirnTools
         let durable = try store.sync()
         try deferred(5)
         try deferred(6)
+        if holding { try store.writeUnwrittenFrames() }
         let record = try #require(try store.readSlots().record(version: epoch))
         let log = try #require(try store.inspectLog(of: record))
         #expect(log.newestVersion == durable + 2 && log.durableVersion == durable, "\(log)")
         return Written(path: path, epoch: epoch, region: (log.startPage, log.pageCount), durable: durable,
-                       newest: try store.currentVersion, frames: log.frames)
+                       newest: try store.currentVersion, frames: log.frames, holder: holding ? store : nil)
     }
 
     static func info(_ path: String) throws -> Info.Report {
@@ -75,10 +82,10 @@ import FirnTools
 
     @Test func infoReportsTheFramesTheirVersionsAndWhichOneEachOpenerTakes() throws {
         let dir = try Scratch()
-        let written = try Self.write(dir)
+        let written = try Self.write(dir, holding: true)
         #expect(written.epoch == 2 && written.durable == 6 && written.newest == 8)
 
-        // The lock file still publishes the open group's last version.
+        // The lock file, held by the writer, publishes the open group's last version.
         var report = try Self.info(written.path)
         #expect(report.formatVersion == 3)
         #expect(report.currentVersion == written.newest && report.durableVersion == written.durable)
@@ -124,6 +131,7 @@ import FirnTools
 
         // Nobody has the database open and the lock file is gone (a reboot):
         // the next opener is a first opener, and takes the durable version.
+        written.holder?.close()
         try FileManager.default.removeItem(atPath: written.path + ".lock")
         report = try Self.info(written.path)
         log = try #require(report.log)
@@ -274,7 +282,8 @@ import FirnTools
     /// (the checkpoint's record is older).
     @Test func versionsDatesEachFrameVersionByItsFrame() throws {
         let dir = try Scratch()
-        let written = try Self.write(dir)
+        let written = try Self.write(dir, holding: true)
+        defer { written.holder?.close() }
         let run = try FirnRun.run(["versions", written.path, "--json"], timeout: 30)
         #expect(run.status == 0, "\(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])

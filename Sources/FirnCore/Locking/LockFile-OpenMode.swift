@@ -8,7 +8,9 @@ extension LockFile {
         /// Never create or reinitialize: returns nil when the lock file is
         /// missing, cannot be opened read-write (EACCES, EROFS), or is not a
         /// valid lock file while nobody holds it. The caller then reads
-        /// without a pin (nobody is writing the database then either).
+        /// without a pin (nobody is writing the database then either). A
+        /// valid one nobody holds is joined with its published version
+        /// cleared: the opener checks the data file (FORMAT.md 2.1, 11).
         case readOnlyExisting
     }
 }

@@ -75,14 +75,21 @@ extension LockFile {
     }
 
     /// Frees the slots of processes that are gone, and their session
-    /// entries; returns the pins it freed.
+    /// entries; returns the pins it freed. Slots a claim left behind
+    /// (`SlotClaim.reclaimAbandoned`: claimed by a process that died before
+    /// publishing, or in an undefined state) are freed too; they pinned
+    /// nothing, so they are not among the pins returned.
     public func reclaimStalePins() -> [PinRecord] {
         guard !isClosed else { return [] }
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         var cleared: [PinRecord] = []
         for index in 0..<readerSlotCount {
-            guard let (record, word) = readSlot(index, probe: &probe), record.stale else { continue }
-            if freeStaleSlot(index, word) { cleared.append(record) }
+            guard let (record, word) = readSlot(index, probe: &probe) else {
+                let offset = LockFileLayout.slotOffset(index) + ReaderSlotLayout.stateOffset
+                _ = SlotClaim.reclaimAbandoned(mapping, at: offset, probe: &probe)
+                continue
+            }
+            if record.stale, freeStaleSlot(index, word) { cleared.append(record) }
         }
         Self.reclaimStaleSessions(mapping, probe: &probe)
         return cleared
@@ -116,13 +123,10 @@ extension LockFile {
     private func claimFreeSlot(version: UInt64, kind: PinKind, label: [UInt8]) -> PinSlot? {
         for index in 0..<readerSlotCount {
             let offset = LockFileLayout.slotOffset(index)
-            let word = SlotStateWord(raw: mapping.load32(offset + ReaderSlotLayout.stateOffset))
-            guard word.isFree else { continue }
-            let claimed = word.claimed
-            guard mapping.cas32(offset + ReaderSlotLayout.stateOffset, expected: word.raw, desired: claimed.raw) else {
+            // With our pid in the same swap (`SlotClaim`).
+            guard let claimed = SlotClaim.claim(mapping, at: offset + ReaderSlotLayout.stateOffset, ownPID: ownPID) else {
                 continue
             }
-            mapping.storeInt32(offset + ReaderSlotLayout.pidOffset, ownPID)
             mapping.storeInt64(offset + ReaderSlotLayout.threadIDOffset, firn_gettid())
             mapping.store64(offset + ReaderSlotLayout.versionOffset, version)
             mapping.store64(offset + ReaderSlotLayout.sinceOffset, wallClockNanoseconds())

@@ -20,7 +20,8 @@ import Synchronization
 /// Opening follows a race-free protocol under the init lock (an OFD write
 /// lock on byte 1): when no other description holds a session lock, the
 /// file is (re)initialized (sized, zeroed, header written, mutex
-/// initialized); otherwise its header must be valid, or opening fails with
+/// initialized) — by a read-only open, only its published version is
+/// cleared; otherwise its header must be valid, or opening fails with
 /// `FirnError.corrupt` naming the processes holding it. Only then is the
 /// session lock taken and the init lock released, so nobody ever
 /// reinitializes a file another process has mapped.
@@ -49,7 +50,9 @@ public final class LockFile: @unchecked Sendable {
     /// argument only applies when this open initialized the file).
     public let readerSlotCount: Int
     /// True when this open (re)initialized the lock file: no other process
-    /// had the database open, and `latestVersion` is 0 until published.
+    /// had the database open, and `latestVersion` is 0 until published. A
+    /// read-only open of a lock file nobody holds does not reinitialize it
+    /// but clears its published version: `latestVersion` is 0 then too.
     public let didInitialize: Bool
 
     let fd: Int32
@@ -208,11 +211,26 @@ public final class LockFile: @unchecked Sendable {
 
         let slotCount: Int
         let initialize: Bool
+        var forgetPublication = false
+        var adoptDataFile = false
         switch LockFileHeader.validate(headerBytes, fileSize: fileSize, identity: identity) {
         case let .success(header):
-            if othersHoldSessions || mode == .readOnlyExisting {
+            if othersHoldSessions {
                 slotCount = header.readerSlotCount
                 initialize = false
+            } else if mode == .readOnlyExisting {
+                // Nobody holds it, so nobody vouches for the version it
+                // publishes (FORMAT.md 11): the data file may have been
+                // restored under it, a power loss may have taken the
+                // versions back, or the bytes may be damaged. The file
+                // decides: the published and durable versions are cleared
+                // (the open then runs the check of FORMAT.md 2.1 and
+                // publishes what it accepts), and the rest is kept, since a
+                // read-only open does not resize the file and `firn pins`
+                // still shows the pins the dead processes left.
+                slotCount = header.readerSlotCount
+                initialize = false
+                forgetPublication = true
             } else {
                 slotCount = readerSlots
                 initialize = true
@@ -235,9 +253,20 @@ public final class LockFile: @unchecked Sendable {
                     detail: "lock file \(lockPath) is not a Firn lock file (\(invalid.reason)) and is in use by "
                         + describeHolders(holders) + "; it can be reinitialized once they close the database")
             }
-            if mode == .readOnlyExisting { return nil }
-            slotCount = readerSlots
-            initialize = true
+            if mode == .readOnlyExisting {
+                // A sound lock file of another data file (copied beside
+                // it, or left by a file replaced since) that nobody holds
+                // is taken over as above, now recording this data file;
+                // anything else is left alone and read without a pin.
+                guard invalid.kind == .otherDataFile, let header = invalid.header, identity.isKnown else { return nil }
+                slotCount = header.readerSlotCount
+                initialize = false
+                forgetPublication = true
+                adoptDataFile = true
+            } else {
+                slotCount = readerSlots
+                initialize = true
+            }
         }
 
         let size = LockFileLayout.fileSize(readerSlots: slotCount)
@@ -247,6 +276,15 @@ public final class LockFile: @unchecked Sendable {
             if initialize {
                 mapping.zero(0, count: size)
                 LockFileHeader.initialize(mapping, readerSlots: slotCount, dataFile: identity)
+            } else if forgetPublication {
+                // Under the init lock with no session held: no one can read
+                // these between the two stores.
+                mapping.store64(LockFileLayout.latestVersionOffset, 0)
+                mapping.store64(LockFileLayout.durableVersionOffset, 0)
+                if adoptDataFile {
+                    mapping.store64(LockFileLayout.dataFileDeviceOffset, identity.device)
+                    mapping.store64(LockFileLayout.dataFileInodeOffset, identity.inode)
+                }
             } else if mode == .readWrite && identity.isKnown
                         && mapping.load64(LockFileLayout.dataFileDeviceOffset) == 0
                         && mapping.load64(LockFileLayout.dataFileInodeOffset) == 0 {
@@ -352,11 +390,17 @@ public final class LockFile: @unchecked Sendable {
         }
         guard let taken else { return }
         WriterByteSiblings.unregister(self)
-        for pin in taken.pins { freeSlot(pin) }
-        if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
-        if taken.writerLease != nil || taken.retainedWriterByte {
-            clearWriterRecord()
-            releaseWriterByte()
+        // A lock file truncated under us raises SIGBUS at the first touch
+        // of a page past its end: then nothing in the mapping is touched
+        // (the truncation lost our slots already); the OFD locks below go
+        // all the same, the writer byte with them.
+        if mappingIsCovered() {
+            for pin in taken.pins { freeSlot(pin) }
+            if let entry = taken.sessionEntry { Self.freeSessionEntry(mapping, entry) }
+            if taken.writerLease != nil || taken.retainedWriterByte {
+                clearWriterRecord()
+                releaseWriterByte()
+            }
         }
         if taken.writerLease != nil { writerQueue.release() }
         // The mapping keeps the open file description alive past close(2),
@@ -367,6 +411,33 @@ public final class LockFile: @unchecked Sendable {
 
     /// True once `close()` ran.
     public var isClosed: Bool { local.withLock { $0.closed } }
+
+    /// Checks that the lock file still covers our mapping; when it was
+    /// truncated under us (by hand: Firn resizes a lock file only while
+    /// nobody holds it), closes this `LockFile` without touching the
+    /// mapping — every later access checks `isClosed` first — and throws
+    /// `.corrupt` naming it. A process that keeps a lock file open for long
+    /// without using it (`firn hold`) calls this as it waits, and before it
+    /// lets go: a truncation is then an error, not SIGBUS. Only the moment
+    /// between this check and the next access is not covered.
+    public func checkMapped() throws(FirnError) {
+        guard !isClosed else { return }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) < mapping.size else { return }
+        close()
+        throw FirnError.corrupt(
+            path: path, page: nil, version: nil,
+            detail: "lock file \(path) was truncated to \(info.st_size) bytes while this process had it open "
+                + "(its layout needs \(mapping.size)); this process gave up its pins and session in it")
+    }
+
+    /// False when the file was truncated below the mapping (fstat failing
+    /// on our own descriptor says nothing, and counts as covered).
+    private func mappingIsCovered() -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return true }
+        return Int(info.st_size) >= mapping.size
+    }
 
     func ensureOpen() throws(FirnError) {
         if isClosed { throw FirnError.misuse("\(path): the lock file was closed") }
@@ -468,11 +539,10 @@ public final class LockFile: @unchecked Sendable {
     private static func claimSessionEntry(_ mapping: SharedMapping, ownPID: Int32) -> PinSlot? {
         for index in 0..<LockFileLayout.sessionEntryCount {
             let offset = LockFileLayout.sessionEntryOffset(index)
-            let word = SlotStateWord(raw: mapping.load32(offset + SessionEntryLayout.stateOffset))
-            guard word.isFree else { continue }
-            let claimed = word.claimed
-            guard mapping.cas32(offset, expected: word.raw, desired: claimed.raw) else { continue }
-            mapping.storeInt32(offset + SessionEntryLayout.pidOffset, ownPID)
+            // With our pid in the same swap (`SlotClaim`).
+            guard let claimed = SlotClaim.claim(mapping, at: offset + SessionEntryLayout.stateOffset, ownPID: ownPID) else {
+                continue
+            }
             mapping.store64(offset + SessionEntryLayout.openedAtOffset, wallClockNanoseconds())
             mapping.store32(offset, claimed.with(state: SlotStateWord.active).raw)
             return PinSlot(index: index, generation: claimed.generation)
@@ -486,7 +556,8 @@ public final class LockFile: @unchecked Sendable {
         _ = mapping.cas32(offset, expected: active.raw, desired: active.with(state: SlotStateWord.free).raw)
     }
 
-    /// Frees the session entries of processes that are gone.
+    /// Frees the session entries of processes that are gone, and entries
+    /// a claim left behind (`SlotClaim.reclaimAbandoned`).
     @discardableResult
     static func reclaimStaleSessions(_ mapping: SharedMapping, probe: inout LivenessProbe) -> Int {
         var freed = 0
@@ -495,6 +566,10 @@ public final class LockFile: @unchecked Sendable {
             if mapping.cas32(offset, expected: entry.word.raw, desired: entry.word.with(state: SlotStateWord.free).raw) {
                 freed += 1
             }
+        }
+        for index in 0..<LockFileLayout.sessionEntryCount {
+            let offset = LockFileLayout.sessionEntryOffset(index) + SessionEntryLayout.stateOffset
+            if SlotClaim.reclaimAbandoned(mapping, at: offset, probe: &probe) { freed += 1 }
         }
         return freed
     }

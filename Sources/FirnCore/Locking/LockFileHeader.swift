@@ -42,11 +42,13 @@ struct LockFileHeader: Equatable {
         let recorded = DataFileIdentity(
             device: readUInt64(bytes, LockFileLayout.dataFileDeviceOffset),
             inode: readUInt64(bytes, LockFileLayout.dataFileInodeOffset))
+        let header = LockFileHeader(readerSlotCount: slots, dataFile: recorded)
         guard !recorded.conflicts(with: identity) else {
             return .failure(Invalid(
-                "it belongs to another data file (\(recorded); the database is \(identity))", kind: .otherDataFile))
+                "it belongs to another data file (\(recorded); the database is \(identity))",
+                kind: .otherDataFile, header: header))
         }
-        return .success(LockFileHeader(readerSlotCount: slots, dataFile: recorded))
+        return .success(header)
     }
 
     /// Why header bytes were rejected, in words for an error message.
@@ -61,9 +63,12 @@ struct LockFileHeader: Equatable {
         }
         let reason: String
         let kind: Kind
-        init(_ reason: String, kind: Kind = .malformed) {
+        /// The header, sound but for its data file (`otherDataFile`).
+        let header: LockFileHeader?
+        init(_ reason: String, kind: Kind = .malformed, header: LockFileHeader? = nil) {
             self.reason = reason
             self.kind = kind
+            self.header = header
         }
     }
 

@@ -15,8 +15,9 @@
 ///
 /// Claimed, published and freed like a session entry (see
 /// `SessionEntryLayout`). A process killed between its claiming CAS and its
-/// publishing store leaves the slot in `claiming`; such a slot stays unused
-/// until the lock file is next reinitialized (when no process has it open).
+/// publishing store leaves the slot in `claiming` under its own pid (the
+/// claim swaps state and pid together, `SlotClaim`); such a slot, and one in
+/// an undefined state, is freed when the table is full, like a stale pin.
 enum ReaderSlotLayout {
     static let size = 128
     static let stateOffset = 0

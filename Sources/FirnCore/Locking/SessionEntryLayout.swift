@@ -9,9 +9,11 @@
 /// | 4 | 4 | pid, i32 |
 /// | 8 | 8 | opened at, u64 ns since 1970 |
 ///
-/// An entry is claimed by a CAS from (g, free) to (g + 1, claiming), filled
-/// in, then published as (g + 1, active); it is freed by a CAS from
-/// (g, active) to (g, free). The generation makes a reclaimer's CAS fail
+/// An entry is claimed by a CAS from (g, free) to (g + 1, claiming) that
+/// writes the pid in the same 8 bytes (`SlotClaim`), filled in, then
+/// published as (g + 1, active); it is freed by a CAS from (g, active) to
+/// (g, free). A claim whose process died, or an undefined state, is freed
+/// by `SlotClaim.reclaimAbandoned`. The generation makes a reclaimer's CAS fail
 /// when the entry was freed and claimed again since it looked at it.
 enum SessionEntryLayout {
     static let size = 16

@@ -83,6 +83,16 @@ extension Store {
         }
     }
 
+    /// The scan of `record`'s region without applying a frame: its newest
+    /// and durable versions, for the open-time choice (FORMAT.md 8.2),
+    /// which a frame that checks out but cannot be applied must not fail:
+    /// reading that version fails, naming the frame, and `verify` reports it.
+    func logFrames(of record: CommitRecord) throws(FirnError) -> LogScan? {
+        try readingLog(record, version: record.version) { (chain, bytes, _) throws(FirnError) in
+            LogScan.scan(chain.region, bytes: bytes, geometry: geometry)
+        }
+    }
+
     /// A snapshot of `version` when the slots lead to it: a record's own
     /// version, else a frame of the log of the newest record below it that
     /// made one. Records first: a frame a writer left unpublished when it

@@ -192,7 +192,7 @@ public final class Store: @unchecked Sendable {
             // point never came; a writer starts a new region rather than
             // chain to them.
             var current = accepted.version
-            if let scan = try store.logScan(of: accepted) { current = scan.durableVersion }
+            if let scan = try store.logFrames(of: accepted) { current = scan.durableVersion }
             // Only over 0: a writer may already have committed on top of
             // a version another first opener published.
             // Durable only once synced: after a crash of a process (not
@@ -496,6 +496,14 @@ public final class Store: @unchecked Sendable {
                 return snapshot
             }
             if attempt == 0 { try publishAfterDeadWriter(lockFile) }
+        }
+        // Not a race when the published version stayed and the file holds
+        // no group waiting for its publication: the lock file names a
+        // version the file does not have.
+        let published = lockFile.latestVersion
+        let slots = try CommitSlots.read(io)
+        if published == newestVersion(lockFile), !groupAwaitsPublication(above: published, slots: slots) {
+            throw publishedVersionNotInFile(published, newestInFile: try newestVersionInFile(slots), lockFile: lockFile)
         }
         throw FirnError.busy(path: path, detail: "could not pin a version: commits kept racing ahead")
     }

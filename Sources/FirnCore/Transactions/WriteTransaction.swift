@@ -100,6 +100,12 @@ public final class WriteTransaction {
         if let region = record.logRegion {
             if published > record.version {
                 guard let found = try store.logLink(published, of: record) else {
+                    // Past the log's last whole frame: the file never had
+                    // it (the lock file's claim, not a defect of the log).
+                    let newest = try store.newestVersionInFile(slots)
+                    if published > newest {
+                        throw store.publishedVersionNotInFile(published, newestInFile: newest, lockFile: lockFile)
+                    }
                     throw FirnError.corrupt(
                         path: store.path, page: region.startPage, version: published,
                         detail: "the published version has no whole frame in the log of checkpoint \(record.version)")
@@ -194,6 +200,13 @@ public final class WriteTransaction {
             slots = slots.acceptingUnsealedNewest(store.io)
         }
         let base = try slots.currentForWriting(path: store.path)
+        // A published version past a base without a log is none the file
+        // holds: committing base + 1 would take a version number readers
+        // were told is something else, and publish nothing they would see.
+        if published > base.version, !base.hasLogRegion {
+            throw store.publishedVersionNotInFile(published, newestInFile: try store.newestVersionInFile(slots),
+                                                  lockFile: lockFile)
+        }
         if base.version != published { lockFile.publish(version: base.version) }
         return (slots, base, bytes)
     }

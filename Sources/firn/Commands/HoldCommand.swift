@@ -38,9 +38,13 @@ struct HoldCommand: ParsableCommand {
             try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\")")
         }
         let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
+        // The lock file is looked at as the pin is held: truncated under
+        // it, hold exits 65 naming it, instead of SIGBUS when it lets go.
         while !Interruption.isRequested {
             if let deadline, monotonicNanoseconds() >= deadline { break }
+            try hold.checkLockFile()
             usleep(50_000)
         }
+        try hold.checkLockFile()
     }
 }
