@@ -184,6 +184,14 @@ import FirnTools
     /// when asked. Returns its version and first page.
     static func appendFrame(_ path: String, _ operations: [LogOperation], publish: Bool,
                             deferred: Bool = false) throws -> (version: UInt64, page: UInt64) {
+        var payload = LogPayload.Builder()
+        for operation in operations { payload.append(operation) }
+        return try appendFrame(path, payload: payload.bytes, publish: publish, deferred: deferred)
+    }
+
+    /// A whole, chained commit frame of exactly `payload`.
+    static func appendFrame(_ path: String, payload: [UInt8], publish: Bool,
+                            deferred: Bool = false) throws -> (version: UInt64, page: UInt64) {
         let store = try Store.open(path, options: options())
         defer { store.close() }
         let record = try #require(try store.readSlots().slots.compactMap { try? $0.get() }.max { $0.version < $1.version })
@@ -192,9 +200,7 @@ import FirnTools
         let appender = try #require(LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
                                                         acceptOpenGroup: true))
         let offset = appender.nextOffset
-        var payload = LogPayload.Builder()
-        for operation in operations { payload.append(operation) }
-        let version = try appender.appendCommit(payload: payload.bytes, deferred: deferred, timestampNanoseconds: 1)
+        let version = try appender.appendCommit(payload: payload, deferred: deferred, timestampNanoseconds: 1)
         if publish { store.lockFile?.publish(version: version, durable: !deferred) }
         return (version, region.startPage + offset / UInt64(store.geometry.pageSize))
     }
@@ -244,6 +250,42 @@ import FirnTools
         let info = try FirnRun.run(["info", path], timeout: 30)
         #expect(info.status == 65 && info.isCleanFailure, "\(info.stdout)\(info.stderr)")
         #expect(info.stderr.contains("page \(bad.page)") && info.stderr.contains("version \(bad.version)"), "\(info.stderr)")
+    }
+
+    /// FORMAT.md 8.2: operations that break its rules in a frame that checks
+    /// out (whole, chained, payload checksum holding) are a defect (65) for
+    /// every reader, never a damaged end that shows the version before.
+    @Test(arguments: ["operation before any tree", "empty tree name", "tree name not UTF-8", "key over the limit"])
+    func aFrameWhoseOperationsBreakTheRulesIsADefect(_ kind: String) throws {
+        let dir = try Scratch()
+        let path = dir.path + "/log.firn"
+        let store = try Store.open(path, options: Self.options())
+        try store.write { txn in try txn.tree("t")?.put([0], [0]) }
+        try store.write { txn in try txn.tree("t")?.put([1], [1]) }
+        let good = try store.currentVersion
+        let maxKey = store.geometry.maxKeyLength
+        store.close()
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
+        // Tags (FORMAT.md 8.2): 1 tree, 2 put (key u16, value u32).
+        let put: [UInt8] = [2] + le16(1) + [7] + [1, 0, 0, 0] + [7]
+        let payload: [UInt8]
+        switch kind {
+        case "operation before any tree": payload = put
+        case "empty tree name": payload = [1] + le16(0) + put
+        case "tree name not UTF-8": payload = [1] + le16(2) + [0xFF, 0xFE] + put
+        default: payload = [1] + le16(1) + Array("t".utf8) + [2] + le16(maxKey + 1) + [UInt8](repeating: 7, count: maxKey + 1) + [1, 0, 0, 0, 7]
+        }
+        let bad = try Self.appendFrame(path, payload: payload, publish: false)
+        #expect(bad.version == good + 1)
+        try FileManager.default.removeItem(atPath: path + ".lock")
+        let verify = try FirnRun.run(["verify", path], timeout: 30)
+        #expect(verify.status == 65 && verify.isCleanFailure, "\(kind): \(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.contains("FINDING: page \(bad.page), version \(bad.version): log:"), "\(kind): \(verify.stdout)")
+        for command in [["dump", "--entries"], ["info"]] {
+            let run = try FirnRun.run([command[0], path] + command.dropFirst(), timeout: 30)
+            #expect(run.status == 65 && run.isCleanFailure, "\(kind): \(command): \(run.status) \(run.stdout)\(run.stderr)")
+            #expect(run.stderr.contains("version \(bad.version)"), "\(kind): \(command): \(run.stderr)")
+        }
     }
 
     @Test func aFramePastTheCurrentVersionThatCannotBeAppliedIsStillAFinding() throws {

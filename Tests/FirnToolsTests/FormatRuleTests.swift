@@ -345,7 +345,8 @@ import FirnTools
                 words += ["free bytes"]
             case "missing current record":
                 cells.remove(at: current)
-                words += ["no history record of the current version"]
+                // History entries are tagged C (FORMAT.md 7), not H as format 1 had them.
+                words += ["no history record of the current version", "expected a C (history) entry"]
             default:
                 let first = try Self.historyIndex(cells, 2)
                 add(1_000_000, at: 64, of: first)

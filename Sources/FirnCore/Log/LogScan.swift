@@ -126,10 +126,13 @@ struct LogScan: Equatable {
                 scan.end = .torn(offset: offset, detail: "payload checksum \(hex32(header.payloadChecksum)), computed \(hex32(computed))")
                 return
             }
-            if header.kind == .commit, let defect = try? LogPayload.forEach(payload, geometry: geometry, { _, _ in }) {
-                scan.end = .damaged(offset: offset, detail: defect.description)
-                return
-            }
+            // A whole, chained commit frame whose payload breaks FORMAT.md
+            // 8.2's rules (an operation before any tree, a tree name that
+            // is not a name, a key over the limit) is not what a crash
+            // leaves (its checksum holds): it is accepted here and refused
+            // where it is applied (`LogOverlayVersion.appending`), so its
+            // version is a defect (65) for every reader, not a damaged end
+            // that quietly shows the version before it.
             scan.accept(Frame(header: header, offset: offset, checksum: checksum))
         }
         scan.end = .full

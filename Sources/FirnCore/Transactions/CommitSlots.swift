@@ -231,10 +231,20 @@ public struct CommitSlots: Sendable {
             return CommitSlots(slots: [first, Self.consistent(second, pageSize: size)], pageSize: size)
         }
         var size = PageGeometry.minPageSize
+        // A record in slot 1 (its magic there) that is not valid: the file
+        // is a Firn file whose only record is damaged (65), not an empty
+        // or foreign file (66) — e.g. an unsealed version 1.
+        var damagedSecond: (size: Int, defect: CommitRecord.Defect)?
         while size <= PageGeometry.maxPageSize {
-            if fileSize >= UInt64(size + CommitRecord.size),
-               case let .success(record) = try readRecord(io, at: UInt64(size)), Int(record.pageSize) == size {
-                return CommitSlots(slots: [first, .success(record)], pageSize: size)
+            if fileSize >= UInt64(size + CommitRecord.size) {
+                switch try readRecord(io, at: UInt64(size)) {
+                case let .success(record) where Int(record.pageSize) == size:
+                    return CommitSlots(slots: [first, .success(record)], pageSize: size)
+                case let .failure(defect) where damagedSecond == nil && defect != .empty && defect != .badMagic:
+                    damagedSecond = (size, defect)
+                default:
+                    break
+                }
             }
             size <<= 1
         }
@@ -242,6 +252,10 @@ public struct CommitSlots: Sendable {
             throw FirnError.notAFirnFile(path: io.path, detail: "no Firn commit record at the start (bad magic)")
         }
         if case .failure(.empty) = first {
+            if let damaged = damagedSecond {
+                throw FirnError.corrupt(path: io.path, page: 1, version: nil,
+                                        detail: "commit slot 0 is empty and slot 1 (at page size \(damaged.size)) holds no valid record: \(damaged.defect)")
+            }
             throw FirnError.notAFirnFile(path: io.path, detail: "both commit slots are empty")
         }
         let reason: String

@@ -803,7 +803,7 @@ public struct Verifier {
             }
             if !record.spaceRoot.isNone, !sawCurrentHistory {
                 add(VerifyFinding(.history, page: record.spaceRoot.page, tree: "(space)", version: version,
-                                  expected: "an H entry for version \(version)", found: "none",
+                                  expected: "a C (history) entry for version \(version)", found: "none",
                                   message: "the space tree has no history record of the current version"))
             }
         }
