@@ -116,7 +116,7 @@ struct RecordFields {
     mutating func value(_ index: Int) throws(FirnError) -> FieldValue? {
         if let known = decoded[index] { return known }
         let property = schema.properties[index]
-        let value = try ObjectRecord.value(index, as: property.type, in: bytes) ?? DatabaseCore.absentValue(property)
+        let value = try ObjectRecord.value(index, as: property.type, in: bytes) ?? property.absentValue
         decoded[index] = .some(value)
         return value
     }

@@ -5,23 +5,6 @@ import FirnCore
 /// indexed property, written and removed in the same write transaction as
 /// the record, so an index never disagrees with a committed version.
 extension DatabaseCore {
-    /// The value a property reads as when its record has no field: null
-    /// for optionals, the type's default otherwise (§12.2).
-    static func absentValue(_ property: PropertySchema) -> FieldValue? {
-        guard !property.isOptional else { return nil }
-        switch property.type {
-        case .bool: return .bool(false)
-        case .int, .int8, .int16, .int32, .int64: return .int(0)
-        case .double: return .double(0)
-        case .float: return .float(0)
-        case .string: return .string("")
-        case .data: return .data([])
-        case .date: return .date(0)
-        case .uuid: return .uuid([UInt8](repeating: 0, count: 16))
-        case .object: return nil
-        }
-    }
-
     /// The entries of a newly stored record.
     func addIndexEntries(_ info: ClassInfo, key: [UInt8], fields: [(tag: Int, type: PropertyType, value: FieldValue?)]) throws(DatabaseError) {
         for field in fields where info.schema.properties[field.tag].isIndexed {
@@ -37,7 +20,7 @@ extension DatabaseCore {
         }
         for (index, property) in info.schema.properties.enumerated() where property.isIndexed {
             let field = decoded.first { $0.tag == index }
-            try removeIndexEntry(info, index: index, value: field.map(\.value) ?? Self.absentValue(property), key: key)
+            try removeIndexEntry(info, index: index, value: field.map(\.value) ?? property.absentValue, key: key)
         }
     }
 

@@ -244,7 +244,7 @@ final class MigrationState {
             }
         }
         // No field: the type's default (§12.2).
-        return .scalar(value ?? DatabaseCore.absentValue(property))
+        return .scalar(value ?? property.absentValue)
     }
 
     /// The elements of `owner`'s list `property` as stored.
@@ -269,11 +269,11 @@ final class MigrationState {
     func newValue(of object: MigrationObject, _ property: PropertySchema) throws(DatabaseError) -> Stored {
         if let set = sets[object.schema.name]?[object.key]?[property.name] { return set }
         guard let old = oldSchemas[object.schema.name], let source = source(of: property, in: object.schema.name) else {
-            return property.isList ? .list([]) : .scalar(DatabaseCore.absentValue(property))
+            return property.isList ? .list([]) : .scalar(property.absentValue)
         }
         let view = MigrationObject(state: self, schema: old, key: object.key, record: object.record, isNew: false)
         switch try oldValue(of: view, source) {
-        case let .scalar(value): return .scalar(value ?? DatabaseCore.absentValue(property))
+        case let .scalar(value): return .scalar(value ?? property.absentValue)
         case let .list(values): return .list(values)
         }
     }

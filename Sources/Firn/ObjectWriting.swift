@@ -144,7 +144,7 @@ extension DatabaseCore {
             return ObjectRecord.encode(fields)
         }
         if property.isIndexed {
-            try removeIndexEntry(info, index: index, value: previous ?? Self.absentValue(property), key: key)
+            try removeIndexEntry(info, index: index, value: previous ?? property.absentValue, key: key)
             try addIndexEntry(info, index: index, value: field.value, key: key)
         }
         _ = try engine { () throws(FirnError) in try tree.put(key, record) }

@@ -175,7 +175,7 @@ struct SchemaRewrite {
             try drop(name)
             let indexTree = try tree(name)
             for entry in records {
-                let value = entry.fields.first { $0.tag == tag }.map(\.value) ?? DatabaseCore.absentValue(property)
+                let value = entry.fields.first { $0.tag == tag }.map(\.value) ?? property.absentValue
                 guard let key = IndexKey.key(value, as: property.type, objectKey: entry.key) else {
                     throw DatabaseError.typeMismatch(type: new.name, property: property.name, expected: "\(property.type)", found: value.map { "\($0)" } ?? "null")
                 }

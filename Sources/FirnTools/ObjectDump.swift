@@ -146,7 +146,7 @@ public enum ObjectDump {
             let place = "\(schema.treeName) key \(ByteText.short(key))"
             do {
                 var values = schema.properties.map(Self.absent)
-                try Self.withBytes(record) { (bytes) throws(FirnError) in
+                try withBytes(record) { (bytes) throws(FirnError) in
                     try ObjectRecord.forEachField(bytes) { (field) throws(FirnError) in
                         guard field.tag < schema.properties.count else {
                             throw ByteScanner.defect("field tag \(field.tag) names no property (\(schema.name) has \(schema.properties.count))")
@@ -219,7 +219,7 @@ public enum ObjectDump {
 
         /// An object's key as a value: its primary key, or its generated id.
         private func keyValue(_ schema: ObjectSchema, _ key: [UInt8]) throws(FirnError) -> Value {
-            try Self.withBytes(key) { (bytes) throws(FirnError) -> Value in
+            try withBytes(key) { (bytes) throws(FirnError) -> Value in
                 if let index = schema.primaryKeyIndex {
                     return try value(try ObjectKey.decode(bytes, as: schema.properties[index].type),
                                      of: schema.properties[index], checkTarget: false)
@@ -247,18 +247,13 @@ public enum ObjectDump {
                     throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) is not at position \(elements.count) of its list")
                 }
                 guard let bytes = try cursor.value else { break }
-                let element = try Self.withBytes(bytes) { (buffer) throws(FirnError) in
+                let element = try withBytes(bytes) { (buffer) throws(FirnError) in
                     try ListElement.decode(buffer, as: property.type)
                 }
                 elements.append(try element.map { (e) throws(FirnError) in try value(e, of: property, checkTarget: false) } ?? .null)
                 try cursor.next()
             }
             return elements
-        }
-
-        /// `withUnsafeBytes` with the body's typed error kept.
-        static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
-            try bytes.withUnsafeBytes { buffer in Result { () throws(FirnError) in try body(buffer) } }.get()
         }
 
         private static func detail(_ error: FirnError) -> String {

@@ -57,7 +57,7 @@ public enum Verify {
         var report = Verifier.verify(access.snapshot, slots: try access.store.readSlots(), options: verifierOptions)
         // The object layer, over pages the walk proved: a file that `dump
         // --objects` refuses never verifies clean.
-        if report.isClean && unreadable == nil, let finding = objectLayerFinding(access.snapshot, path: options.path) {
+        if report.isClean && unreadable == nil, let finding = ObjectLayerCheck.firstDefect(access.snapshot, path: options.path) {
             report.findings.append(finding)
         }
         let lock = access.store.lockFile
@@ -78,19 +78,6 @@ public enum Verify {
                       verify: report, lockFile: lockState, seconds: seconds, pinned: access.pinned, note: access.note)
     }
 
-    /// The first object-layer defect of `snapshot` (FORMAT.md §12), decoded
-    /// as `dump --objects` decodes it; nil when every object decodes.
-    static func objectLayerFinding(_ snapshot: Snapshot, path: String) -> VerifyFinding? {
-        do {
-            _ = try ObjectDump.decode(snapshot, only: nil, limit: nil, path: path, type: { _ in }, object: { _ in })
-            return nil
-        } catch let FirnError.corrupt(_, page, version, detail) {
-            return VerifyFinding(.object, page: page, version: version ?? snapshot.version, message: detail)
-        } catch {
-            return VerifyFinding(.object, version: snapshot.version, message: "\(error)")
-        }
-    }
-
     /// Verifies a file nobody else has open (a fresh compaction or import).
     static func verifyFile(_ path: String, shownAs: String) throws -> VerifyReport {
         let store = try DatabaseInput.openReadOnly(path, forVerify: true)
@@ -98,7 +85,7 @@ public enum Verify {
         let snapshot = try store.snapshot(kind: .tool, label: "firn verify")
         defer { snapshot.close() }
         var report = Verifier.verify(snapshot, slots: try store.readSlots())
-        if report.isClean, let finding = objectLayerFinding(snapshot, path: shownAs) { report.findings.append(finding) }
+        if report.isClean, let finding = ObjectLayerCheck.firstDefect(snapshot, path: shownAs) { report.findings.append(finding) }
         if let first = report.findings.first {
             throw ToolError.verificationFailed(path: shownAs, findings: report.findings.count, first: first.description)
         }

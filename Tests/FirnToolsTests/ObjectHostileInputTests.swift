@@ -112,6 +112,44 @@ import FirnTools
         }
     }
 
+    /// `verify` finds what `dump --objects` cannot see: list elements whose
+    /// owner is gone, and index trees that disagree with the records
+    /// (FORMAT.md §12.4, §12.5).
+    @Test func listsAndIndexesThatDisagreeWithTheObjectsFailVerify() throws {
+        let dir = try Scratch()
+        let indexed: [PropertySchema] = [
+            PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+            PropertySchema(name: "name", type: .string, isIndexed: true),
+            PropertySchema(name: "tags", type: .string, isList: true),
+        ]
+        let schema = try Self.schema(indexed)
+        let key = Self.petKey(7)
+        func entry(_ name: String, for id: Int64) -> (String, [UInt8], [UInt8]) {
+            ("idx.Pet.name", IndexKey.key(.string(name), as: .string, objectKey: Self.petKey(id)) ?? [], [])
+        }
+        let sound = [schema, ("obj.Pet", key, Self.record(7, "Rex")), entry("Rex", for: 7),
+                     ("list.Pet.tags", ListKey.key(key, 0), ListElement.encode(.string("x"), as: .string) ?? [])]
+        let healthy = try Self.file(dir, sound, name: "sound.firn")
+        let clean = try FirnRun.run(["verify", healthy])
+        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+        let orphan = ("list.Pet.tags", ListKey.key(Self.petKey(9), 0), ListElement.encode(.string("y"), as: .string) ?? [])
+        let cases: [(String, [(String, [UInt8], [UInt8])], String)] = [
+            ("orphan", sound + [orphan], "is no Pet object"),
+            ("missing-entry", sound.filter { $0.0 != "idx.Pet.name" }, "0 index entries for 1 Pet objects"),
+            ("wrong-value", sound.filter { $0.0 != "idx.Pet.name" } + [entry("Max", for: 7)], "does not match the name of Pet"),
+            // As many entries as objects, but one names an object that does not exist.
+            ("no-object", sound + [("obj.Pet", Self.petKey(6), Self.record(6, "Ida")), entry("Ida", for: 9)],
+             "no Pet object"),
+        ]
+        for (name, entries, says) in cases {
+            let db = try Self.file(dir, entries, name: name + ".firn")
+            // `dump --objects` reads each object and its own list: it has nothing to refuse here.
+            let verify = try FirnRun.run(["verify", db])
+            #expect(verify.status == 65 && verify.isCleanFailure, "\(name): \(verify.status) \(verify.stdout)\(verify.stderr)")
+            #expect(verify.stdout.contains("object: ") && verify.stdout.contains(says), "\(name): \(verify.stdout)")
+        }
+    }
+
     /// Random records under a valid schema, decoded in-process: each either
     /// decodes or is reported as a defect, never a crash or a hang.
     @Test func randomRecordsNeverCrashTheDecoder() throws {

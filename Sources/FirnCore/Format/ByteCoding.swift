@@ -66,7 +66,7 @@ import Glibc
 
 /// `withUnsafeBytes` for a body that throws `FirnError`, keeping the error typed.
 @inline(__always) @discardableResult
-func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
+package func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
     try bytes.withUnsafeBytes { buffer -> Result<R, FirnError> in
         Result { () throws(FirnError) -> R in try body(buffer) }
     }.get()

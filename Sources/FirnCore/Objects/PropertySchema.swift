@@ -40,6 +40,26 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
             | (isIndexed ? Self.indexedFlag : 0) | (isList ? Self.listFlag : 0)
     }
 
+    /// What a record without this property's field reads as (FORMAT.md
+    /// §12.2): null when optional, else the type's default (false, 0,
+    /// empty, the reference date, the zero UUID); a link reads null. The
+    /// SDK reads and indexes such records with it, and `verify` checks an
+    /// index entry against it.
+    package var absentValue: FieldValue? {
+        guard !isOptional else { return nil }
+        switch type {
+        case .bool: return .bool(false)
+        case .int, .int8, .int16, .int32, .int64: return .int(0)
+        case .double: return .double(0)
+        case .float: return .float(0)
+        case .string: return .string("")
+        case .data: return .data([])
+        case .date: return .date(0)
+        case .uuid: return .uuid([UInt8](repeating: 0, count: 16))
+        case .object: return nil
+        }
+    }
+
     /// The element type as Swift spells it: `Int`, `String?`, `Dog`.
     package var elementDescription: String {
         (type == .object ? objectType ?? "Object" : type.description) + (isOptional ? "?" : "")
