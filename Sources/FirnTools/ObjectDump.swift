@@ -173,26 +173,15 @@ public enum ObjectDump {
             }
         }
 
-        /// What a property without a field reads as (§12.2).
+        /// What a property without a field reads as (§12.2,
+        /// `PropertySchema.absentValue`).
         static func absent(_ property: PropertySchema) -> Value {
             if property.isList { return .list([]) }
-            if property.isOptional { return .null }
-            switch property.type {
-            case .bool: return .bool(false)
-            case .int, .int8, .int16, .int32, .int64: return .int(0)
-            case .double: return .double(0)
-            case .float: return .float(0)
-            case .string: return .string("")
-            case .data: return .data([])
-            case .date: return .date(0)
-            case .uuid: return .uuid(ObjectKey.uuidString([UInt8](repeating: 0, count: 16)))
-            case .object: return .null
-            }
+            return property.absentValue.flatMap(plain) ?? .null
         }
 
-        /// A decoded field as a value; a link names its target by key, or
-        /// reads null when `checkTarget` and the target is gone.
-        private func value(_ field: FieldValue, of property: PropertySchema, checkTarget: Bool) throws(FirnError) -> Value {
+        /// A field's value as shown, but a link's (which needs its target).
+        static func plain(_ field: FieldValue) -> Value? {
             switch field {
             case let .bool(v): return .bool(v)
             case let .int(v): return .int(v)
@@ -202,18 +191,24 @@ public enum ObjectDump {
             case let .data(v): return .data(v)
             case let .date(v): return .date(v)
             case let .uuid(v): return .uuid(ObjectKey.uuidString(v))
-            case let .link(key):
-                guard let targetName = property.objectType, let target = schemas[targetName] else {
-                    throw ByteScanner.defect("property \(property.name) is a link without a stored target type")
-                }
-                if checkTarget {
-                    guard let tree = objectTrees[targetName], try tree.get(key) != nil else { return .null }
-                }
-                do {
-                    return .link(type: targetName, key: try keyValue(target, key))
-                } catch {
-                    throw ByteScanner.defect("property \(property.name): \(Self.detail(error))")
-                }
+            case .link: return nil
+            }
+        }
+
+        /// A decoded field as a value; a link names its target by key, or
+        /// reads null when `checkTarget` and the target is gone.
+        private func value(_ field: FieldValue, of property: PropertySchema, checkTarget: Bool) throws(FirnError) -> Value {
+            guard case let .link(key) = field else { return Self.plain(field) ?? .null }
+            guard let targetName = property.objectType, let target = schemas[targetName] else {
+                throw ByteScanner.defect("property \(property.name) is a link without a stored target type")
+            }
+            if checkTarget {
+                guard let tree = objectTrees[targetName], try tree.get(key) != nil else { return .null }
+            }
+            do {
+                return .link(type: targetName, key: try keyValue(target, key))
+            } catch {
+                throw ByteScanner.defect("property \(property.name): \(Self.detail(error))")
             }
         }
 
