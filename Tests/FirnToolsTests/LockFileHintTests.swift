@@ -149,6 +149,29 @@ import Glibc
         #expect(try Self.entries(db).stdout == before.stdout)
     }
 
+    /// A published version lowered below the file's while a holder is alive
+    /// (a damaged lock file): a writer re-checks the data file, takes its
+    /// log's durable version, and commits on top of it — never on the
+    /// checkpoint alone, which would drop the acknowledged frames after it.
+    @Test func aLowerPublishedVersionWhileHeldLosesNoAcknowledgedCommit() throws {
+        let dir = try Scratch()
+        let db = try Self.loadedDatabase(dir)
+        let hold = try Background(FirnRun.executable, ["hold", db])
+        try #require(hold.firstLine() != nil)
+        let lock = db + ".lock"
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, 1)
+        let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
+        #expect(load.status == 0, "\(load.stderr)")
+        hold.signal(SIGINT)
+        #expect(hold.wait() == 0)
+        let after = try Self.entries(db)
+        for key in ["a", "b", "c", "d"] {
+            #expect(after.stdout.contains("\"t\"\t\"\(key)\""), "entry \(key) lost: \(after.stdout)")
+        }
+        let verify = try FirnRun.run(["verify", db])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
     /// The same on a file written with page commits (no commit log): the
     /// writer's check is on its base record, not on a log.
     @Test func aPublishedVersionBeyondAPageCommitFileWhileHeldIs75NamingTheLockFile() throws {

@@ -207,7 +207,15 @@ public final class WriteTransaction {
             throw store.publishedVersionNotInFile(published, newestInFile: try store.newestVersionInFile(slots),
                                                   lockFile: lockFile)
         }
-        if base.version != published { lockFile.publish(version: base.version) }
+        // What the file holds is the checkpoint and, with a log, its durable
+        // frames (FORMAT.md 8.2), as a first opener takes it: publishing
+        // the checkpoint alone under a published version that is too low
+        // (a damaged lock file) would build on it and drop the acknowledged
+        // frames after it. `publish` only raises, so a higher published
+        // version another writer made stays.
+        var accepted = base.version
+        if base.hasLogRegion, let scan = try store.logFrames(of: base) { accepted = max(accepted, scan.durableVersion) }
+        if accepted != published { lockFile.publish(version: accepted) }
         return (slots, base, bytes)
     }
 
