@@ -3,8 +3,8 @@ import Testing
 import FirnTools
 
 /// A writer that meets a hostile record refuses before writing (issue 33
-/// §3): files whose checksums all hold but whose space ledger points a
-/// writer at pages the current version still uses. `verify`
+/// §3): files whose checksums all hold but whose record or space ledger
+/// points a writer at pages the current version still uses. `verify`
 /// reports each (65); a writer (`firn load`, `firn checkpoint`) must refuse
 /// with 65 naming the file and the page, and leave the file byte for byte
 /// as it was, instead of writing over a page of the version it builds on.
@@ -20,6 +20,52 @@ import FirnTools
         let file = try FileSurgery(db)
         try #require(file.u32(file.slotOffset + 8) == 3, "the current record made a log region")
         return db
+    }
+
+    /// What the region is moved over: the catalog root, the space root
+    /// (rule L1), or a leaf the checkpoint wrote and reaches (rule L2).
+    enum Overlap: String, CaseIterable { case catalogRoot, spaceRoot, leaf }
+
+    /// The record's log region moved onto a page its checkpoint reaches, the
+    /// record re-sealed: `load` would append its frame over that page, and
+    /// the next opener would fall back to the version before, without the
+    /// checkpoint's entries.
+    @Test(arguments: Overlap.allCases)
+    func aLoadRefusesALogRegionOverAPageItsCheckpointReaches(_ overlap: Overlap) throws {
+        let dir = try Scratch()
+        let db = try Self.checkpointedFile(dir)
+        let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
+        var file = try FileSurgery(db)
+        let slot = file.slotOffset
+        let page: UInt64
+        switch overlap {
+        case .catalogRoot: page = file.catalogRoot
+        case .spaceRoot: page = file.spaceRoot
+        case .leaf: page = try #require(pages.last { $0.tree == "t" && $0.type == "leaf" }?.page)
+        }
+        try #require(page >= 2)
+        #expect(file.birth(page) == file.u64(slot + 16), "the checkpoint wrote the page")
+        let logical = file.u64(slot + 32)
+        // One page, or as many as fit before the logical end: inside [2, L),
+        // so only the overlap is wrong.
+        let count = UInt32(min(UInt64(file.u32(slot + 116)), logical - page))
+        file.put64(page, slot + 108)
+        file.put32(count, slot + 116)
+        file.resealRecord()
+        try file.save()
+        let hostile = try Data(contentsOf: URL(fileURLWithPath: db))
+
+        let verify = try FirnRun.run(["verify", db])
+        #expect(verify.status == 65, "verify: \(verify.stdout)\(verify.stderr)")
+
+        let load = try FirnRun.run(["load", db], stdin: Data("\"t\"\t\"new\"\t\"entry\"\n".utf8))
+        #expect(load.status == 65, "load exited \(load.status): \(load.stdout)\(load.stderr)")
+        #expect(load.isCleanFailure, "\(load.stderr)")
+        let what = [.catalogRoot: "its catalog root", .spaceRoot: "its space root", .leaf: "a page it reaches"][overlap] ?? ""
+        #expect(load.stderr.contains(db) && load.stderr.contains("page \(page)")
+                    && load.stderr.contains("log region") && load.stderr.contains(what),
+                "load names the file, the region and the page: \(load.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == hostile, "a refused load changed the file")
     }
 
     /// What the hostile free entry names: a leaf the checkpoint wrote and
