@@ -156,6 +156,36 @@ import FirnTools
         let after = try FileSurgery(small.db)
         #expect(Array(after.bytes[0..<logical]) == hostile, "a refused load changed a page of the version")
     }
+
+    /// What a writer produces is never refused: a value put as an overflow
+    /// chain and replaced in the same transaction leaves free pages whose
+    /// headers carry the commit's version (rule R3 looks them up and finds
+    /// them unreached), and the next commits reuse them.
+    @Test func freePagesTheLastCommitWroteAndDroppedAreReused() throws {
+        let dir = try Scratch()
+        let db = dir.file("reuse.firn")
+        let store = try Store.open(db, options: .pageCommits)
+        defer { store.close() }
+        try store.write { txn in
+            let t = try #require(try txn.tree("t"))
+            try t.put(Array("big".utf8), [UInt8](repeating: 7, count: 40_000))
+            try t.put(Array("big".utf8), Array("small now".utf8))
+        }
+        let file = try FileSurgery(db)
+        let version = file.u64(file.slotOffset + 16)
+        let free = file.leafCells(file.spaceRoot).filter { $0.key.first == UInt8(ascii: "F") }
+            .map { FileSurgery.bigEndian($0.key[1..<9]) }
+        let written = free.filter { file.birth($0) == version && file.u64(file.offset($0) + 8) == $0 }
+        #expect(!written.isEmpty, "free pages written by the last commit: \(free)")
+        try store.write { txn in
+            let t = try #require(try txn.tree("t"))
+            try t.put(Array("big again".utf8), [UInt8](repeating: 9, count: 40_000))
+        }
+        let after = try FileSurgery(db)
+        #expect(written.contains { after.birth($0) == version + 1 }, "the next commit reused them")
+        let verify = try FirnRun.run(["verify", db])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
 }
 
 extension FileSurgery {

@@ -14,9 +14,11 @@
 ///   so far, complete by the time the nodes are written).
 /// - R3: a page whose header names it, whose checksum is correct and whose
 ///   birth is the base record's version looks like a page the base's own
-///   commit wrote. Such a page may legitimately be free only when a commit
-///   of that version number was lost to a power loss and made again; so
-///   before refusing, it is looked up among the pages the base's commit
+///   commit wrote. Such a page may legitimately be free (an overflow page
+///   the commit wrote when a value was put and dropped again before it
+///   committed; a page of a commit of that version number that a power
+///   loss undid, made again); so before refusing, it is looked up among
+///   the pages the base's commit
 ///   wrote that the base reaches (references born at the base's version,
 ///   followed from its roots: every such page hangs under parents born at
 ///   that version too, FORMAT.md 2.1). The walk reads only those pages,
