@@ -59,6 +59,9 @@ final class PageAllocator {
     private let io: any FileIO
     /// Reads up to `limit` free page numbers at or after `from`, ascending.
     var readFree: (_ from: UInt64, _ limit: Int) throws(FirnError) -> [UInt64] = { _, _ in [] }
+    /// Refuses a page the ledger offers that the base version still uses
+    /// (`ReuseCheck`): called for each page as it joins the candidates.
+    var checkOffered: (_ page: UInt64) throws(FirnError) -> Void = { _ in }
 
     /// What a page is for: where it is best placed.
     enum Kind {
@@ -91,8 +94,8 @@ final class PageAllocator {
     }
 
     /// Adds pages the ledger has just made free without a free-list entry
-    /// (the caller has checked each is in `[2, logicalPageCount)` and
-    /// accounted it as free). They are handed out before listed pages.
+    /// (the caller has checked each is in `[2, logicalPageCount)`, passed
+    /// it to `checkOffered` and accounted it as free). They are handed out before listed pages.
     func addUnlisted(_ pages: [UInt64]) {
         guard !pages.isEmpty else { return }
         merge(pages.sorted(), listed: false)
@@ -248,6 +251,7 @@ final class PageAllocator {
     private func readFreeList() throws(FirnError) -> [UInt64] {
         guard !freeListExhausted else { return [] }
         let batch = try readFree(nextFreeKey, Self.freeBatch)
+        for page in batch { try checkOffered(page) }
         if let last = batch.last { nextFreeKey = last &+ 1 }
         if batch.count < Self.freeBatch || nextFreeKey == 0 { freeListExhausted = true }
         return batch

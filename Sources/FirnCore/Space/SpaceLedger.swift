@@ -117,6 +117,7 @@ final class SpaceLedger {
             throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
                                     detail: "space tree retires page \(reclaimed[i]) more than once")
         }
+        for page in reclaimed { try context.allocator.checkOffered(page) }
         context.allocator.addUnlisted(reclaimed)
         for pin in released { try tree.delete(SpaceKey.pinnedVersion(pin)) }
         let previousSet = Set(previous)

@@ -52,6 +52,12 @@ final class PageCommit {
         context = WriteContext(
             source: source, geometry: store.geometry, version: version, io: store.io, allocator: allocator,
             remap: { [unowned store] (pages) throws(FirnError) in try store.mapCovering(pages: pages, version: version) })
+        let reuseCheck = ReuseCheck(path: store.path, base: base, map: map, io: store.io)
+        context.reuseCheck = reuseCheck
+        // Every page the ledger offers (its free list's batches, the pages
+        // reclaimed below) is checked as it is read, before this commit
+        // grows or writes anything: a refusal leaves the file as it was.
+        allocator.checkOffered = { (page) throws(FirnError) in try reuseCheck.check(page, retired: []) }
         // Taken in any case: a transaction that aborts leaves none, and one
         // built on another version (another process committed) uses none.
         // Frames since the checkpoint change no page, so its nodes serve.
@@ -206,6 +212,13 @@ final class PageCommit {
         let catalogRoot = try catalog.write()
         let timestamp = wallClockNanoseconds()
         let (spaceRoot, _) = try ledger.settle(timestamp: timestamp, catalogRoot: catalogRoot)
+        // The new region's pages that come from the ledger: frames will
+        // write them, so they pass the checks every written page passes,
+        // now that the pages this commit replaces are all known.
+        let reusedRegionEnd = min(regionStart + UInt64(logRegionPages), base.logicalPageCount)
+        if logRegionPages > 0 && regionStart < reusedRegionEnd {
+            for page in regionStart..<reusedRegionEnd { try context.checkReusable(page) }
+        }
         try context.flush()
         var record = CommitRecord(
             pageSize: UInt32(store.geometry.pageSize), version: version, timestampNanoseconds: timestamp,

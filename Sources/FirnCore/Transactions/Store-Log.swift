@@ -19,6 +19,41 @@ extension Store {
         }
     }
 
+    /// Refuses (65) a region a writer must not append to (FORMAT.md 8.2,
+    /// "What a writer checks before appending"). The record's checksum
+    /// holds, so `fieldDefect` already put the region inside `[2, L)`; but
+    /// a region over a page the checkpoint reaches would have the next
+    /// frame written over that page, and the next first opener would
+    /// reject the record (the page no longer checks out) and fall back to
+    /// the durable base, losing every commit since without a word. So,
+    /// before the first frame goes to a region this store did not make:
+    /// L1, no page of the region is the checkpoint's catalog or space
+    /// root; L2, none is a page the checkpoint's own commit wrote that it
+    /// reaches (`ReuseCheck.isWrittenByBase`: only pages whose header
+    /// looks like one, birth the checkpoint's version, are looked up).
+    /// Once per region and store: the region's pages are read once.
+    func checkLogRegionForWriting(_ record: CommitRecord) throws(FirnError) {
+        guard let region = record.logRegion, writableLogRegion.withLock({ $0 != region }) else { return }
+        // `fieldDefect` guarantees no overflow: start + count ≤ L.
+        let pages = region.startPage..<(region.startPage + region.pageCount)
+        let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
+        let check = ReuseCheck(path: path, base: record, map: map, io: io)
+        for page in pages {
+            let found: String
+            if let role = check.rootRole(page, orRegion: false) {
+                found = "its \(role)"
+            } else if check.isWrittenByBase(page) {
+                found = "a page it reaches (written by its own commit, birth \(record.version))"
+            } else {
+                continue
+            }
+            throw FirnError.corrupt(
+                path: path, page: page, version: record.version,
+                detail: "the commit log region of checkpoint \(record.version) (pages \(pages.lowerBound)..<\(pages.upperBound)) holds \(found), page \(page): a log frame would overwrite it; refusing to write")
+        }
+        writableLogRegion.withLock { $0 = region }
+    }
+
     /// What applying `record`'s frames needs from the checkpoint: the
     /// largest count a frame may give a tree (the file's bytes at the
     /// checkpoint) and whether the checkpoint holds a tree (its catalog,
@@ -152,6 +187,7 @@ extension Store {
                                                  regionPages: options.commitLogPages).checkpointsGroup {
                     return .needsCheckpoint
                 }
+                try checkLogRegionForWriting(record)
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
                 try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: markFailed)

@@ -66,6 +66,9 @@ public final class Store: @unchecked Sendable {
     let writtenNodes = Locked<WrittenNodes?>(nil)
     /// The chains this store reads commit log regions with (`logChain(for:)`).
     let logChains = Locked<[LogChain]>([])
+    /// The last log region this store checked before appending to it
+    /// (`checkLogRegionForWriting`): its pages are read once.
+    let writableLogRegion = Locked<LogRegion?>(nil)
     /// Where this store's last frame left the writer, taken by the next
     /// write transaction (`LogWriterCache`).
     let logWriter = Locked<LogWriterCache?>(nil)

@@ -26,6 +26,13 @@ final class WriteContext {
     let allocator: PageAllocator
     /// Pages the base version sees that this transaction replaced: (page, birth).
     var retired: [(page: UInt64, birth: UInt64)] = []
+    /// The same pages as a set, for `reuseCheck` (R2: a page this commit
+    /// replaces is one the base reaches, never one to write).
+    private var retiredPages = Set<UInt64>()
+    /// Checks each page below the base's logical end before it is written
+    /// (FORMAT.md 7, "What a writer checks before reusing a page"); nil
+    /// writes unchecked.
+    var reuseCheck: ReuseCheck?
     /// Pages written by this transaction that no longer hold anything.
     var recycled: [UInt64] = []
     /// Overflow chains written by this transaction, by head page: their pages
@@ -68,7 +75,12 @@ final class WriteContext {
     /// A page leaves the tree: reused at once when this transaction wrote it,
     /// otherwise retired until no pinned version can see it.
     func release(page: UInt64, birth: UInt64) {
-        if birth >= version { recycle(page) } else { retired.append((page, birth)) }
+        if birth >= version {
+            recycle(page)
+        } else {
+            retired.append((page, birth))
+            if reuseCheck != nil { retiredPages.insert(page) }
+        }
     }
 
     /// A page this transaction wrote holds nothing any more: a node sealed
@@ -149,6 +161,13 @@ final class WriteContext {
         }
     }
 
+    /// Refuses to write `page` when the base version still uses it by
+    /// the cheap rules of `ReuseCheck` (every write passes here; a commit
+    /// log region, which frames write later, is checked by its commit).
+    func checkReusable(_ page: UInt64) throws(FirnError) {
+        try reuseCheck?.check(page, retired: retiredPages)
+    }
+
     /// Writes zeros over `pages`, which this commit allocated and no
     /// version has used (`PageCommit.write`, a new log region's fresh pages).
     func writeZeros(pages: Range<UInt64>) throws(FirnError) {
@@ -166,7 +185,10 @@ final class WriteContext {
     /// Writes `pages` (each one page long) to consecutive pages from
     /// `first`, in one gathered write, each page checked writable first.
     private func writePages(_ pages: [UnsafeRawBufferPointer], from first: UInt64) throws(FirnError) {
-        for offset in 0..<UInt64(pages.count) { try checkWritable(first + offset) }
+        for offset in 0..<UInt64(pages.count) {
+            try checkWritable(first + offset)
+            try checkReusable(first + offset)
+        }
         try io.write(gathering: pages, at: first * UInt64(geometry.pageSize))
         pagesWritten += UInt64(pages.count)
         bytesWritten += UInt64(pages.count) * UInt64(geometry.pageSize)

@@ -123,6 +123,7 @@ public final class WriteTransaction {
             // would find it for that version; a checkpoint overwrites it.
             if store.options.commitLogPages > 0, slots.newest?.version == record.version,
                let scan = try store.logScan(of: record), scan.newestVersion == base {
+                try store.checkLogRegionForWriting(record)
                 appender = LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
                                               acceptOpenGroup: true)
             }
