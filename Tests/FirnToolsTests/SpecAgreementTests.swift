@@ -36,4 +36,29 @@ import FirnTools
         let run = try FirnRun.run(["info", empty])
         #expect(run.status == 66 && run.stderr.contains("both commit slots are empty"), "\(run.status) \(run.stderr)")
     }
+
+    /// FORMAT.md 2.1: a page born after the durable base that checks out
+    /// but breaks another rule (a cell out of bounds) is what its writer
+    /// wrote; the open-time check accepts the record and does not walk
+    /// below that page — not even below the cells before the broken one —
+    /// and `verify` reports the defect. The check used to queue those
+    /// children first, meet a damaged one and silently fall back a version.
+    @Test func theOpenTimeCheckDoesNotWalkBelowAPageThatBreaksARule() throws {
+        let dir = try Scratch()
+        let small = try FormatRuleTests.small(dir)
+        var file = try FileSurgery(small.db)
+        let cells = file.branchCells(small.u)
+        // The leaf the last commit rewrote (born in the current version), not the last child.
+        let newest = try #require(cells.dropLast().firstIndex { file.birth($0.childPage) == small.version },
+                                  "a child born in v\(small.version) before the last cell")
+        file.flipBit(page: cells[newest].childPage, at: file.pageSize / 2)
+        // The branch's last cell offset out of bounds, the branch resealed up to the slot.
+        file.put16(UInt16(file.pageSize - 2), file.offset(small.u) + 32 + 2 * (cells.count - 1))
+        file.resealChain(small.u, parents: [small.catalog])
+        try file.save()
+        let info = try FirnRun.run(["info", small.db, "--json"]).json(InfoJSON.self)
+        #expect(info.currentVersion == small.version, "the record was rejected: opened at v\(info.currentVersion)")
+        let verify = try FirnRun.run(["verify", small.db])
+        #expect(verify.status == 65 && verify.stdout.contains("page \(small.u)"), "\(verify.stdout)\(verify.stderr)")
+    }
 }

@@ -133,23 +133,33 @@ struct NewestRecordCheck {
                 throw Failure(page: page, reason: "level \(view.level), expected \(level.map(String.init) ?? "a level matching the type")")
             }
             guard (try? view.checkTreePage(expectLeaf: isLeaf)) != nil else { return }
+            // Its references are gathered first and followed only when the
+            // whole page keeps the rules read here (FORMAT.md 2.1: below a
+            // page that breaks one, the walk does not go — not even below
+            // the cells before the broken one).
+            var below: [(PageRef, Expect)] = []
             for index in 0..<view.count {
+                let reference: (PageRef, Expect)
                 if !isLeaf {
                     guard let child = try? view.branchChild(index) else { return }
-                    follow(child, as: .tree(level: view.level - 1, catalog: catalog), into: &work)
-                    continue
+                    reference = (child, .tree(level: view.level - 1, catalog: catalog))
+                } else {
+                    guard let cell = try? view.leafCell(index) else { return }
+                    switch cell.value {
+                    case let .overflow(head, _):
+                        reference = (head, .overflow)
+                    case let .inline(bytes) where catalog:
+                        guard let entry = CatalogEntry.decode(bytes) else { return }
+                        reference = (entry.root, .tree(level: nil, catalog: false))
+                    case .inline:
+                        continue
+                    }
                 }
-                guard let cell = try? view.leafCell(index) else { return }
-                switch cell.value {
-                case let .overflow(head, _):
-                    follow(head, as: .overflow, into: &work)
-                case let .inline(bytes) where catalog:
-                    guard let entry = CatalogEntry.decode(bytes) else { continue }
-                    follow(entry.root, as: .tree(level: nil, catalog: false), into: &work)
-                case .inline:
-                    break
-                }
+                // A reference born after the page holding it breaks §4.
+                guard reference.0.isNone || reference.0.birth <= view.birth else { return }
+                below.append(reference)
             }
+            for (reference, expect) in below { follow(reference, as: expect, into: &work) }
         }
     }
 
