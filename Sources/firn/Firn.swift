@@ -17,9 +17,11 @@ struct Firn: ParsableCommand {
             never modify the database or create files.
 
             Exit status: 0 ok/clean; 1 a threshold you set was crossed; 64 usage error; \
-            65 corrupt or failed verification; 66 input missing or not a Firn file; \
+            65 corrupt or failed verification (also a damaged page any command reads, copies or builds on: \
+            nothing is written); 66 input missing or not a Firn file; \
             73 cannot create the output (exists, no space); 74 I/O error; \
-            75 busy (lock timeout, exclusivity refused) - retry later; 130 interrupted, nothing changed.
+            75 busy (lock timeout, exclusivity refused, or a lock file its holders keep publishing a version \
+            the data file does not hold) - retry later; 130 interrupted, nothing changed.
             """,
         version: "0.1.0",
         subcommands: [
