@@ -144,7 +144,7 @@ public enum ObjectDump {
 
         func object(_ schema: ObjectSchema, key: [UInt8], record: [UInt8]) throws(FirnError) -> Object {
             let place = "\(schema.treeName) key \(ByteText.short(key))"
-            do {
+            do throws(FirnError) {
                 var values = schema.properties.map(Self.absent)
                 try withBytes(record) { (bytes) throws(FirnError) in
                     try ObjectRecord.forEachField(bytes) { (field) throws(FirnError) in
@@ -167,7 +167,12 @@ public enum ObjectDump {
                     values[index] = .list(try list(schema, property, owner: key))
                 }
                 let fields = zip(schema.properties, values).map { Field(name: $0.name, value: $1) }
-                return Object(type: schema.name, key: try keyValue(schema, key), fields: fields)
+                let objectKey = try keyValue(schema, key)
+                // FORMAT.md 12.3: the primary key field and the key agree.
+                if let index = schema.primaryKeyIndex, values[index] != objectKey {
+                    throw ByteScanner.defect("the primary key \(schema.properties[index].name) holds \(values[index]), the object's key is \(objectKey)")
+                }
+                return Object(type: schema.name, key: objectKey, fields: fields)
             } catch {
                 throw StoredSchema.located(error, snapshot, in: place)
             }

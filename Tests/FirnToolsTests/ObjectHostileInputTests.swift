@@ -101,6 +101,7 @@ import FirnTools
             ("garbage", [("obj.Pet", key, [1, 200, 1, 2])], "obj.Pet key"),
             ("format", [("obj.Pet", key, [7, 0])], "unknown object record format 7"),
             ("key", [("obj.Pet", [1, 2, 3], Self.record(1, "Rex"))], "object key of 3 bytes (8 expected)"),
+            ("primary-key", [("obj.Pet", key, Self.record(8, "Rex"))], "the primary key id holds"),
             ("gap", [("obj.Pet", key, Self.record(7, "Rex")), ("list.Pet.tags", gap, ListElement.encode(.string("x"), as: .string) ?? [])],
              "is not at position 0"),
             ("element", [("obj.Pet", key, Self.record(7, "Rex")), ("list.Pet.tags", ListKey.key(key, 0), [2, 1, 2, 3, 4, 5, 6, 7, 8])],
