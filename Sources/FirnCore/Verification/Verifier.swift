@@ -32,6 +32,8 @@ public struct Verifier {
     /// must not overlap (FORMAT.md §5), which the per-cell bounds checks of
     /// a read do not see (a key length running into the next cell).
     private var cellSpans: [Range<Int>] = []
+    /// The bytes `cellSpans` cover, marked as they are checked.
+    private var cellBytes: ByteRangeMap
     /// The space tree held a history record of the version verified.
     private var sawCurrentHistory = false
     private var source: PageSource { snapshot.source }
@@ -43,6 +45,7 @@ public struct Verifier {
         self.options = options
         let pages = snapshot.info.logicalPageCount
         bitmap = PageBitmap(pages: pages)
+        cellBytes = ByteRangeMap(bytes: snapshot.store.geometry.pageSize)
         report = VerifyReport(
             path: snapshot.store.path, version: snapshot.version, pageSize: snapshot.store.pageSize,
             quick: options.quick, slots: [], trees: [], reachablePages: 0, freePages: 0, retiredPages: 0,
@@ -507,10 +510,10 @@ public struct Verifier {
     /// One finding when two of the page's cells (`cellSpans`) share a byte.
     private mutating func checkCellsApart(page: UInt64, tree: String) {
         guard cellSpans.count > 1 else { return }
-        cellSpans.sort { $0.lowerBound < $1.lowerBound }
-        for i in 1..<cellSpans.count where cellSpans[i].lowerBound < cellSpans[i - 1].upperBound {
+        cellBytes.clear()
+        for span in cellSpans where !cellBytes.mark(span) {
             add(VerifyFinding(.structure, page: page, tree: tree, version: snapshot.info.version,
-                              expected: "cells apart", found: "bytes \(cellSpans[i - 1]) and \(cellSpans[i])",
+                              expected: "cells apart", found: "bytes \(span) shared with an earlier cell",
                               message: "two cells of the page overlap (a key or value length runs into the next cell)"))
             return
         }
