@@ -138,6 +138,15 @@ public struct PackedImageWriter {
         // version read from the history). The version's own record describes
         // this image, page count included; the tree's layout does not depend
         // on the records' contents, so a dry run counts its pages first.
+        // The image carries only the space tree's history, but every page
+        // of the version is read and checked: a damaged free-list leaf
+        // fails the copy (65) like any other page, instead of a copy that
+        // verifies clean while its source does not. (The space tree is
+        // small; `stream`'s two passes each walk it.)
+        if let spaceRoot = snapshot.info.spaceRoot {
+            var visited = Set<UInt64>()
+            try snapshot.walkPages(root: spaceRoot, tree: "(space)", visited: &visited) { (_) throws(FirnError) in }
+        }
         let sourceHistory = try snapshot.history()
         let history = sourceHistory.filter { $0.version < version }
         let keys = sourceHistory.isEmpty ? [] : history.map(\.version) + [version]
