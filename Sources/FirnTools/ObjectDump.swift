@@ -65,7 +65,7 @@ public enum ObjectDump {
     ) throws -> Summary {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
-        let (types, count) = try decode(access.snapshot, only: options.type, limit: options.limit, path: options.path,
+        let (types, count, _) = try decode(access.snapshot, only: options.type, limit: options.limit, path: options.path,
                                         type: type, object: object)
         return Summary(path: options.path, version: access.snapshot.version, types: types, objects: count,
                        pinned: access.pinned, note: access.note)
@@ -74,11 +74,11 @@ public enum ObjectDump {
     /// Decodes the objects of `snapshot` (every type, or `only`; at most
     /// `limit` per type) under the stored schema, as `dump --objects` and
     /// `verify`'s object-layer check read them: returns the types and
-    /// objects decoded, or throws the first defect (65).
+    /// objects decoded and the stored schemas, or throws the first defect (65).
     static func decode(
         _ snapshot: Snapshot, only: String?, limit: Int?, path: String,
         type: (StoredType) throws -> Void, object: (Object) throws -> Void
-    ) throws -> (types: Int, objects: UInt64) {
+    ) throws -> (types: Int, objects: UInt64, schemas: [ObjectSchema]) {
         let schemas = try StoredSchema.read(snapshot)
         var selected = schemas
         if let wanted = only {
@@ -114,7 +114,7 @@ public enum ObjectDump {
                 try cursor.next()
             }
         }
-        return (selected.count, count)
+        return (selected.count, count, schemas)
     }
 
     /// Decodes records of one version: the trees it needs, opened once.

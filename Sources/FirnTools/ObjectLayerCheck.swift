@@ -9,8 +9,9 @@ enum ObjectLayerCheck {
     /// (kind `object`); nil when it is sound.
     static func firstDefect(_ snapshot: Snapshot, path: String) -> VerifyFinding? {
         do {
-            _ = try ObjectDump.decode(snapshot, only: nil, limit: nil, path: path, type: { _ in }, object: { _ in })
-            for schema in try StoredSchema.read(snapshot) {
+            // The schemas the decode read, not read a second time.
+            let decoded = try ObjectDump.decode(snapshot, only: nil, limit: nil, path: path, type: { _ in }, object: { _ in })
+            for schema in decoded.schemas {
                 try checkLists(schema, snapshot)
                 try checkIndexes(schema, snapshot)
             }

@@ -51,7 +51,7 @@ struct LogEntryTable {
     /// The entry for exactly `key`, if any.
     func entry(for key: UnsafeRawBufferPointer) -> LogEntry? {
         guard !slots.isEmpty else { return nil }
-        let (slot, _) = probe(key, hash: KeyHashFilter.hash(key, seed: Self.seed))
+        let slot = probe(key, hash: KeyHashFilter.hash(key, seed: Self.seed))
         let position = slots[slot]
         return position == 0 ? nil : items[position - 1]
     }
@@ -60,7 +60,7 @@ struct LogEntryTable {
     mutating func upsert(_ entry: LogEntry) {
         if (items.count + 1) * 2 > slots.count { grow() }
         let hash = KeyHashFilter.hash(entry.key, seed: Self.seed)
-        let (slot, _) = probe(entry.key, hash: hash)
+        let slot = probe(entry.key, hash: hash)
         let position = slots[slot]
         if position != 0 {
             let at = position - 1
@@ -146,13 +146,13 @@ struct LogEntryTable {
     /// The slot holding `key` (its position non-zero), or the empty one
     /// where it would go. The table is never full (it doubles at half), so
     /// the probe ends.
-    private func probe(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (slot: Int, hash: UInt64) {
+    private func probe(_ key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let position = slots[slot]
-            if position == 0 { return (slot, hash) }
-            if hashes[position - 1] == hash, compareBytes(items[position - 1].key, key) == 0 { return (slot, hash) }
+            if position == 0 { return slot }
+            if hashes[position - 1] == hash, compareBytes(items[position - 1].key, key) == 0 { return slot }
             slot = (slot + 1) & mask
         }
     }
