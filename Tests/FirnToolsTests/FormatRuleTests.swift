@@ -412,4 +412,72 @@ import FirnTools
         try Self.expectFinding(small.db, page: page, ["previousVersion:", "previous slot's version \(small.version - 1)",
                                                       "is free in the current version"])
     }
+
+    // MARK: 7: epoch entries
+
+    /// A file on the commit log with a two-page region whose space tree is
+    /// one leaf holding an epoch entry E(end): the last checkpoint retired
+    /// the region of the one before (still in the other slot).
+    static func smallLog(_ dir: Scratch) throws -> (db: String, space: UInt64, end: UInt64) {
+        let path = dir.file("log.firn")
+        var options = StoreOptions()
+        options.commitLogPages = 2
+        let store = try Store.open(path, options: options)
+        for round in 0..<2 {
+            for i in 0..<3 {
+                try store.write { txn in _ = try #require(try txn.tree("t")).put(bytes("k\(round)-\(i)"), bytes("v")) }
+            }
+            _ = try store.checkpoint()
+        }
+        let end = try #require(try store.readSlots().current).version
+        store.close()
+        try? FileManager.default.removeItem(atPath: path + ".lock")
+        let pages = try FirnRun.run(["dump", path, "--pages", "--json"]).json(PagesJSON.self).pages
+        let file = try FileSurgery(path)
+        #expect(pages.filter { $0.tree == "(space)" }.map(\.page) == [file.spaceRoot], "the space tree is one leaf")
+        #expect(file.leafCells(file.spaceRoot).contains { $0.key == FileSurgery.spaceKey("E", end) })
+        try expectClean(path)
+        return (path, file.spaceRoot, end)
+    }
+
+    @Test(arguments: ["region not retired", "epoch not before end", "later checkpoint", "short value", "region past the pages"])
+    func anEpochEntryThatFindsNoRetiredRegionIsAFinding(_ defect: String) throws {
+        let dir = try Scratch()
+        let log = try Self.smallLog(dir)
+        var words = ["space:"]
+        var file = try FileSurgery(log.db)
+        var cells = file.leafCells(log.space)
+        let index = try #require(cells.firstIndex { $0.key == FileSurgery.spaceKey("E", log.end) })
+        func set(_ value: UInt64, at field: Int) {
+            for i in 0..<8 { cells[index].payload[field + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i))) }
+        }
+        switch defect {
+        case "region not retired":
+            // The region's pages listed free instead (counts left as they
+            // were: verify reports those too, and the entry).
+            let start = Self.le64(cells[index].payload, 44), epoch = Self.le64(cells[index].payload, 0)
+            for page in start..<start + 2 {
+                let retired = FileSurgery.spaceKey("P", log.end, epoch, page)
+                let at = try #require(cells.firstIndex { $0.key == retired })
+                cells[at] = .inline(FileSurgery.spaceKey("F", page), [])
+            }
+            words += ["epoch entry E(\(log.end)) names a log region whose pages are not retired by checkpoint \(log.end)"]
+        case "epoch not before end":
+            set(log.end, at: 0)
+            words += ["epoch entry E(\(log.end)): invalid epoch"]
+        case "later checkpoint":
+            cells[index].key = FileSurgery.spaceKey("E", log.end + 5)
+            words += ["names a later checkpoint", "found \(log.end + 5)"]
+        case "short value":
+            cells[index] = .inline(cells[index].key, Array(cells[index].payload.prefix(52)))
+            words += ["malformed epoch entry E(\(log.end))", "found 52 inline bytes"]
+        default:
+            set(Self.le64(cells[index].payload, 16), at: 44)
+            words += ["epoch entry E(\(log.end)): invalid region"]
+        }
+        file.writeLeaf(log.space, FileSurgery.sorted(cells))
+        file.resealChain(log.space, parents: [])
+        try file.save()
+        try Self.expectFinding(log.db, page: log.space, words)
+    }
 }

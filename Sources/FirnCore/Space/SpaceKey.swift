@@ -7,8 +7,9 @@
 /// | `P` death birth page | empty | the page was replaced in version `death`; versions `birth…death-1` see it |
 /// | `K` version | empty | a version that was pinned when the space was last reclaimed |
 /// | `C` version | `HistoryRecord` | the commit history |
+/// | `E` end | `LogEpochRecord` | the retired log region of a checkpoint, retired by checkpoint `end` |
 ///
-/// The tags order the tree C < F < K < P: a small commit deletes and adds
+/// The tags order the tree C < E < F < K < P: a small commit deletes and adds
 /// a few `F` and `P` entries and adds `C(v)`, the newest history entry; with
 /// the free list and the retired batches short, all of them sit in the
 /// tree's last leaf, so the commit rewrites that leaf and the root only.
@@ -17,6 +18,7 @@ enum SpaceKey {
     static let retired: UInt8 = 0x50  // P
     static let pinned: UInt8 = 0x4B  // K
     static let history: UInt8 = 0x43  // C
+    static let epoch: UInt8 = 0x45  // E
 
     static func freePage(_ page: UInt64) -> [UInt8] { key(free, page) }
 
@@ -36,6 +38,8 @@ enum SpaceKey {
     static func pinnedVersion(_ version: UInt64) -> [UInt8] { key(pinned, version) }
 
     static func historyEntry(_ version: UInt64) -> [UInt8] { key(history, version) }
+
+    static func epochEntry(end: UInt64) -> [UInt8] { key(epoch, end) }
 
     /// A tag and a big-endian integer, in one allocation.
     private static func key(_ tag: UInt8, _ value: UInt64) -> [UInt8] {
@@ -58,6 +62,7 @@ enum SpaceKey {
                 page: base.be(UInt64.self, at: 17))
         case (pinned, 9): return .pinned(version: base.be(UInt64.self, at: 1))
         case (history, 9): return .history(version: base.be(UInt64.self, at: 1))
+        case (epoch, 9): return .epoch(end: base.be(UInt64.self, at: 1))
         default: return nil
         }
     }
@@ -67,6 +72,7 @@ enum SpaceKey {
         case retired(death: UInt64, birth: UInt64, page: UInt64)
         case pinned(version: UInt64)
         case history(version: UInt64)
+        case epoch(end: UInt64)
     }
 }
 

@@ -16,6 +16,9 @@ final class SpaceLedger {
     /// they wait one more commit (the previous slot's version sees them).
     private var previousBatch: (total: UInt64, held: UInt64) = (0, 0)
     private var livePins: [UInt64] = []
+    private var livePinSet: Set<UInt64> = []
+    /// Pins recorded at the last reclaim (`K`) that are no longer live.
+    private var releasedPins: [UInt64] = []
     /// The version the transaction started from (set by `reclaim`).
     private var baseVersion: UInt64 = 0
     private let context: WriteContext
@@ -93,7 +96,9 @@ final class SpaceLedger {
                                     detail: "space tree pinned entry K(\(pin)): expected 1…\(baseVersion - 1), a version before the current one")
         }
         let live = Set(livePins)
+        livePinSet = live
         let released = previous.filter { !live.contains($0) }
+        releasedPins = released
         // Batch `baseVersion` is seen by the previous slot's version: it waits.
         let last = baseVersion - 1
         var ranges: [(UInt64, UInt64)] = [(last, last)]
@@ -152,6 +157,7 @@ final class SpaceLedger {
                 throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
                                         detail: "space tree retired entry P(death \(death), birth \(birth), page \(page)) vanished while reclaimed")
             }
+            try dropEpochEntry(end: death, holder: holder)
             for (_, page) in batch {
                 // Free and retired at once is damage; handing such a page
                 // out from both lists would write it twice.
@@ -165,6 +171,33 @@ final class SpaceLedger {
             }
             if death == UInt64.max { return }
             death += 1
+        }
+    }
+
+    /// The checkpoint `end` retired a log region with its other pages
+    /// (`LogEpochRecord`): the entry that finds the region goes with the
+    /// region's pages, which are born at its epoch and reclaimed when no
+    /// pin lies in `epoch … end − 1` (the newest pin below `end`, `holder`,
+    /// is older than the epoch). Kept otherwise: a frame of the region is
+    /// pinned, and other processes read it through the entry.
+    private func dropEpochEntry(end: UInt64, holder: UInt64?) throws(FirnError) {
+        let key = SpaceKey.epochEntry(end: end)
+        guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return }
+        guard case let .inline(bytes) = value, let entry = LogEpochRecord.decode(bytes),
+              entry.defect(end: end) == nil else {
+            throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
+                                    detail: "space tree epoch entry E(\(end)) is malformed (expected the \(LogEpochRecord.size)-byte record of a checkpoint before \(end))")
+        }
+        if let holder, holder >= entry.epoch { return }
+        try tree.delete(key)
+    }
+
+    /// Records that this commit retires the log region of checkpoint
+    /// `record` (its base): while a frame of it is pinned, the entry finds
+    /// the region and the checkpoint it builds on.
+    func recordRetiredLog(of record: LogEpochRecord) throws(FirnError) {
+        try withBytes(record.encoded()) { (bytes) throws(FirnError) in
+            try tree.put(SpaceKey.epochEntry(end: context.version), .inline(bytes))
         }
     }
 
@@ -254,7 +287,14 @@ final class SpaceLedger {
         if version > HistoryRecord.retained, version % HistoryRecord.trimBatch == 0 {
             let newestDropped = version - HistoryRecord.retained
             let oldestDropped = newestDropped > HistoryRecord.trimBatch ? newestDropped - HistoryRecord.trimBatch + 1 : 1
-            for old in oldestDropped...newestDropped { try tree.delete(SpaceKey.historyEntry(old)) }
+            for old in oldestDropped...newestDropped where !livePinSet.contains(old) {
+                try tree.delete(SpaceKey.historyEntry(old))
+            }
+        }
+        // A pinned version's entry outlives the window (it is how other
+        // processes read the version): it goes once the pin is released.
+        for pin in releasedPins where pin < version - min(version, HistoryRecord.retained) {
+            try tree.delete(SpaceKey.historyEntry(pin))
         }
         for round in 0..<64 {
             let (consumed, consumedUnlisted) = context.allocator.takeConsumed()

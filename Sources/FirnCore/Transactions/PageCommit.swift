@@ -199,6 +199,11 @@ final class PageCommit {
             for page in oldRegion.startPage..<oldRegion.startPage + oldRegion.pageCount {
                 context.release(page: page, birth: oldRegion.epoch)
             }
+            // What finds the region and its checkpoint once the base has
+            // left the slots, while a frame of it is pinned (FORMAT.md 7).
+            if let entry = LogEpochRecord(base), entry.region == oldRegion {
+                try ledger.recordRetiredLog(of: entry)
+            }
         }
         let changedTrees = trees.filter { $0.value.changed || created.contains($0.key) }
         for (name, tree) in changedTrees.sorted(by: { $0.key < $1.key }) {

@@ -211,6 +211,30 @@ public final class Snapshot: @unchecked Sendable {
         return HistoryRecord.decode(bytes)
     }
 
+    /// The epoch entry of the retired log region that holds frame
+    /// `wanted` (FORMAT.md 7): the entry `E`(end) with the smallest end
+    /// past it, when its epoch is at or below it. Nil when there is none.
+    /// A malformed entry is `.corrupt`: its numbers would place reads.
+    package func retiredLog(holding wanted: UInt64) throws(FirnError) -> LogEpochRecord? {
+        guard let spaceRoot = info.spaceRoot, wanted < UInt64.max else { return nil }
+        var cursor = TreeCursor(source: source, rootRef: spaceRoot)
+        do throws(FirnError) {
+            try cursor.seek(SpaceKey.epochEntry(end: wanted + 1))
+            guard cursor.isValid, case let .epoch(end)? = try cursor.withKey({ SpaceKey.decode($0) }) else { return nil }
+            guard case let .inline(bytes)? = try cursor.storedValue(), let entry = LogEpochRecord.decode(bytes) else {
+                throw FirnError.corrupt(path: store.path, page: spaceRoot.page, version: version,
+                                        detail: "space tree epoch entry E(\(end)) is not a \(LogEpochRecord.size)-byte record")
+            }
+            if let (field, expected) = entry.defect(end: end) {
+                throw FirnError.corrupt(path: store.path, page: spaceRoot.page, version: version,
+                                        detail: "space tree epoch entry E(\(end)): \(field) is invalid (expected \(expected))")
+            }
+            return entry.epoch <= wanted ? entry : nil
+        } catch {
+            throw error.located(in: store.path, version: version)
+        }
+    }
+
     /// Walks the space tree's entries in key order (free, retired, pinned,
     /// history), for accounting and verification.
     func forEachSpaceEntry(_ body: (SpaceKey.Decoded?, UnsafeRawBufferPointer, StoredValue?) throws(FirnError) -> Void) throws(FirnError) {

@@ -60,10 +60,16 @@ extension Store {
     /// read through `map`).
     func logReading(for record: CommitRecord, map: Mapping)
         -> (countLimit: UInt64, checkpointHasTree: @Sendable (String) throws(FirnError) -> Bool) {
-        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: record.logicalPageCount,
-                                checkedVersion: options.checksPages ? record.version : nil)
-        let catalogRoot = record.catalogRoot
-        let fileBytes = record.logicalPageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
+        logReading(for: VersionInfo(record), map: map)
+    }
+
+    /// `logReading(for:map:)` of the checkpoint `info` describes.
+    func logReading(for info: VersionInfo, map: Mapping)
+        -> (countLimit: UInt64, checkpointHasTree: @Sendable (String) throws(FirnError) -> Bool) {
+        let source = PageSource(map: map, pageSize: geometry.pageSize, pageLimit: info.logicalPageCount,
+                                checkedVersion: options.checksPages ? info.version : nil)
+        let catalogRoot = info.catalogRoot
+        let fileBytes = info.logicalPageCount.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
         return (fileBytes.overflow ? .max : fileBytes.partialValue, { (name) throws(FirnError) in
             guard !catalogRoot.isNone else { return false }
             return try withBytes(Array(name.utf8)) { (key) throws(FirnError) in
@@ -108,6 +114,29 @@ extension Store {
         try readingLog(record, version: version) { (chain, bytes, map) throws(FirnError) in
             try chain.link(version, bytes: bytes, owner: map)
         } ?? nil
+    }
+
+    /// The link of `version` in the retired region `entry` finds (its
+    /// checkpoint has left the slots; FORMAT.md 7, epoch entries), read
+    /// from the file by a chain of its own: an old pinned frame is read
+    /// rarely (a tool), and the store's chains stay the newest records'.
+    /// Nil when the region holds no whole frame of it.
+    func logLink(_ version: UInt64, ofRetired entry: LogEpochRecord) throws(FirnError) -> LogOverlayVersion? {
+        let info = entry.versionInfo
+        let region = entry.region
+        do {
+            // `defect(end:)` was nil: the region lies inside the checkpoint's pages.
+            let map = try mapCovering(pages: info.logicalPageCount, version: entry.epoch)
+            let reading = logReading(for: info, map: map)
+            let chain = LogChain(region: region, geometry: geometry, countLimit: reading.countLimit,
+                                 checkpointHasTree: reading.checkpointHasTree)
+            let pageSize = UInt64(geometry.pageSize)
+            let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
+            return try chain.link(version, bytes: UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count),
+                                  owner: map)
+        } catch {
+            throw error.located(in: path, version: version)
+        }
     }
 
     /// Every whole frame of `record`'s region read: the scan, for the

@@ -578,11 +578,21 @@ public final class Store: @unchecked Sendable {
             latest.detachPin()
             return snapshot
         }
-        if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }),
-           let history = try latest.historyRecord(version: version) {
-            let snapshot = try makeSnapshot(VersionInfo(history), pin: pin)
-            latest.detachPin()
-            return snapshot
+        if lockFile.pins().contains(where: { !$0.stale && $0.slot != pin.index && $0.version == version }) {
+            // A page commit's version: its history entry. A frame: the
+            // entry of the retired region that holds it, which finds the
+            // checkpoint it builds on (FORMAT.md 7, epoch entries).
+            if let history = try latest.historyRecord(version: version) {
+                let snapshot = try makeSnapshot(VersionInfo(history), pin: pin)
+                latest.detachPin()
+                return snapshot
+            }
+            if let entry = try latest.retiredLog(holding: version),
+               let link = try logLink(version, ofRetired: entry) {
+                let snapshot = try makeSnapshot(entry.versionInfo, pin: pin, log: link)
+                latest.detachPin()
+                return snapshot
+            }
         }
         latest.close()
         throw notReadable(version)

@@ -19,6 +19,14 @@ public struct VersionInfo: Sendable, Equatable, Codable {
         commitRecord = record
     }
 
+    init(version: UInt64, timestampNanoseconds: UInt64, logicalPageCount: UInt64, catalogRoot: PageRef) {
+        self.version = version
+        self.timestampNanoseconds = timestampNanoseconds
+        self.logicalPageCount = logicalPageCount
+        self.catalogRoot = catalogRoot
+        commitRecord = nil
+    }
+
     public init(_ history: HistoryRecord) {
         version = history.version
         timestampNanoseconds = history.timestampNanoseconds

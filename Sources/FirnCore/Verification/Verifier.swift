@@ -36,6 +36,8 @@ public struct Verifier {
     private var cellBytes: ByteRangeMap
     /// The space tree held a history record of the version verified.
     private var sawCurrentHistory = false
+    /// The space tree's epoch entries (end, record, page), checked once the walk is done.
+    private var epochEntries: [(UInt64, LogEpochRecord, UInt64)] = []
     private var source: PageSource { snapshot.source }
 
     public init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
@@ -84,6 +86,7 @@ public struct Verifier {
             visitTree(spaceRoot, tree: "(space)", role: .space, holderBirth: nil, stats: &spaceStats) { key, value, place, this in
                 this.checkSpaceEntry(key: key, value: value, place: place)
             }
+            if !stopped { checkEpochEntries(spaceRoot) }
             if !stopped { checkAccounting(version: version) }
             if !stopped { checkPreviousVersion() }
         }
@@ -663,7 +666,7 @@ public struct Verifier {
             if case let .inline(bytes) = value, bytes.isEmpty { break }
             add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version, expected: "an empty value",
                               found: "\(Self.describe(value))", message: "free, retired and pin entries have empty values"))
-        case .history?, nil:
+        case .history?, .epoch?, nil:
             break
         }
         switch decoded {
@@ -692,8 +695,49 @@ public struct Verifier {
                 return
             }
             checkHistory(record, page: place.page)
+        case let .epoch(end)?:
+            guard case let .inline(bytes) = value, let entry = LogEpochRecord.decode(bytes) else {
+                add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
+                                  expected: "a \(LogEpochRecord.size)-byte epoch record", found: Self.describe(value),
+                                  message: "malformed epoch entry E(\(end))"))
+                return
+            }
+            if end > version {
+                add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
+                                  expected: "a checkpoint at or before \(version)", found: "\(end)",
+                                  message: "epoch entry E(\(end)) names a later checkpoint"))
+            } else if let (field, expected) = entry.defect(end: end) {
+                add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
+                                  expected: expected, found: nil, message: "epoch entry E(\(end)): invalid \(field)"))
+            } else {
+                epochEntries.append((end, entry, place.page))
+            }
         case nil:
             add(VerifyFinding(kind: "space", version: version, message: "space tree key of unknown shape (\(key.count) bytes)"))
+        }
+    }
+
+    /// Each epoch entry finds a retired region: every page of it is
+    /// retired by the entry's checkpoint, born at its epoch (FORMAT.md 7).
+    /// A region freed or reused while the entry stays would be read as
+    /// frames by the next tool that reads a pinned version through it.
+    private mutating func checkEpochEntries(_ spaceRoot: PageRef) {
+        let version = snapshot.info.version
+        for (end, entry, page) in epochEntries {
+            var missing: [UInt64] = []
+            for regionPage in entry.regionPageRange {
+                let key = SpaceKey.retiredPage(death: end, birth: entry.epoch, page: regionPage)
+                var cursor = TreeCursor(source: source, rootRef: spaceRoot)
+                let found = (try? cursor.seek(key)).map { cursor.isValid && (try? cursor.key) == key } ?? false
+                if !found { missing.append(regionPage) }
+                if missing.count > 10 { break }
+            }
+            if let first = missing.first {
+                add(VerifyFinding(.space, page: page, tree: "(space)", version: version,
+                                  expected: "P(\(end), \(entry.epoch), page) for each of pages \(entry.regionStart)..<\(entry.regionStart + UInt64(entry.regionPages))",
+                                  found: "none for page \(first)\(missing.count > 1 ? " and others" : "")",
+                                  message: "epoch entry E(\(end)) names a log region whose pages are not retired by checkpoint \(end)"))
+            }
         }
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The commit log and the toolkit (FORMAT.md 7, epoch entries): a frame
+/// version another process pins is read by `dump --version` and `verify
+/// --version` after any number of checkpoints, exactly as it was, and is
+/// refused once released and reclaimed. Run through the built binary.
+@Suite struct PinnedFrameToolTests {
+    /// `firn load --batch 1` of `count` entries "prefix-i" into tree "t": one frame each.
+    static func load(_ db: String, _ prefix: String, _ count: Int) throws {
+        let lines = (0..<count).map { "\"t\"\t\"\(prefix)-\($0)\"\t\"value \(prefix) \($0)\"\n" }.joined()
+        let run = try FirnRun.run(["load", db, "--batch", "1"], stdin: Data(lines.utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    static func checkpoint(_ db: String) throws {
+        let run = try FirnRun.run(["checkpoint", db])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test func dumpAndVerifyReadAPinnedFrameAfterItsCheckpointLeftTheSlots() throws {
+        let dir = try Scratch()
+        let db = dir.file("log.firn")
+        try Self.load(db, "a", 20)
+        try Self.checkpoint(db)
+        try Self.load(db, "b", 5)
+        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "app"])
+        let line = try #require(hold.firstLine())
+        let version = try #require(line.split(separator: " ").dropFirst(2).first.flatMap { UInt64($0) }, "\(line)")
+        let before = try FirnRun.run(["dump", db, "--entries"]).stdout
+        let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
+        #expect(info.currentVersion == version)
+
+        for round in 0..<4 {
+            try Self.load(db, "b", 3)
+            try Self.load(db, "c\(round)", 2)
+            try Self.checkpoint(db)
+        }
+        let versions = try FirnRun.run(["versions", db]).stdout
+        #expect(versions.contains("\(version) "), "\(versions)")
+        let dump = try FirnRun.run(["dump", db, "--version", "\(version)", "--entries"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(dump.stdout == before, "the pinned frame reads as it did when it was pinned")
+        let verify = try FirnRun.run(["verify", db, "--version", "\(version)"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(try FirnRun.run(["verify", db]).status == 0)
+
+        hold.signal(SIGTERM)
+        #expect(hold.wait() == 0)
+        try Self.checkpoint(db)
+        try Self.load(db, "d", 1)
+        try Self.checkpoint(db)
+        let gone = try FirnRun.run(["dump", db, "--version", "\(version)", "--entries"])
+        #expect(gone.status == 64 && gone.isCleanFailure && gone.stderr.contains("not readable"), "\(gone.stderr)")
+        #expect(try FirnRun.run(["verify", db]).status == 0)
+    }
+}
