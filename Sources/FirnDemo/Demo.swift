@@ -3,12 +3,16 @@ import FirnTools
 import Foundation
 
 /// `firn demo`: builds `DIR/demo.firn` with the Firn SDK (the documents'
-/// Person and Dog, a few hundred commits), starts a second `firn` process
-/// that caches frozen results of an early version (`firn demo-app cache`),
-/// commits on while it holds them, and runs the other commands on the file
-/// as a user would — so the tour shows the documents' warning (caching
-/// frozen objects grows the file) and who causes it. The child is stopped
-/// before it returns; the files stay in DIR.
+/// Person and Dog, a few hundred commits on the commit log), starts a
+/// second `firn` process that caches frozen results of an early version —
+/// a commit in the log (`firn demo-app cache`) — commits and checkpoints
+/// on while it holds them, and runs the other commands on the file as a
+/// user would — so the tour shows the documents' warning (caching frozen
+/// objects grows the file) and who causes it. Every claim it prints is
+/// checked against the file (`failedSteps` says which did not hold): the
+/// pinned version dumps as exactly the objects the child holds, and once
+/// the child lets go the next checkpoint frees what its pin held. The
+/// child is stopped before it returns; the files stay in DIR.
 public enum Demo {
     public struct Options: Sendable {
         /// nil: a new temporary directory.
@@ -35,13 +39,22 @@ public enum Demo {
         public var cachePID: Int32
         /// The frozen objects the child cached, as its pin counted them.
         public var frozenObjects: UInt64
+        /// The version's checkpoint when the pinned version is a commit in
+        /// the log (nil: a checkpoint itself).
+        public var pinnedCheckpoint: UInt64?
+        /// What the child's pin held once checkpoints had run, and what the
+        /// checkpoint after its release returned (free bytes before and after).
+        public var heldBytes: UInt64
+        public var freeBytesBefore: UInt64
+        public var freeBytesAfter: UInt64
         public var failedSteps: [String]
     }
 
     public static func run(_ options: Options, say: (String) -> Void) throws -> Report {
         let directory = try prepareDirectory(options.directory)
         let database = directory + "/demo.firn"
-        for name in ["demo.firn", "demo.firn.lock", "demo-compact.firn", "demo.firn.lz4", "demo-restored.firn", "demo-restored.firn.lock", "demo-compact.firn.lock"] {
+        let cachedList = directory + "/demo-cached-dogs.jsonl"
+        for name in ["demo.firn", "demo.firn.lock", "demo-compact.firn", "demo.firn.lz4", "demo-restored.firn", "demo-restored.firn.lock", "demo-compact.firn.lock", "demo-cached-dogs.jsonl"] {
             unlink(directory + "/" + name)
         }
         let total = options.commitsBeforePin + options.commitsAfterPin
@@ -51,7 +64,7 @@ public enum Demo {
 
         let child = Process()
         child.executableURL = URL(fileURLWithPath: options.executable)
-        child.arguments = ["demo-app", "cache", database, "--no-progress"]
+        child.arguments = ["demo-app", "cache", database, "--objects-to", cachedList, "--no-progress"]
         let pipe = Pipe()
         child.standardOutput = pipe
         try child.run()
@@ -61,38 +74,108 @@ public enum Demo {
         guard line.hasPrefix("cached"), let pin else {
             throw FirnError.misuse("demo: the caching child did not start (\(line.isEmpty ? "no output" : line))")
         }
+        let pinnedCheckpoint = try checkpointOf(pin.version, database: database)
+        let what = pinnedCheckpoint.map { "a commit in the commit log since checkpoint v\($0)" } ?? "a checkpoint"
         say("Started pid \(child.processIdentifier), a dashboard that froze `objects(Dog.self).sorted(byKeyPath: \"name\")` "
-            + "and keeps the objects: \(line)")
-        for _ in 0..<options.commitsAfterPin { try writer.commit() }
-        say("Committed \(options.commitsAfterPin) more versions (new dogs, birthdays, departures) while it caches v\(pin.version).")
+            + "and keeps the objects: \(line); v\(pin.version) is \(what).")
+        let rounds = 3
+        for round in 0..<rounds {
+            for _ in 0..<(options.commitsAfterPin / rounds) { try writer.commit() }
+            // Checkpoints move the log's changes into the trees: the pinned
+            // version's checkpoint leaves the commit slots, and its pages
+            // that the checkpoints replace stay for the pin.
+            if round < rounds - 1 { _ = try writer.database.store.checkpoint() }
+        }
+        say("Committed \(options.commitsAfterPin) more versions (new dogs, birthdays, departures) and checkpointed while it caches v\(pin.version).")
         // The tour reads the file with no live instance of ours open: the
         // writer's own read pin would show in `firn pins` beside the child's.
         _ = consume writer
 
+        var failed: [String] = []
+        for step in [["checkpoint", "demo.firn"], ["versions", "demo.firn"], ["pins", "demo.firn"], ["info", "demo.firn"]] {
+            runStep(step, options, directory, &failed, say)
+        }
+        // Claim: any process reads the pinned version as the child does.
+        runStep(["dump", "demo.firn", "--version", "\(pin.version)", "--objects", "--type", "Dog", "--limit", "3"],
+                options, directory, &failed, say)
+        let same = try sameDogs(database, version: pin.version, cachedList: cachedList)
+        if let same {
+            failed.append("dump --version \(pin.version) --objects differs from what pid \(child.processIdentifier) holds: \(same)")
+            say("✗ dump --version \(pin.version) does not read what the dashboard holds: \(same)")
+        } else {
+            say("✓ dump --version \(pin.version) --objects reads exactly the \(pin.frozenObjects) dogs pid \(child.processIdentifier) holds (same ids, names and ages).")
+        }
         let steps: [[String]] = [
-            ["info", "demo.firn"],
-            ["dump", "demo.firn", "--objects", "--type", "Dog", "--limit", "3"],
-            ["pins", "demo.firn"],
             ["growth", "demo.firn", "--width", "50"],
             ["verify", "demo.firn"],
             ["compact", "demo.firn", "-o", "demo-compact.firn"],
             ["export", "demo.firn", "-o", "demo.firn.lz4"],
             ["import", "demo.firn.lz4", "-o", "demo-restored.firn"],
         ]
-        var failed: [String] = []
         for step in steps { runStep(step, options, directory, &failed, say) }
+
+        // Claim: once the child lets go, the next checkpoint frees what its pin held.
+        let held = try Pins.run(Pins.Options(path: database)).pins.first { $0.pid == child.processIdentifier }?.retainedBytes ?? 0
+        let before = try Info.run(Info.Options(path: database))
         stop(child)
-        say("\nStopped the caching process (pid \(child.processIdentifier)); its frozen pin went with its last frozen object.")
+        say("\nStopped the caching process (pid \(child.processIdentifier)); its frozen pin went with its last frozen object. "
+            + "It held \(Units.bytes(held)) alone; free space was \(Units.bytes(before.freeBytes)).")
         var last = try DemoWriter(path: database)
         try last.commit()
+        _ = try last.database.store.checkpoint()
         _ = consume last
-        say("One more commit returns the pages only v\(pin.version) saw to the free list:")
+        let after = try Info.run(Info.Options(path: database))
+        if after.pinnedBytes == 0, after.freeBytes > before.freeBytes {
+            say("✓ One commit and a checkpoint later, no pin holds space and free space grew to \(Units.bytes(after.freeBytes)) "
+                + "(the checkpoint took some of what it freed for its own pages):")
+        } else {
+            failed.append("after the release and a checkpoint: pinned \(after.pinnedBytes) B, free \(before.freeBytes) → \(after.freeBytes) B")
+            say("✗ After the release and a checkpoint, pinned \(Units.bytes(after.pinnedBytes)), free \(Units.bytes(before.freeBytes)) → \(Units.bytes(after.freeBytes)):")
+        }
         for step in [["pins", "demo.firn"], ["info", "demo.firn"]] { runStep(step, options, directory, &failed, say) }
         say("\nThe files stay in \(directory).")
         say("Try: firn pins \(database) --max-lag 100; firn dump \(database) --objects --type Person --json | head -2")
         return Report(directory: directory, database: database, commits: total + 1,
                       pinnedVersion: pin.version, cachePID: child.processIdentifier, frozenObjects: pin.frozenObjects,
-                      failedSteps: failed)
+                      pinnedCheckpoint: pinnedCheckpoint, heldBytes: held, freeBytesBefore: before.freeBytes,
+                      freeBytesAfter: after.freeBytes, failedSteps: failed)
+    }
+
+    /// The checkpoint whose log holds `version`, or nil when it is a checkpoint.
+    private static func checkpointOf(_ version: UInt64, database: String) throws -> UInt64? {
+        let access = try ReadAccess.open(database, version: version, label: "firn demo")
+        defer { access.close() }
+        return access.snapshot.version == version ? access.snapshot.logCheckpointVersion : nil
+    }
+
+    /// Nil when the Dog objects `dump --version` decodes from the file are
+    /// the ones the child listed (same ids, names and ages); else what differs.
+    private static func sameDogs(_ database: String, version: UInt64, cachedList: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: cachedList) else { return "the child wrote no list" }
+        let decoder = JSONDecoder()
+        var cached: [FrozenCache.CachedDog] = []
+        for line in data.split(separator: 10) {
+            cached.append(try decoder.decode(FrozenCache.CachedDog.self, from: Data(line)))
+        }
+        var dumped: [FrozenCache.CachedDog] = []
+        var options = ObjectDump.Options(path: database)
+        options.version = version
+        options.type = "Dog"
+        _ = try ObjectDump.run(options, type: { _ in }) { object in
+            var id: Int64 = -1, age: Int64 = -1, name = ""
+            for field in object.fields {
+                switch (field.name, field.value) {
+                case let ("id", .int(v)): id = v
+                case let ("age", .int(v)): age = v
+                case let ("name", .string(v)): name = v
+                default: break
+                }
+            }
+            dumped.append(FrozenCache.CachedDog(id: Int(id), name: name, age: Int(age)))
+        }
+        let byID = { (dogs: [FrozenCache.CachedDog]) in dogs.sorted { $0.id < $1.id } }
+        if byID(cached) == byID(dumped) { return nil }
+        return "\(cached.count) cached, \(dumped.count) dumped, \(Set(cached).symmetricDifference(dumped).count) differ"
     }
 
     private static func runStep(_ step: [String], _ options: Options, _ directory: String, _ failed: inout [String],

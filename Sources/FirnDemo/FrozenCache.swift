@@ -15,8 +15,23 @@ public final class FrozenCache {
         public var frozenObjects: Int
     }
 
+    /// One cached dog as the application reads it (its frozen object).
+    public struct CachedDog: Codable, Sendable, Equatable, Hashable {
+        public var id: Int
+        public var name: String
+        public var age: Int
+        public init(id: Int, name: String, age: Int) {
+            self.id = id
+            self.name = name
+            self.age = age
+        }
+    }
+
     public let report: Report
     private var cached: [Dog]
+
+    /// What the application reads from the objects it keeps, in its order.
+    public var cachedDogs: [CachedDog] { cached.map { CachedDog(id: $0.id, name: $0.name, age: $0.age) } }
 
     /// Opens `path`, freezes the dogs and keeps them; the live instance is
     /// closed before returning, so the frozen pin is the process's only one.

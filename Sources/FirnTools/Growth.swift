@@ -15,6 +15,11 @@ public enum Growth {
         public var freeBytes: UInt64
         public var heldByPinsBytes: UInt64
         public var pagesWritten: UInt64
+        /// Commits between the point before and this one that the history
+        /// does not date one by one: on the commit log, the frames the
+        /// checkpoint applied (a point is a checkpoint or a page commit).
+        /// 0 for the first point.
+        public var commitsSincePrevious: UInt64
     }
 
     public struct Report: Codable, Sendable {
@@ -35,6 +40,8 @@ public enum Growth {
         /// checkpoint that log builds on. The history records checkpoints
         /// only, and the file grows only at one.
         public var checkpointVersion: UInt64?
+        /// Then, what the next checkpoint replaces and who will hold it.
+        public var nextCheckpoint: Pins.NextCheckpoint?
         public var pinned: Bool
         public var note: String?
     }
@@ -43,10 +50,16 @@ public enum Growth {
         let access = try ReadAccess.open(options.path, label: "firn growth")
         defer { access.close() }
         let history = try access.snapshot.history()
-        let points = history.map {
-            Point(version: $0.version, time: Units.iso8601(nanoseconds: $0.timestampNanoseconds),
-                  timestampNanoseconds: $0.timestampNanoseconds, fileBytes: $0.fileBytes, liveBytes: $0.liveBytes,
-                  freeBytes: $0.freeBytes, heldByPinsBytes: $0.heldByPinsBytes, pagesWritten: $0.pagesWritten)
+        // One point per recorded commit: a page commit, or a checkpoint
+        // with the log's frames since the one before summarized in it.
+        var points: [Point] = []
+        for record in history {
+            let since = points.last.map { record.version > $0.version ? record.version - $0.version - 1 : 0 } ?? 0
+            points.append(Point(version: record.version, time: Units.iso8601(nanoseconds: record.timestampNanoseconds),
+                                timestampNanoseconds: record.timestampNanoseconds, fileBytes: record.fileBytes,
+                                liveBytes: record.liveBytes, freeBytes: record.freeBytes,
+                                heldByPinsBytes: record.heldByPinsBytes, pagesWritten: record.pagesWritten,
+                                commitsSincePrevious: since))
         }
         access.close()
         var pinsOptions = Pins.Options(path: options.path)
@@ -78,21 +91,28 @@ public enum Growth {
         } else if pinnedBytes == 0 {
             explanation += "; no pin holds space now"
         }
+        let logged = points.reduce(UInt64(0)) { $0 + $1.commitsSincePrevious }
+        if logged > 0 {
+            explanation += "; \(points.count) points, one per checkpoint or page commit, with the \(Units.grouped(logged)) "
+                + "commits in the log between them counted in the checkpoint that applied them"
+        }
         let checkpoint = access.snapshot.logCheckpointVersion
-        if let checkpoint {
-            explanation += "; v\(checkpoint + 1)…v\(access.snapshot.version) are commits in the log since checkpoint "
-                + "v\(checkpoint), which grow the file and hold pages only from the next checkpoint on"
+        if let checkpoint, let next = pins.nextCheckpoint {
+            explanation += "; v\(checkpoint + 1)…v\(access.snapshot.version) are \(Units.grouped(next.frames)) commit(s) in the log "
+                + "since checkpoint v\(checkpoint): the next checkpoint replaces at least \(Units.bytes(next.replacedBytes)), "
+                + "of which pins will hold \(Units.bytes(next.heldByPinsBytes))"
         }
         return Report(path: options.path, currentVersion: pins.latestVersion, points: points, grewBytes: grew,
                       grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, pins: live, explanation: explanation,
-                      checkpointVersion: checkpoint, pinned: access.pinned, note: access.note)
+                      checkpointVersion: checkpoint, nextCheckpoint: pins.nextCheckpoint, pinned: access.pinned,
+                      note: access.note)
     }
 
     /// The history as CSV (header line, one row per commit).
     public static func csv(_ report: Report) -> String {
-        var out = "version,time,fileBytes,liveBytes,freeBytes,heldByPinsBytes,pagesWritten\n"
+        var out = "version,time,fileBytes,liveBytes,freeBytes,heldByPinsBytes,pagesWritten,commitsSincePrevious\n"
         for p in report.points {
-            out += "\(p.version),\(p.time),\(p.fileBytes),\(p.liveBytes),\(p.freeBytes),\(p.heldByPinsBytes),\(p.pagesWritten)\n"
+            out += "\(p.version),\(p.time),\(p.fileBytes),\(p.liveBytes),\(p.freeBytes),\(p.heldByPinsBytes),\(p.pagesWritten),\(p.commitsSincePrevious)\n"
         }
         return out
     }

@@ -1,12 +1,24 @@
 /// A small text chart of the growth history for a terminal: file size as
-/// `█`, live data as `▒` below it, one column per bucket of commits.
+/// `█`, live data as `▒` below it, one column per range of versions. The
+/// axis is versions, not points: on the commit log a point is a checkpoint
+/// and the commits in the log between two take the columns of their
+/// versions, showing the size the last checkpoint left (the file grows
+/// only at one).
 public enum GrowthChart {
     public static func render(_ points: [Growth.Point], width: Int = 60, height: Int = 10) -> String {
-        guard !points.isEmpty, width > 0, height > 0 else { return "(no history)\n" }
-        let columns = min(width, points.count)
-        // The last point of each bucket represents it.
+        guard let firstPoint = points.first, let lastPoint = points.last, width > 0, height > 0 else {
+            return "(no history)\n"
+        }
+        let span = lastPoint.version >= firstPoint.version ? lastPoint.version - firstPoint.version : 0
+        let columns = max(1, min(width, Int(min(span + 1, UInt64(Int.max)))))
+        // Each column shows the last point at or before the last version it covers.
+        var next = 0
         let buckets: [Growth.Point] = (0..<columns).map { c in
-            points[min(points.count - 1, ((c + 1) * points.count) / columns - 1)]
+            // span × (c + 1) / columns without overflow: versions are file data.
+            let n = UInt64(columns), k = UInt64(c + 1)
+            let upTo = firstPoint.version + span / n * k + span % n * k / n
+            while next + 1 < points.count, points[next + 1].version <= upTo { next += 1 }
+            return points[next]
         }
         let top = max(1, buckets.map(\.fileBytes).max() ?? 1)
         var lines: [String] = []
@@ -21,8 +33,8 @@ public enum GrowthChart {
             let label = row == height ? Units.bytes(top) : (row == 1 ? "0" : "")
             lines.append(pad(label, 9) + " │" + line)
         }
-        let first = buckets.first?.version ?? 0
-        let last = buckets.last?.version ?? 0
+        let first = firstPoint.version
+        let last = lastPoint.version
         lines.append(String(repeating: " ", count: 10) + "└" + String(repeating: "─", count: columns))
         let left = "v\(first)"
         let right = "v\(last)"

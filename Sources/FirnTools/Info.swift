@@ -26,8 +26,16 @@ public enum Info {
     public struct Tree: Codable, Sendable, Equatable {
         public var name: String
         public var entries: UInt64
+        /// The depth of the checkpoint's pages of the tree (0: none).
         public var depth: Int
         public var rootPage: UInt64
+        /// On the commit log, keys of the tree the frames since the
+        /// checkpoint change (they have no pages until the next one);
+        /// nil when no frame touched it.
+        public var loggedKeys: Int?
+        /// A frame dropped or created the tree anew: none of the
+        /// checkpoint's pages of it show (`depth` 0).
+        public var loggedReset: Bool = false
     }
 
     /// The commit log of the checkpoint the version reads through
@@ -95,8 +103,15 @@ public enum Info {
         public var freeBytes: UInt64
         /// Replaced pages still held because a pinned version sees them.
         public var pinnedBytes: UInt64
-        /// Replaced pages only the previous version sees (free after the next commit).
+        /// Replaced pages no pin sees, waiting for the versions in the
+        /// commit slots to move on (FORMAT.md 7, reuse rule).
         public var awaitingReclaimBytes: UInt64
+        /// Of those, what the next commit that reclaims space frees (on
+        /// the commit log, the next checkpoint); the rest, the one after.
+        public var freedByNextCommitBytes: UInt64
+        /// On the commit log while the version is a frame: what the next
+        /// checkpoint replaces, and how much of it pins will hold.
+        public var nextCheckpoint: Pins.NextCheckpoint?
         public var trees: [Tree]
         /// The object types of `sys.schema` with their object counts (empty
         /// for a file the SDK did not write).
@@ -126,7 +141,9 @@ public enum Info {
         var trees: [Tree] = []
         for (name, entry) in try snapshot.catalog() {
             let depth = try snapshot.tree(name)?.depth() ?? 0
-            trees.append(Tree(name: name, entries: entry.count, depth: depth, rootPage: entry.root.page))
+            let logged = snapshot.loggedChanges(of: name)
+            trees.append(Tree(name: name, entries: entry.count, depth: depth, rootPage: entry.root.page,
+                              loggedKeys: logged?.keys, loggedReset: logged?.reset ?? false))
         }
         var objectTypes: [StoredType] = []
         var objectTypesProblem: String?
@@ -166,7 +183,9 @@ public enum Info {
             durableVersion: Self.durableVersion(store: store, slots: slots, current: snapshot.version),
             slots: slotInfo, fileBytes: usage.fileBytes, logicalBytes: usage.logicalPages * UInt64(usage.pageSize),
             liveBytes: usage.liveBytes, freeBytes: usage.freeBytes, pinnedBytes: usage.pinnedBytes,
-            awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize), trees: trees,
+            awaitingReclaimBytes: usage.awaitingReclaimPages * UInt64(usage.pageSize),
+            freedByNextCommitBytes: usage.freedByNextCommitBytes,
+            nextCheckpoint: usage.nextCheckpoint.map { Pins.NextCheckpoint($0, pageSize: usage.pageSize) }, trees: trees,
             objectTypes: objectTypes, objectTypesProblem: objectTypesProblem, log: log,
             pins: pins.filter { !$0.stale }.count, stalePins: pins.filter(\.stale).count,
             writerPID: lock?.writerPID, pinned: access.pinned, note: access.note)

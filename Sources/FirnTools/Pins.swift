@@ -25,6 +25,13 @@ public enum Pins {
         public var frozenObjects: UInt64
         /// Bytes freed when this pin alone goes (pages only its version sees).
         public var retainedBytes: UInt64
+        /// What it will retain alone once the next checkpoint has run:
+        /// `retainedBytes` plus the pages of the checkpoint the log's
+        /// frames stand on that the checkpoint replaces and only this pin
+        /// sees (on the commit log, a pin on a frame holds nothing until
+        /// then). Equal to `retainedBytes` when the latest version is a
+        /// checkpoint or a page commit.
+        public var retainedAfterCheckpointBytes: UInt64
         public var stale: Bool
     }
 
@@ -43,8 +50,38 @@ public enum Pins {
         /// checkpoint that log builds on. Commits since then replace no
         /// pages, so a pin on one of them holds none until a checkpoint.
         public var checkpointVersion: UInt64?
+        /// Then, what the next checkpoint replaces and who will hold it.
+        public var nextCheckpoint: NextCheckpoint?
         public var pinned: Bool
         public var note: String?
+    }
+
+    /// What the next checkpoint of the commit log replaces (at least: the
+    /// pages on the paths to every key its frames change, the catalog's
+    /// and space tree's paths, the log region), and how much of it live
+    /// pins will hold then.
+    public struct NextCheckpoint: Codable, Sendable, Equatable {
+        /// The checkpoint the frames stand on, and the commit frames since.
+        public var checkpoint: UInt64
+        public var frames: UInt64
+        public var replacedBytes: UInt64
+        /// Of `replacedBytes`, the log region's.
+        public var regionBytes: UInt64
+        /// Of `replacedBytes`, what a live pin will see (kept until the
+        /// pins go); the rest is reusable after the checkpoint after it.
+        public var heldByPinsBytes: UInt64
+        /// Of `heldByPinsBytes`, what several pins will share.
+        public var sharedBytes: UInt64
+
+        init(_ next: SpaceUsage.NextCheckpoint, pageSize: Int) {
+            let size = UInt64(pageSize)
+            checkpoint = next.checkpoint
+            frames = next.frames
+            replacedBytes = next.replacedPages * size
+            regionBytes = next.regionPages * size
+            heldByPinsBytes = next.heldByPinsPages * size
+            sharedBytes = next.sharedByPinsPages * size
+        }
     }
 
     public static func run(_ options: Options) throws(FirnError) -> Report {
@@ -64,7 +101,9 @@ public enum Pins {
                 since: Units.iso8601(nanoseconds: r.sinceNanoseconds),
                 sinceSeconds: Units.secondsSince(nanoseconds: r.sinceNanoseconds),
                 frozenObjects: r.frozenObjects,
-                retainedBytes: retained && !r.stale ? usage.retainedBytes(byPinAt: r.version) : 0, stale: r.stale)
+                retainedBytes: retained && !r.stale ? usage.retainedBytes(byPinAt: r.version) : 0,
+                retainedAfterCheckpointBytes: retained && !r.stale ? usage.retainedBytesAfterCheckpoint(byPinAt: r.version) : 0,
+                stale: r.stale)
         }
         let pins = records.map { pin($0, retained: true) }.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }
         var violations: [String] = []
@@ -83,13 +122,18 @@ public enum Pins {
         return Report(path: options.path, latestVersion: latest, lockFile: lock != nil, pins: pins,
                       sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
                       clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
-                      checkpointVersion: access.snapshot.logCheckpointVersion, pinned: access.pinned, note: access.note)
+                      checkpointVersion: access.snapshot.logCheckpointVersion,
+                      nextCheckpoint: usage.nextCheckpoint.map { NextCheckpoint($0, pageSize: usage.pageSize) },
+                      pinned: access.pinned, note: access.note)
     }
 
     /// Versions pinned by live processes, read without freeing stale slots
     /// (`LockFile.livePinnedVersions()` reclaims them; a read-only command
     /// leaves that to `--clear-stale` or the next writer).
+    /// This process's own pin (the report's read, at the latest version)
+    /// is left out: it holds nothing the reports attribute.
     static func livePinnedVersions(_ lock: LockFile?) -> [UInt64] {
-        Array(Set((lock?.pins() ?? []).filter { !$0.stale }.map(\.version))).sorted()
+        let own = getpidValue()
+        return Array(Set((lock?.pins() ?? []).filter { !$0.stale && $0.pid != own }.map(\.version))).sorted()
     }
 }

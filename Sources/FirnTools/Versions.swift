@@ -21,10 +21,17 @@ public enum Versions {
         /// below current while a group of deferred commits is open),
         /// "previous" (the other commit slot), "pinned", or "rejected": a
         /// newer record in the other slot that the open-time check rejected
-        /// (its commit was cut short; not readable).
+        /// (its commit was cut short; not readable). On the commit log also
+        /// what the version is: "checkpoint" (a commit record that made a
+        /// log region) or "frame" (a commit in a checkpoint's log).
         public var roles: [String]
         /// Commits behind the current version.
         public var lag: UInt64
+        /// Whether `firn dump --version` (and every reader) can read it now:
+        /// the current version, the previous slot's, a pinned one; false for
+        /// a rejected record, or a pinned version of a file whose history no
+        /// longer finds it (written before epoch entries, FORMAT.md 7).
+        public var readable: Bool
         public var holders: [Holder]
     }
 
@@ -54,7 +61,7 @@ public enum Versions {
         func entry(_ v: UInt64) -> Version {
             byVersion[v] ?? Version(
                 version: v, time: times[v].map { Units.iso8601(nanoseconds: $0) }, roles: [],
-                lag: access.snapshot.version >= v ? access.snapshot.version - v : 0, holders: [])
+                lag: access.snapshot.version >= v ? access.snapshot.version - v : 0, readable: false, holders: [])
         }
         // Current is the version read (the published one): with an open
         // group it is an unsealed record the slot check alone would reject.
@@ -66,8 +73,11 @@ public enum Versions {
         e = entry(durable)
         e.roles.append("durable")
         byVersion[durable] = e
+        // The record the current version reads through (its own, or for a
+        // frame its checkpoint's) is not the previous slot.
+        let ownRecord = access.snapshot.info.commitRecord?.version
         for case let .success(record) in slots.slots
-        where record.version < current && record.version != slots.rejected?.version {
+        where record.version < current && record.version != slots.rejected?.version && record.version != ownRecord {
             var e = entry(record.version)
             e.roles.append("previous")
             byVersion[record.version] = e
@@ -84,6 +94,34 @@ public enum Versions {
             e.holders.append(Holder(pid: pin.pid, kind: pin.kind?.description ?? "unknown(\(pin.rawKind))",
                                     label: pin.label, sinceSeconds: Units.secondsSince(nanoseconds: pin.sinceNanoseconds)))
             byVersion[pin.version] = e
+        }
+        // What each version is, and whether a reader can open it: tried as
+        // `dump --version` would (a pin of this process, released at once).
+        var records: [UInt64: Bool] = [:]
+        for record in history { records[record.version] = false }
+        for case let .success(record) in slots.slots { records[record.version] = record.hasLogRegion }
+        let onLog = access.snapshot.info.commitRecord?.hasLogRegion == true || access.snapshot.logCheckpointVersion != nil
+        if let ownRecord, ownRecord != current {
+            var e = entry(ownRecord)
+            byVersion[ownRecord] = e
+            _ = e
+        }
+        for (version, var e) in byVersion {
+            if let hasRegion = records[version] {
+                if hasRegion { e.roles.append("checkpoint") }
+            } else if onLog {
+                e.roles.append("frame")
+            } else if try access.snapshot.retiredLog(holding: version) != nil {
+                e.roles.append("frame")
+            }
+            if version == current {
+                e.readable = true
+            } else if !e.roles.contains("rejected"),
+                      let old = try? access.store.snapshot(version: version, kind: .tool, label: "firn versions") {
+                old.close()
+                e.readable = true
+            }
+            byVersion[version] = e
         }
         return Report(path: options.path, currentVersion: access.snapshot.version, durableVersion: durable,
                       versions: byVersion.values.sorted { $0.version > $1.version },

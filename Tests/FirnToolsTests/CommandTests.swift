@@ -57,8 +57,9 @@ import FirnTools
         let inLog = try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self)
         #expect(inLog.pins.first?.retainedBytes == 0 && inLog.checkpointVersion.map { $0 < inLog.latestVersion } == true)
         let inLogText = try FirnRun.run(["pins", db])
-        #expect(inLogText.stdout.contains("are commits in the log since checkpoint v\(inLog.checkpointVersion ?? 0): "
-                                          + "a pin on one holds pages only once a checkpoint replaces them"), "\(inLogText.stdout)")
+        #expect(inLogText.stdout.contains("commit(s) in the log since checkpoint v\(inLog.checkpointVersion ?? 0); "
+                                          + "the next checkpoint replaces at least") && inLogText.stdout.contains("AT CHECKPOINT"),
+                "\(inLogText.stdout)")
         #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let run = try FirnRun.run(["pins", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -229,7 +230,12 @@ import FirnTools
         for step in ["$ firn info", "$ firn pins", "$ firn growth", "$ firn verify", "$ firn compact", "$ firn export", "$ firn import"] {
             #expect(run.stdout.contains(step))
         }
-        #expect(run.stdout.contains("$ firn dump demo.firn --objects --type Dog") && run.stdout.contains("  Dog(id: "))
+        #expect(run.stdout.contains("$ firn dump demo.firn --version 122 --objects --type Dog") && run.stdout.contains("  Dog(id: "))
+        // Every claim it prints was checked against the file.
+        #expect(run.stdout.contains("✓ dump --version 122 --objects reads exactly the ") && !run.stdout.contains("✗"), "\(run.stdout)")
+        #expect(run.stdout.contains("v122 is a commit in the commit log since checkpoint v"))
+        #expect(run.stdout.contains("✓ One commit and a checkpoint later, no pin holds space"))
+        #expect(run.stdout.contains("pinned,frame") && run.stdout.contains("$ firn checkpoint demo.firn"))
         // The pins step names the caching child, its frozen pin and its objects.
         let cached = try #require(run.stdout.split(separator: "\n").first { $0.contains("cached ") && $0.contains("frozen Dog objects") })
         #expect(run.stdout.contains("frozen objects"))
@@ -247,9 +253,15 @@ import FirnTools
         struct DemoJSON: Decodable {
             let database: String; let commits: Int; let pinnedVersion: UInt64; let cachePID: Int32
             let frozenObjects: UInt64; let failedSteps: [String]
+            let pinnedCheckpoint: UInt64?; let heldBytes: UInt64; let freeBytesBefore: UInt64; let freeBytesAfter: UInt64
         }
         let report = try run.json(DemoJSON.self)
         #expect(report.database == dir.file("demo.firn") && report.commits == 361 && report.failedSteps.isEmpty)
         #expect(report.pinnedVersion == 122 && report.frozenObjects > 600 && report.cachePID > 0)
+        // The story runs on the commit log: the pinned version is a frame,
+        // its pin holds at least its checkpoint's log region once
+        // checkpoints ran, and the checkpoint after its release frees it.
+        #expect(report.pinnedCheckpoint.map { $0 < 122 } == true)
+        #expect(report.heldBytes >= 128 * 4096 && report.freeBytesAfter > report.freeBytesBefore)
     }
 }

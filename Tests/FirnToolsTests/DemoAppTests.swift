@@ -26,7 +26,9 @@ import Testing
         // holds are replaced at a checkpoint.
         let inLog = try FirnRun.run(["growth", db, "--json"]).json(GrowthJSON.self)
         let checkpoint = try #require(inLog.checkpointVersion)
-        #expect(inLog.explanation.contains("v\(checkpoint + 1)…v\(inLog.currentVersion) are commits in the log since checkpoint v\(checkpoint)") && checkpoint < inLog.currentVersion,
+        #expect(inLog.explanation.contains("v\(checkpoint + 1)…v\(inLog.currentVersion) are ")
+                    && inLog.explanation.contains("commit(s) in the log since checkpoint v\(checkpoint): the next checkpoint replaces at least")
+                    && checkpoint < inLog.currentVersion,
                 "\(inLog.explanation)")
         #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let json = try FirnRun.run(["growth", db, "--json"]).json(GrowthJSON.self)

@@ -16,6 +16,10 @@ final class SpaceLedger {
     /// they wait one more commit (the previous slot's version sees them).
     private var previousBatch: (total: UInt64, held: UInt64) = (0, 0)
     private var livePins: [UInt64] = []
+    /// Of `livePins`, the versions pinned in the lock file (readers): the
+    /// others stand for versions a commit slot may still hold, whose pages
+    /// are counted as waiting, not as held for pinned versions.
+    private var readerPins: [UInt64] = []
     private var livePinSet: Set<UInt64> = []
     /// Pins recorded at the last reclaim (`K`) that are no longer live.
     private var releasedPins: [UInt64] = []
@@ -84,11 +88,19 @@ final class SpaceLedger {
     /// the free list. Work is bounded by the batches whose pin situation
     /// changed: the one retired two commits ago (the previous slot's version
     /// no longer needs it), and those that a released pin was holding.
-    func reclaim(baseVersion: UInt64, livePins allPins: [UInt64]) throws(FirnError) {
+    ///
+    /// `readerPins` are the versions the lock file pins, the rest of
+    /// `allPins` versions a slot may hold; `previousDeath` is the version
+    /// of the base record, whose batch waits for the previous slot's
+    /// version to move on (for a page commit the base version; for a
+    /// checkpoint the checkpoint its log stands on: frames retire nothing).
+    func reclaim(baseVersion: UInt64, livePins allPins: [UInt64], readerPins: [UInt64],
+                 previousDeath: UInt64) throws(FirnError) {
         // Only committed versions have pages to protect; a pin on anything
         // else (a damaged or foreign lock file) protects nothing.
         let livePins = allPins.filter { $0 >= 1 && $0 <= baseVersion }
         self.livePins = livePins
+        self.readerPins = readerPins.filter { $0 >= 1 && $0 <= baseVersion }.sorted()
         self.baseVersion = baseVersion
         let previous = try recordedPins()
         for pin in previous where pin == 0 || pin >= baseVersion {
@@ -106,7 +118,7 @@ final class SpaceLedger {
             let nextLive = livePins.first { $0 > pin } ?? last
             ranges.append((pin + 1, min(nextLive, last)))
         }
-        previousBatch = try countBatch(death: baseVersion)
+        previousBatch = try countBatch(death: previousDeath)
         var reclaimed: [UInt64] = []
         for (low, high) in mergedRanges(ranges) {
             try reclaimBatches(from: low, through: high, livePins: livePins, into: &reclaimed)
@@ -203,7 +215,7 @@ final class SpaceLedger {
 
     /// The entries of one batch, and how many a pinned version sees.
     private func countBatch(death: UInt64) throws(FirnError) -> (total: UInt64, held: UInt64) {
-        let holder = Self.newestPin(below: death, in: livePins)
+        let holder = Self.newestPin(below: death, in: readerPins)
         var cursor = TreeCursor(source: try context.source, root: tree.root)
         try cursor.seek(SpaceKey.retiredPage(death: death, birth: 0, page: 0))
         var total: UInt64 = 0, held: UInt64 = 0
@@ -314,7 +326,7 @@ final class SpaceLedger {
                 }
                 freeCount = try decrement(freeCount, "free page")
             }
-            let holder = Self.newestPin(below: version, in: livePins)
+            let holder = Self.newestPin(below: version, in: readerPins)
             for (page, birth) in retired {
                 try tree.put(SpaceKey.retiredPage(death: version, birth: birth, page: page), Self.empty)
                 retiredCount += 1

@@ -87,7 +87,8 @@ final class PageCommit {
         // an ordinary commit both are base or base − 1, which the batch rule
         // covers: no pin, no extra space-tree writes.
         let baseVersion = version - 1
-        var pins = lockFile.livePinnedVersions()
+        let readerPins = lockFile.livePinnedVersions()
+        var pins = readerPins
         var held = [durableBase]
         if let durable = slots.record(version: durableBase) { held.append(durable.durableBase) }
         for version in held where version >= 1 && version < baseVersion - 1 && !pins.contains(version) {
@@ -95,7 +96,7 @@ final class PageCommit {
         }
         pins.sort()
         do {
-            try ledger.reclaim(baseVersion: baseVersion, livePins: pins)
+            try ledger.reclaim(baseVersion: baseVersion, livePins: pins, readerPins: readerPins, previousDeath: base.version)
             if pins.isEmpty { allocator.freePagesAtStart = ledger.freeCount }
         } catch {
             throw error.located(in: store.path, version: baseVersion)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FirnDemo
 import FirnTools
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,11 +51,13 @@ struct DemoAppCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cache",
             abstract: "Freeze every Dog (sorted by name) and keep the frozen objects until interrupted or --seconds pass.",
-            discussion: "Prints one line (\"cached N frozen Dog objects of version V (pid P)\"), then waits; ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, frozenObjects.")
+            discussion: "Prints one line (\"cached N frozen Dog objects of version V (pid P)\"), then waits; ends with exit 0 on SIGINT/SIGTERM. With --objects-to PATH, first writes the cached dogs as the application reads them from its frozen objects, one JSON object per line ({\"id\", \"name\", \"age\"}, in the cache's order), to compare with firn dump --version V --objects. JSON keys: path, version, pid, frozenObjects.")
 
         @Argument(help: "The database file (made by firn demo or demo-app write).") var file: String
         @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
                 transform: NumericOption.seconds) var seconds: Double?
+        @Option(help: ArgumentHelp("Write the cached dogs, as the application reads them, to this file (JSON lines).", valueName: "path"))
+        var objectsTo: String?
         @OptionGroup var common: CommonOptions
 
         func run() throws {
@@ -63,6 +66,18 @@ struct DemoAppCommand: ParsableCommand {
             let cache = try FrozenCache(path: file)
             defer { cache.release() }
             let r = cache.report
+            if let objectsTo {
+                let output = try OutputFile(destination: objectsTo, replace: true)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                var bytes: [UInt8] = []
+                for dog in cache.cachedDogs {
+                    bytes += Array(try encoder.encode(dog))
+                    bytes.append(10)
+                }
+                try output.write(bytes)
+                try output.commit()
+            }
             if common.json {
                 try Console.json(r)
             } else {

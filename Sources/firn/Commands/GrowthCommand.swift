@@ -6,7 +6,7 @@ struct GrowthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "growth",
         abstract: "Chart file size, live, free and held-by-pins bytes over the recorded commits, and explain the growth.",
-        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten), grewBytes, grewSinceVersion, pinnedBytes, topPin, pins[] (every live pin, most bytes retained first, with the keys of firn pins: slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, frozenObjects, retainedBytes, stale), explanation, checkpointVersion (the current version is a commit in the log since this checkpoint), pinned, note. Text lists the same pins under the chart: pid, kind, version, lag, age, frozen objects, bytes retained, label.")
+        discussion: "JSON keys: currentVersion, points[] (version, time, timestampNanoseconds, fileBytes, liveBytes, freeBytes, heldByPinsBytes, pagesWritten, commitsSincePrevious: the commits in the log a checkpoint applied, which the history does not date one by one), grewBytes, grewSinceVersion, pinnedBytes, topPin, pins[] (every live pin, most bytes retained first, with the keys of firn pins: slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, frozenObjects, retainedBytes, retainedAfterCheckpointBytes, stale), explanation, checkpointVersion (the current version is a commit in the log since this checkpoint), nextCheckpoint (as in firn pins), pinned, note. On the commit log there is one point per checkpoint, the commits in the log between two checkpoints counted in the later one. Text lists the same pins under the chart: pid, kind, version, lag, age, frozen objects, bytes retained, label.")
 
     @Argument(help: "The database file.") var file: String
     @Option(help: ArgumentHelp("Also write the chart as SVG to this path.", valueName: "path")) var svg: String?
@@ -35,7 +35,9 @@ struct GrowthCommand: ParsableCommand {
             for p in report.pins {
                 let frozen = p.frozenObjects > 0 ? ", \(Units.grouped(p.frozenObjects)) frozen objects" : ""
                 let label = p.label.isEmpty ? "" : ", label \"\(p.label)\""
-                try Console.line("  \(Units.bytes(p.retainedBytes).leftPadding(9))  pid \(p.pid) \(p.kind) on v\(p.version) (\(p.lag) behind, \(Units.duration(seconds: p.sinceSeconds)))\(frozen)\(label)")
+                let after = p.retainedAfterCheckpointBytes != p.retainedBytes
+                    ? " (\(Units.bytes(p.retainedAfterCheckpointBytes)) once the next checkpoint runs)" : ""
+                try Console.line("  \(Units.bytes(p.retainedBytes).leftPadding(9))  pid \(p.pid) \(p.kind) on v\(p.version) (\(p.lag) behind, \(Units.duration(seconds: p.sinceSeconds)))\(frozen)\(label)\(after)")
             }
         }
         if let svg { try Console.line("chart written to \(svg)") }

@@ -5,7 +5,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show format, commit slots, space use (live, free, held by pins) and trees.",
-        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, trees[] (name, entries, depth, rootPage), objectTypes[] (name, objects, primaryKey, properties[] (name, type, optional, primaryKey, indexed, list, target, declaration)), objectTypesProblem, log (epoch, firstPage, pages, bytes, commitFrames, deferredFrames, sealFrames, newestVersion, durableVersion, end: full, blank, foreign, otherEpoch, torn, stale or damaged, endOffset, endPage, endEpoch, endDetail, usedBytes, freeBytes, firstOpenerVersion, publishedVersion, unappliedPage, unappliedVersion, unappliedDetail), pins, stalePins, writerPID, pinned, note. log is the commit log of the checkpoint the version reads through, when it made one: the frames a scan of its region accepts, where the scan stopped and why (offsets are bytes from the region's start), and the version a first opener takes (the log's durable version) against the one the lock file publishes. objectTypes lists the types of the schema the Firn SDK keeps in the file (sys.schema) with the number of objects of each in the version; it is empty for a file the SDK did not write.")
+        discussion: "JSON keys: formatVersion, pageSize, currentVersion, currentTime, durableVersion, slots[] (slot, valid, current, version, time, problem, unsealed), fileBytes, logicalBytes, liveBytes, freeBytes, pinnedBytes, awaitingReclaimBytes, freedByNextCommitBytes, nextCheckpoint (checkpoint, frames, replacedBytes, regionBytes, heldByPinsBytes, sharedBytes), trees[] (name, entries, depth, rootPage, loggedKeys, loggedReset), objectTypes[] (name, objects, primaryKey, properties[] (name, type, optional, primaryKey, indexed, list, target, declaration)), objectTypesProblem, log (epoch, firstPage, pages, bytes, commitFrames, deferredFrames, sealFrames, newestVersion, durableVersion, end: full, blank, foreign, otherEpoch, torn, stale or damaged, endOffset, endPage, endEpoch, endDetail, usedBytes, freeBytes, firstOpenerVersion, publishedVersion, unappliedPage, unappliedVersion, unappliedDetail), pins, stalePins, writerPID, pinned, note. log is the commit log of the checkpoint the version reads through, when it made one: the frames a scan of its region accepts, where the scan stopped and why (offsets are bytes from the region's start), and the version a first opener takes (the log's durable version) against the one the lock file publishes. objectTypes lists the types of the schema the Firn SDK keeps in the file (sys.schema) with the number of objects of each in the version; it is empty for a file the SDK did not write.")
 
     @Argument(help: "The database file.") var file: String
     @OptionGroup var common: CommonOptions
@@ -35,8 +35,17 @@ struct InfoCommand: ParsableCommand {
         try Console.line("  live      \(Units.bytes(report.liveBytes))")
         try Console.line("  free      \(Units.bytes(report.freeBytes)) (reusable now)")
         try Console.line("  pinned    \(Units.bytes(report.pinnedBytes)) (held for pinned versions)")
+        let onLog = report.log != nil
+        let next = onLog ? "checkpoint" : "commit"
         if report.awaitingReclaimBytes > 0 {
-            try Console.line("  previous  \(Units.bytes(report.awaitingReclaimBytes)) (seen only by the previous version; free after the next commit)")
+            let later = report.awaitingReclaimBytes - min(report.awaitingReclaimBytes, report.freedByNextCommitBytes)
+            try Console.line("  awaiting  \(Units.bytes(report.awaitingReclaimBytes)) (no pin sees it; the versions in the slots do: "
+                             + "\(Units.bytes(report.freedByNextCommitBytes)) free after the next \(next), \(Units.bytes(later)) after the one after)")
+        }
+        if let checkpoint = report.nextCheckpoint {
+            let shared = checkpoint.sharedBytes > 0 ? ", \(Units.bytes(checkpoint.sharedBytes)) of it shared" : ""
+            try Console.line("  next ckpt replaces ≥ \(Units.bytes(checkpoint.replacedBytes)) (the log region \(Units.bytes(checkpoint.regionBytes)) and the pages "
+                             + "\(Units.grouped(checkpoint.frames)) frame(s) change); pins will hold \(Units.bytes(checkpoint.heldByPinsBytes)) of it\(shared)")
         }
         let stale = report.stalePins > 0 ? ", \(report.stalePins) stale" : ""
         let writer = report.writerPID.map { ", writer pid \($0)" } ?? ""
@@ -44,7 +53,16 @@ struct InfoCommand: ParsableCommand {
         try Console.line("  trees     \(report.trees.count)")
         let width = max(4, report.trees.map(\.name.count).max() ?? 4)
         for tree in report.trees {
-            try Console.line("    \(tree.name.padding(width))  \(Units.grouped(tree.entries).leftPadding(10)) entries  depth \(tree.depth)")
+            let logged: String
+            switch (tree.loggedKeys, tree.loggedReset) {
+            case (nil, _): logged = ""
+            case let (keys?, _) where tree.depth == 0:
+                // Created (or dropped and created again) in the log: the
+                // checkpoint's pages of it, if any, no longer show.
+                logged = ", all \(Units.grouped(UInt64(keys))) key(s) in the log: no pages until the next checkpoint"
+            case let (keys?, _): logged = ", \(Units.grouped(UInt64(keys))) key(s) changed in the log"
+            }
+            try Console.line("    \(tree.name.padding(width))  \(Units.grouped(tree.entries).leftPadding(10)) entries  depth \(tree.depth)\(logged)")
         }
         if let problem = report.objectTypesProblem {
             try Console.line("  objects   unreadable schema: \(problem)")

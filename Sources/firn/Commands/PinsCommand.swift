@@ -8,7 +8,10 @@ struct PinsCommand: ParsableCommand {
         discussion: """
             Exits 1 when a threshold (--max-lag, --max-age, --max-retained) is crossed by a live pin, for cron alerts. \
             JSON keys: latestVersion, lockFile, pins[] (slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, \
-            frozenObjects, retainedBytes, stale), sharedBytes, clearedStale[], violations[], checkpointVersion, pinned, note.
+            frozenObjects, retainedBytes, retainedAfterCheckpointBytes, stale), sharedBytes, clearedStale[], violations[], \
+            checkpointVersion, nextCheckpoint (checkpoint, frames, replacedBytes, regionBytes, heldByPinsBytes, sharedBytes), \
+            pinned, note. On the commit log a pin on a frame holds no page until the next checkpoint replaces the pages \
+            its checkpoint stands on: AT CHECKPOINT (retainedAfterCheckpointBytes) is what each pin will retain alone then.
             """,
         aliases: ["readers"])
 
@@ -42,18 +45,22 @@ struct PinsCommand: ParsableCommand {
                 try Console.line("no pins (latest version \(report.latestVersion))")
             } else {
                 try Console.line("latest version \(report.latestVersion)")
-                try Console.line("SLOT VERSION  LAG    PID      KIND      AGE      FROZEN   RETAINED   LABEL")
+                let log = report.nextCheckpoint != nil
+                try Console.line("SLOT VERSION  LAG    PID      THREAD   KIND      AGE      FROZEN   RETAINED   " + (log ? "AT CHECKPOINT  " : "") + "LABEL")
                 for p in report.pins {
                     let stale = p.stale ? " (stale: process exited)" : ""
-                    try Console.line("\(String(p.slot).padding(4)) \(String(p.version).padding(8)) \(String(p.lag).padding(6)) \(String(p.pid).padding(8)) \(p.kind.padding(9)) \(Units.duration(seconds: p.sinceSeconds).padding(8)) \(Units.grouped(p.frozenObjects).padding(8)) \(Units.bytes(p.retainedBytes).padding(10)) \(p.label)\(stale)")
+                    let after = log ? Units.bytes(p.retainedAfterCheckpointBytes).padding(14) + " " : ""
+                    try Console.line("\(String(p.slot).padding(4)) \(String(p.version).padding(8)) \(String(p.lag).padding(6)) \(String(p.pid).padding(8)) \(String(p.threadID).padding(8)) \(p.kind.padding(9)) \(Units.duration(seconds: p.sinceSeconds).padding(8)) \(Units.grouped(p.frozenObjects).padding(8)) \(Units.bytes(p.retainedBytes).padding(10)) \(after)\(p.label)\(stale)")
                 }
                 if report.sharedBytes > 0 {
                     try Console.line("\(Units.bytes(report.sharedBytes)) more are held jointly by several pinned versions")
                 }
             }
-            if let checkpoint = report.checkpointVersion, report.lockFile {
-                try Console.line("v\(checkpoint + 1)…v\(report.latestVersion) are commits in the log since checkpoint v\(checkpoint): "
-                                 + "a pin on one holds pages only once a checkpoint replaces them (firn checkpoint)")
+            if let next = report.nextCheckpoint, report.lockFile {
+                try Console.line("v\(next.checkpoint + 1)…v\(report.latestVersion) are \(Units.grouped(next.frames)) commit(s) in the log since checkpoint v\(next.checkpoint); "
+                                 + "the next checkpoint replaces at least \(Units.bytes(next.replacedBytes)) of the pages they stand on "
+                                 + "(\(Units.bytes(next.regionBytes)) of it the log region), of which pins will hold \(Units.bytes(next.heldByPinsBytes))"
+                                 + (next.sharedBytes > 0 ? " (\(Units.bytes(next.sharedBytes)) shared)" : "") + ": AT CHECKPOINT")
             }
             for violation in report.violations { try Console.line("ALERT: \(violation)") }
         }

@@ -96,3 +96,25 @@ final class FirnEngine: PinningEngine {
         store.close()
     }
 }
+
+/// Firn on page commits (`commitLogPages` 0): pinned growth reports it
+/// beside the commit log, the default.
+final class FirnPageCommitsEngine: PinningEngine {
+    static let name = "firn-pages"
+    private let engine: FirnEngine
+
+    init(path: String, durable: Bool) throws {
+        engine = try FirnEngine(path: path, durability: durable ? .full : .none, wrapIO: nil, pageCommits: true)
+    }
+
+    func load(_ ds: Dataset, _ range: Range<Int>) throws { try engine.load(ds, range) }
+    func putEach(_ ds: Dataset, _ range: Range<Int>) throws { try engine.putEach(ds, range) }
+    func readAll(_ ds: Dataset, order: [Int32]) throws -> Int { try engine.readAll(ds, order: order) }
+    func scan() throws -> Int { try engine.scan() }
+    func pin() throws { try engine.pin() }
+    func unpin() { engine.unpin() }
+    func overwrite(_ ds: Dataset, _ indices: ArraySlice<Int32>, round: Int) throws {
+        try engine.overwrite(ds, indices, round: round)
+    }
+    func close() { engine.close() }
+}
