@@ -46,7 +46,12 @@ public enum Compact {
     }
 
     private static func estimate(_ snapshot: Snapshot, store: Store) throws(FirnError) -> (before: UInt64, after: UInt64, percent: Double) {
-        let usage = try snapshot.spaceUsage(pinnedVersions: [])
+        // An older version (pinned elsewhere, read through the history or
+        // an epoch entry) has no commit record of its own: the file's space
+        // is accounted by the current version's.
+        let current = snapshot.info.commitRecord == nil ? try store.snapshot(kind: .compact, label: "firn compact") : nil
+        defer { current?.close() }
+        let usage = try (current ?? snapshot).spaceUsage(pinnedVersions: [])
         let after = usage.livePages * UInt64(usage.pageSize)
         let before = usage.fileBytes
         let percent = before > 0 ? Double(before - min(before, after)) * 100 / Double(before) : 0

@@ -114,6 +114,11 @@ public enum Versions {
             } else if try access.snapshot.retiredLog(holding: version) != nil {
                 e.roles.append("frame")
             }
+            // A frame of a retired region: its time is in its frame header.
+            if e.time == nil, let (end, entry) = try access.snapshot.retiredLogEntry(holding: version),
+               let time = try access.store.retiredLogCommitTimes(entry, end: end)[version] {
+                e.time = Units.iso8601(nanoseconds: time)
+            }
             if version == current {
                 e.readable = true
             } else if !e.roles.contains("rejected"),

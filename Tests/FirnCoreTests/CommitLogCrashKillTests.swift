@@ -400,6 +400,14 @@ import Testing
         let started = ContinuousClock.now
         let survivorSeed: UInt64 = 0x5A5A
         var history: [UInt64: UInt64] = [:]
+        // The survivor pins a commit of the log across every kill and
+        // checkpoint below: another process reads it at the end as it read
+        // it here (FORMAT.md 7, epoch entries).
+        _ = try Self.observerCommit(survivor, seed: survivorSeed, durability: .durable)
+        current = try survivor.currentVersion
+        history[current] = survivorSeed
+        let pinned = try survivor.snapshot(kind: .frozen, label: "pinned across the kills")
+        let pinnedContents = try StoreInspection.read(pinned)
         var rounds = 0, unpublished = 0, checkpointsAfter = 0, adoptedCheckpoints = 0, deferredLost = 0
         while rounds < 30 && ContinuousClock.now - started < .seconds(7)
                 || (rounds < 10 || unpublished == 0) && ContinuousClock.now - started < .seconds(120) {
@@ -466,6 +474,15 @@ import Testing
             history = afterMarkers
             current = synced
         }
+        let other = try Store.open(path, options: Self.options(pages: pages))
+        let read = try other.snapshot(version: pinned.version, label: "another process")
+        #expect(try StoreInspection.read(read) == pinnedContents,
+                "v\(pinned.version), pinned across \(rounds) kills, reads differently in another store")
+        #expect(try other.readSlots().record(version: pinned.info.version) == nil || rounds < 3,
+                "the pinned commit's checkpoint left the slots")
+        read.close()
+        other.close()
+        pinned.close()
         survivor.close()
         let reopened = try Self.reopen(path, pages: pages, lastStarted: current + 1)
         #expect(reopened.problems.isEmpty && reopened.version == current && reopened.markers == history,

@@ -52,6 +52,7 @@ import Testing
     struct VersionsReport: Decodable {
         struct Version: Decodable {
             let version: UInt64
+            let time: String?
             let roles: [String]
             let readable: Bool
         }
@@ -157,6 +158,7 @@ import Testing
         #expect(current.0.isSuperset(of: ["current", "durable", "frame"]) && current.1)
         #expect(try roles(info.currentVersion - 1) == (["checkpoint"], true), "the current frame's checkpoint")
         #expect(try roles(pinned) == (["pinned", "frame"], true))
+        #expect(report.versions.first { $0.version == pinned }?.time != nil, "a retired region's frame has its time")
         let fresh = try #require(info.trees.first { $0.name == "fresh" })
         #expect(fresh.depth == 0 && fresh.entries == 1 && fresh.loggedKeys == 1)
         #expect(try FirnRun.run(["info", db]).stdout.contains("all 1 key(s) in the log: no pages until the next checkpoint"))

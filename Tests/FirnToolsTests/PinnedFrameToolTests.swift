@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// The commit log and the toolkit (FORMAT.md 7, epoch entries): a frame
-/// version another process pins is read by `dump --version` and `verify
-/// --version` after any number of checkpoints, exactly as it was, and is
-/// refused once released and reclaimed. Run through the built binary.
+/// version another process pins is read by `dump --version`, `verify
+/// --version`, `compact --version -o` and `export --version` after any
+/// number of checkpoints, exactly as it was, and is refused once released
+/// and reclaimed. Run through the built binary.
 @Suite struct PinnedFrameToolTests {
     /// `firn load --batch 1` of `count` entries "prefix-i" into tree "t": one frame each.
     static func load(_ db: String, _ prefix: String, _ count: Int) throws {
@@ -44,6 +45,15 @@ import Testing
         let verify = try FirnRun.run(["verify", db, "--version", "\(version)"])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(try FirnRun.run(["verify", db]).status == 0)
+        // Copies of it: a packed image and an LZ4 snapshot hold the same entries.
+        let packed = dir.file("packed.firn"), snapshot = dir.file("snap.lz4"), restored = dir.file("restored.firn")
+        let compact = try FirnRun.run(["compact", db, "--version", "\(version)", "-o", packed])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(try FirnRun.run(["dump", packed, "--entries"]).stdout == before)
+        let export = try FirnRun.run(["export", db, "--version", "\(version)", "-o", snapshot])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try FirnRun.run(["import", snapshot, "-o", restored]).status == 0)
+        #expect(try FirnRun.run(["dump", restored, "--entries"]).stdout == before)
 
         hold.signal(SIGTERM)
         #expect(hold.wait() == 0)

@@ -216,6 +216,11 @@ public final class Snapshot: @unchecked Sendable {
     /// past it, when its epoch is at or below it. Nil when there is none.
     /// A malformed entry is `.corrupt`: its numbers would place reads.
     package func retiredLog(holding wanted: UInt64) throws(FirnError) -> LogEpochRecord? {
+        try retiredLogEntry(holding: wanted)?.record
+    }
+
+    /// `retiredLog(holding:)` with the entry's end: the checkpoint that retired the region.
+    package func retiredLogEntry(holding wanted: UInt64) throws(FirnError) -> (end: UInt64, record: LogEpochRecord)? {
         guard let spaceRoot = info.spaceRoot, wanted < UInt64.max else { return nil }
         var cursor = TreeCursor(source: source, rootRef: spaceRoot)
         do throws(FirnError) {
@@ -229,7 +234,7 @@ public final class Snapshot: @unchecked Sendable {
                 throw FirnError.corrupt(path: store.path, page: spaceRoot.page, version: version,
                                         detail: "space tree epoch entry E(\(end)): \(field) is invalid (expected \(expected))")
             }
-            return entry.epoch <= wanted ? entry : nil
+            return entry.epoch <= wanted ? (end, entry) : nil
         } catch {
             throw error.located(in: store.path, version: version)
         }

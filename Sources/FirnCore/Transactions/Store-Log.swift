@@ -139,6 +139,24 @@ extension Store {
         }
     }
 
+    /// When each commit frame of the retired region `entry` finds, below
+    /// `end` (the checkpoint that retired it), was committed: ns since
+    /// 1970 by version. A scan only: nothing is applied.
+    package func retiredLogCommitTimes(_ entry: LogEpochRecord, end: UInt64) throws(FirnError) -> [UInt64: UInt64] {
+        let region = entry.region
+        let map = try mapCovering(pages: entry.logicalPageCount, version: entry.epoch)
+        let pageSize = UInt64(geometry.pageSize)
+        // `defect(end:)` was nil: the region lies inside the checkpoint's pages.
+        let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
+        let scan = LogScan.scan(region, bytes: UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count),
+                                geometry: geometry)
+        var times: [UInt64: UInt64] = [:]
+        for frame in scan.frames where frame.header.kind == .commit && frame.header.version < end {
+            times[frame.header.version] = frame.header.timestampNanoseconds
+        }
+        return times
+    }
+
     /// Every whole frame of `record`'s region read: the scan, for the
     /// open-time choice and for appending.
     func logScan(of record: CommitRecord) throws(FirnError) -> LogScan? {
