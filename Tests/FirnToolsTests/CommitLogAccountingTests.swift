@@ -65,20 +65,13 @@ import Testing
         return try run.json(type)
     }
 
-    static func hold(_ db: String) throws -> (Background, UInt64) {
-        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "app"])
-        let line = try #require(hold.firstLine())
-        let version = try #require(line.split(separator: " ").dropFirst(2).first.flatMap { UInt64($0) }, "\(line)")
-        return (hold, version)
-    }
-
     @Test func aPinOnAFrameShowsWhatTheNextCheckpointWillHold() throws {
         let dir = try Scratch()
         let db = dir.file("log.firn")
         try PinnedFrameToolTests.load(db, "a", 300)
         try PinnedFrameToolTests.checkpoint(db)
         try PinnedFrameToolTests.load(db, "a", 10)
-        let (hold, version) = try Self.hold(db)
+        let (hold, version) = try PinnedFrameToolTests.hold(db)
         let before = try Self.json(PinsReport.self, ["pins", db])
         let pin = try #require(before.pins.first { $0.version == version })
         let next = try #require(before.nextCheckpoint)
@@ -140,7 +133,7 @@ import Testing
         try PinnedFrameToolTests.load(db, "a", 5)
         try PinnedFrameToolTests.checkpoint(db)
         try PinnedFrameToolTests.load(db, "a", 2)
-        let (hold, pinned) = try Self.hold(db)
+        let (hold, pinned) = try PinnedFrameToolTests.hold(db)
         for _ in 0..<2 {
             try PinnedFrameToolTests.load(db, "b", 2)
             try PinnedFrameToolTests.checkpoint(db)

@@ -14,6 +14,14 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
     }
 
+    /// `firn hold --kind frozen` in the background: the process and the version it pinned.
+    static func hold(_ db: String) throws -> (Background, UInt64) {
+        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "app"])
+        let line = try #require(hold.firstLine())
+        let version = try #require(line.split(separator: " ").dropFirst(2).first.flatMap { UInt64($0) }, "\(line)")
+        return (hold, version)
+    }
+
     static func checkpoint(_ db: String) throws {
         let run = try FirnRun.run(["checkpoint", db])
         #expect(run.status == 0, "\(run.stderr)")
@@ -25,9 +33,7 @@ import Testing
         try Self.load(db, "a", 20)
         try Self.checkpoint(db)
         try Self.load(db, "b", 5)
-        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "app"])
-        let line = try #require(hold.firstLine())
-        let version = try #require(line.split(separator: " ").dropFirst(2).first.flatMap { UInt64($0) }, "\(line)")
+        let (hold, version) = try Self.hold(db)
         let before = try FirnRun.run(["dump", db, "--entries"]).stdout
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         #expect(info.currentVersion == version)
