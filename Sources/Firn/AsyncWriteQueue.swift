@@ -65,6 +65,11 @@ final class AsyncWriteQueue {
     enum Message {
         /// The writer lock for the next request, or why it was not granted.
         case lock(Result<TransactionBox, DatabaseError>)
+        /// The worker had the lock, but the binding did not take it within
+        /// `offerWindow` (busy elsewhere: it may be waiting for the lock
+        /// itself, through another instance): it gave the lock back. The
+        /// binding asks again when it is free.
+        case lockWithdrawn
         /// The outcome of a durable sync asked for when this instance had
         /// committed up to `upTo`.
         case durable(upTo: UInt64, Result<UInt64, DatabaseError>)
@@ -77,26 +82,62 @@ final class AsyncWriteQueue {
     }
 
     /// Where the worker posts; the binding takes, or waits when it must.
+    /// The writer lock is offered, not posted: the worker keeps it only if
+    /// the binding takes it in time.
     final class Mailbox: @unchecked Sendable {
         private let condition = NSCondition()
         private var messages: [Message] = []
+        /// The transaction the worker offers, until the binding takes it.
+        private var offered: TransactionBox?
 
         func post(_ message: Message) {
             condition.lock()
             messages.append(message)
-            condition.signal()
+            condition.broadcast()
             condition.unlock()
         }
 
-        /// Everything posted so far; with `wait`, sleeps until there is something.
+        /// Offers `box` to the binding (woken by `wake`) and waits up to
+        /// `seconds` for it to be taken. False when it was not: the offer
+        /// is withdrawn, and the caller gives the lock back.
+        func offer(_ box: TransactionBox, wake: () -> Void, within seconds: Double) -> Bool {
+            condition.lock()
+            offered = box
+            condition.broadcast()
+            condition.unlock()
+            wake()
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while offered === box, condition.wait(until: deadline) {}
+            guard offered === box else { return true }
+            offered = nil
+            return false
+        }
+
+        /// Everything posted so far and the lock if offered; with `wait`,
+        /// sleeps until there is something.
         func take(wait: Bool) -> [Message] {
             condition.lock()
             defer { condition.unlock() }
-            while wait && messages.isEmpty { condition.wait() }
-            defer { messages.removeAll() }
-            return messages
+            while wait && messages.isEmpty && offered == nil { condition.wait() }
+            var taken = messages
+            messages.removeAll()
+            if let box = offered {
+                taken.append(.lock(.success(box)))
+                offered = nil
+                condition.broadcast()
+            }
+            return taken
         }
     }
+
+    /// How long the worker holds the writer lock for a binding that does
+    /// not take it. A binding busy elsewhere may be waiting for that very
+    /// lock (its queue waits for a synchronous write of another instance):
+    /// holding on would stall both until the lock timed out, or forever.
+    /// A binding that is free takes it within microseconds.
+    static let offerWindow = 0.025
 
     /// Holds the instance for the worker's wake-up block: an instance with
     /// work in flight stays alive until that work has come back to it. Only
@@ -256,6 +297,8 @@ final class AsyncWriteQueue {
         case let .lock(result):
             acquiring = false
             start(result)
+        case .lockWithdrawn:
+            acquiring = false
         case let .durable(upTo, result):
             syncsInFlight -= 1
             if case let .failure(error) = result { fail(upTo: upTo, error) }
@@ -408,13 +451,20 @@ final class AsyncWriteQueue {
         acquiring = true
         let store = core.store, mailbox = mailbox, wake = waker()
         worker.async {
-            let message: Message
+            let box: TransactionBox
             do throws(FirnError) {
-                message = .lock(.success(TransactionBox(try store.beginWrite())))
+                box = TransactionBox(try store.beginWrite())
             } catch {
-                message = .lock(.failure(.engine(error)))
+                mailbox.post(.lock(.failure(.engine(error))))
+                wake()
+                return
             }
-            mailbox.post(message)
+            if mailbox.offer(box, wake: wake, within: AsyncWriteQueue.offerWindow) { return }
+            // Not taken: the binding is busy. The lock goes back (others may
+            // be waiting for it, the binding itself among them) and the
+            // binding asks again when it next processes.
+            box.transaction.abort()
+            mailbox.post(.lockWithdrawn)
             wake()
         }
     }

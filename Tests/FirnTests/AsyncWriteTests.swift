@@ -350,6 +350,48 @@ import Testing
         #expect(try app.storedDogIDs() == [1, 2, 3, 4])
     }
 
+    /// The queue's pending `writeAsync` must not hold the writer lock while
+    /// the queue cannot run its block: here the queue waits for a
+    /// synchronous write on another thread's instance (which cannot run the
+    /// queue's requests). The worker has the lock by then; it gives it back
+    /// when the queue does not take it, the write proceeds, and the async
+    /// block runs once the queue is free. Before, the two waited for each
+    /// other for good (no lock timeout) or until the lock timed out.
+    @Test func aPendingAsyncWriteGivesTheLockBackWhileItsQueueWritesElsewhere() throws {
+        let app = App()
+        _ = try app.run { _ in 0 }
+        let configuration = app.configuration
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Box<String?>(nil)
+        app.queue.async {
+            do {
+                let db = try app.db
+                db.writeAsync({ app.log("async block"); try db.add(Self.dog(1)) }, onComplete: { _ in
+                    app.log("async complete")
+                    app.done()
+                })
+                // Long enough for the worker to take the writer lock.
+                Thread.sleep(forTimeInterval: 0.1)
+                // The queue waits for a write on another thread.
+                try onNewThread {
+                    let other = try Database(configuration: configuration)
+                    try other.write {
+                        app.log("sync write")
+                        try other.add(Self.dog(2))
+                    }
+                }
+            } catch {
+                outcome.value = "\(error)"
+            }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the queue's synchronous write waited for its own pending async write")
+        #expect(outcome.value == nil)
+        #expect(app.wait())
+        #expect(app.events.value == ["sync write", "async block", "async complete"])
+        #expect(try app.storedDogIDs() == [1, 2])
+    }
+
     // MARK: waiting for them
 
     @Test func isPerformingIsTrueFromTheFirstRequestUntilTheLastCompletion() throws {
