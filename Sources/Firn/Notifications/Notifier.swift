@@ -103,25 +103,34 @@ final class Notifier {
                 fail(error)
                 return
             }
-            var steps: [(to: Snapshot, suppressing: Bool)] = []
-            if let middle = writeBase {
+            var middle: Snapshot? = nil
+            if let began = writeBase {
                 writeBase = nil
-                if middle.version > base.version, middle.version < target.version {
-                    steps.append((middle, false))
+                if began.version > base.version, began.version < target.version { middle = began } else { began.close() }
+            }
+            // Every callback reads the instance at `target`, so each observer
+            // gets one changeset from `base` to `target`: applied to what it
+            // last delivered, it gives exactly what the callback reads (two
+            // steps, the first to a version the callback cannot see, made
+            // changesets that did not add up). An observer whose token the
+            // write suppresses takes the two steps: it hears the other
+            // writers' changes (to `middle`) and moves past the write's own
+            // silently — its owner applied those itself.
+            let all = observations.withLock { $0 }.filter { $0.started && !$0.isStopped }
+            let whole = VersionChanges(old: base, new: target)
+            let split = middle.map { (VersionChanges(old: base, new: $0), VersionChanges(old: $0, new: target)) }
+            for observation in all {
+                let isSuppressed = suppressed.contains(ObjectIdentifier(observation))
+                if isSuppressed, let (before, own) = split {
+                    observation.update(before, core: core, notify: true)
+                    observation.update(own, core: core, notify: false)
                 } else {
-                    middle.close()
+                    observation.update(whole, core: core, notify: !isSuppressed)
                 }
             }
-            steps.append((target, true))
-            for step in steps {
-                let changes = VersionChanges(old: base, new: step.to)
-                for observation in observations.withLock({ $0 }) where observation.started && !observation.isStopped {
-                    let notify = !(step.suppressing && suppressed.contains(ObjectIdentifier(observation)))
-                    observation.update(changes, core: core, notify: notify)
-                }
-                base.close()
-                base = step.to
-            }
+            middle?.close()
+            base.close()
+            base = target
         }
         observations.withLock { $0.removeAll { $0.isStopped } }
     }
