@@ -26,10 +26,28 @@ enum ActiveVersionLimit {
             pins: pins.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }, checkedAtNanoseconds: wallClockNanoseconds())
     }
 
+    /// For a write, as Realm counts: the distinct versions pinned when it
+    /// begins — the writer's own read pin on `reading` (its base) included,
+    /// the version its commit will make not — more than `limit` throw.
+    /// Realm refuses when "Number of active versions (N) … exceeded the
+    /// limit"; counting the version to come refused one write earlier.
+    static func checkWrite(_ store: Store, limit: UInt?, reading version: UInt64) throws(DatabaseError) {
+        guard let limit, let lockFile = store.lockFile else { return }
+        let pins = lockFile.pins().filter { !$0.stale }
+        var versions = Set(pins.map(\.version))
+        versions.insert(version)
+        guard versions.count > Int(clamping: limit) else { return }
+        throw DatabaseError.tooManyActiveVersions(
+            operation: "beginWrite", limit: limit, versions: versions.sorted(),
+            pins: pins.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }, checkedAtNanoseconds: wallClockNanoseconds())
+    }
+
     /// The error's text: what was refused, then one line per pin saying who
     /// holds it (process, thread, kind, label) and for how long.
     static func describe(operation: String, limit: UInt, versions: [UInt64], pins: [PinRecord], now: UInt64) -> String {
-        var text = "\(operation) would leave \(versions.count) versions pinned (\(versions.map(String.init).joined(separator: ", "))), "
+        let list = versions.map(String.init).joined(separator: ", ")
+        var text = (operation == "beginWrite" ? "beginWrite found \(versions.count) versions pinned (\(list)), "
+                                              : "\(operation) would leave \(versions.count) versions pinned (\(list)), ")
             + "more than maximumNumberOfActiveVersions (\(limit)); release frozen values and thread-safe references, "
             + "or refresh the instances reading old versions. Pins:"
         for pin in pins {

@@ -336,8 +336,8 @@ final class DatabaseCore: ObjectSource {
             // Observers are told of other writers' changes apart from this one's.
             notifier?.writeBegan(at: snapshot)
             // Its commit moves this instance's read pin to the new version.
-            try ActiveVersionLimit.check(store, limit: configuration.maximumNumberOfActiveVersions,
-                                         pinning: transaction.version, own: snapshot.pinSlotIndex, operation: "beginWrite")
+            try ActiveVersionLimit.checkWrite(store, limit: configuration.maximumNumberOfActiveVersions,
+                                              reading: snapshot.version)
         } catch {
             transaction.abort()
             throw error
