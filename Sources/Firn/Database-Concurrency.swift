@@ -33,7 +33,10 @@ extension Database {
     /// instance's binding. A task cancelled before the lock was granted
     /// throws `CancellationError`: its block never runs and nothing is
     /// committed. A cancellation after that changes nothing. Rolled back
-    /// and rethrown when `block` throws.
+    /// and rethrown when `block` throws. As in Realm, the block may end the
+    /// write itself with `cancelWrite()` (nothing is committed and the
+    /// result is returned), and `isPerformingAsynchronousWriteOperations`
+    /// is true while it runs.
     @discardableResult
     public func asyncWrite<Result>(
         isolation actor: isolated (any Actor) = #isolation, _ block: () throws -> Result
@@ -59,12 +62,16 @@ extension Database {
         core.checkAccess()
         try core.adopt(transaction)
         let result: Result
+        core.runningAsyncWriteBlocks += 1
         do {
+            defer { core.runningAsyncWriteBlocks -= 1 }
             result = try block()
         } catch {
-            core.cancelWrite()
+            if core.isInWriteTransaction { core.cancelWrite() }
             throw error
         }
+        // The block cancelled the write itself: nothing to commit.
+        guard core.isInWriteTransaction else { return result }
         // Written and visible now; the sync happens on another thread.
         let version = try core.commitWrite(durability: .deferred)
         // Observers hear of it on the actor now, as after `write {}`.

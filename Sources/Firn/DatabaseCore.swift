@@ -289,7 +289,10 @@ final class DatabaseCore: ObjectSource {
     }
 
     /// True from the first async write request until the last completion.
-    var isPerformingAsyncWrites: Bool { asyncQueue?.isPerforming ?? false }
+    /// An `asyncWrite` block running now counts too, as in Realm.
+    var isPerformingAsyncWrites: Bool { runningAsyncWriteBlocks > 0 || (asyncQueue?.isPerforming ?? false) }
+    /// `asyncWrite` blocks (the `async` API) running on this instance now.
+    var runningAsyncWriteBlocks = 0
 
     /// Waits for every pending async write of this instance (running its
     /// blocks and completions here), then releases the read pin like

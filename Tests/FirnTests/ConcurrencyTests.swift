@@ -27,6 +27,21 @@ import Testing
 
         func ping() -> Bool { true }
 
+        /// Realm's contract for `asyncWrite`: inside the block the instance
+        /// performs an async write; a block that cancels the write itself
+        /// returns normally and commits nothing.
+        func asyncWriteAsRealmDoes() async throws -> (inside: Bool, after: Bool, returned: Int, count: Int) {
+            let db = try await open()
+            var inside = false
+            let returned = try await db.asyncWrite { () -> Int in
+                inside = db.isPerformingAsynchronousWriteOperations
+                try db.add(AsyncWriteTests.dog(7))
+                db.cancelWrite()
+                return 42
+            }
+            return (inside, db.isPerformingAsynchronousWriteOperations, returned, db.objects(Dog.self).count)
+        }
+
         func addWithAsyncWrite(_ db: Database, _ id: Int) async throws {
             try await db.asyncWrite { try db.add(AsyncWriteTests.dog(id)) }
         }
@@ -140,6 +155,18 @@ import Testing
         let scratch = Scratch()
         let kennel = Kennel(scratch.configuration())
         #expect(try await kennel.durableWhenAsyncWriteReturns())
+    }
+
+    /// Two departures from Realm's `asyncWrite` that ported code hits: the
+    /// block saw `isPerformingAsynchronousWriteOperations` false, and a block
+    /// that called `cancelWrite()` made `asyncWrite` throw "commitWrite
+    /// needs a write transaction".
+    @Test func asyncWriteIsPerformingInsideItsBlockAndABlockMayCancelTheWrite() async throws {
+        let scratch = Scratch()
+        let kennel = Kennel(scratch.configuration())
+        let outcome = try await kennel.asyncWriteAsRealmDoes()
+        #expect(outcome.inside && !outcome.after)
+        #expect(outcome.returned == 42 && outcome.count == 0)
     }
 
     @Test func asyncWriteSuspendsTheTaskNotTheActorWhileAnotherWriterHoldsTheLock() async throws {
