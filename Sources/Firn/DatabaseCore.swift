@@ -265,7 +265,8 @@ final class DatabaseCore: ObjectSource {
     /// frozen value of that version in the process.
     func frozenVersion(operation: String) throws(DatabaseError) -> FrozenVersion {
         checkAccess()
-        guard transaction == nil else { throw DatabaseError.frozen(type: "Database", operation: "\(operation) inside a write transaction") }
+        // Realm refuses this too; the old message said the live instance was frozen.
+        guard transaction == nil else { throw DatabaseError.inWriteTransaction(operation: operation) }
         let version = try version
         if let frozen, frozen.version == version { return frozen }
         // No limit check: the version is this instance's, pinned already.

@@ -30,6 +30,9 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case notInWriteTransaction(operation: String)
     /// `beginWrite` inside a write transaction.
     case alreadyInWriteTransaction
+    /// `operation` (a freeze) inside a write transaction: frozen values
+    /// read committed versions, and the write's changes are not one yet.
+    case inWriteTransaction(operation: String)
     /// A frozen value cannot do this (write, modify, freeze inside a write…).
     case frozen(type: String, operation: String)
     /// The object is not stored in a database.
@@ -94,6 +97,8 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notInWriteTransaction(operation):
             return "\(operation) needs a write transaction (write { } or beginWrite())"
         case .alreadyInWriteTransaction: return "this database instance is already in a write transaction"
+        case let .inWriteTransaction(operation):
+            return "cannot \(operation) inside a write transaction: frozen values read committed versions; commit or cancel the write first"
         case let .frozen(type, operation): return "\(type) is frozen: cannot \(operation) (thaw() it first)"
         case let .unmanagedObject(type, operation): return "\(type) is not stored in a database: cannot \(operation)"
         case let .objectFromAnotherDatabase(type): return "\(type) belongs to another database instance"

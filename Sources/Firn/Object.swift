@@ -45,6 +45,9 @@ open class Object {
         guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "freeze") }
         if managed.source.isFrozen { return self }
         guard let core = managed.source as? DatabaseCore else { return self }
+        // As Realm: a deleted object has nothing to freeze (its frozen copy
+        // would stop the program on its first read).
+        guard !managed.isInvalidated else { throw DatabaseError.invalidatedObject(type: typeName) }
         let frozen = try core.frozenVersion(operation: "freeze \(typeName)")
         let copy = Self()
         copy.managed = ManagedObject(source: frozen, info: managed.info, key: managed.key)

@@ -84,6 +84,27 @@ import Testing
         #expect(Self.frozenPins(db).isEmpty)
     }
 
+    /// Realm's contract, which ported code relies on: freezing a deleted
+    /// object throws (it returned an invalidated copy that stopped the
+    /// program on its first read), and freezing inside a write says so
+    /// (it said the live Database was frozen).
+    @Test func freezingADeletedObjectOrInsideAWriteThrowsSayingWhy() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, 0..<2)
+        let doomed = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
+        try db.write { try db.delete(doomed) }
+        #expect(throws: DatabaseError.invalidatedObject(type: "Dog")) { try doomed.freeze() }
+        let kept = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 1))
+        try db.write {
+            #expect(throws: DatabaseError.inWriteTransaction(operation: "freeze Dog")) { try kept.freeze() }
+            #expect(throws: DatabaseError.inWriteTransaction(operation: "freeze the Database")) { try db.freeze() }
+        }
+        #expect(DatabaseError.inWriteTransaction(operation: "freeze Dog").description
+                == "cannot freeze Dog inside a write transaction: frozen values read committed versions; commit or cancel the write first")
+        #expect(try kept.freeze().name == "dog 1")
+    }
+
     @Test func thePinGoesWithTheLastFrozenValue() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
