@@ -21,9 +21,7 @@ enum ActiveVersionLimit {
         let pins = lockFile.pins().filter { !$0.stale }
         var versions = Set(pins.filter { $0.slot != own }.map(\.version))
         guard versions.insert(version).inserted, versions.count > Int(clamping: limit) else { return }
-        throw DatabaseError.tooManyActiveVersions(
-            operation: operation, limit: limit, versions: versions.sorted(),
-            pins: pins.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }, checkedAtNanoseconds: wallClockNanoseconds())
+        throw refusal(operation, limit: limit, versions: versions, pins: pins)
     }
 
     /// For a write, as Realm counts: the distinct versions pinned when it
@@ -37,8 +35,13 @@ enum ActiveVersionLimit {
         var versions = Set(pins.map(\.version))
         versions.insert(version)
         guard versions.count > Int(clamping: limit) else { return }
-        throw DatabaseError.tooManyActiveVersions(
-            operation: "beginWrite", limit: limit, versions: versions.sorted(),
+        throw refusal("beginWrite", limit: limit, versions: versions, pins: pins)
+    }
+
+    /// The error listing the versions and every live pin, as of now.
+    private static func refusal(_ operation: String, limit: UInt, versions: Set<UInt64>, pins: [PinRecord]) -> DatabaseError {
+        .tooManyActiveVersions(
+            operation: operation, limit: limit, versions: versions.sorted(),
             pins: pins.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }, checkedAtNanoseconds: wallClockNanoseconds())
     }
 

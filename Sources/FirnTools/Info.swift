@@ -137,7 +137,8 @@ public enum Info {
         let slots = try store.readSlots()
         let lock = store.lockFile
         let pins = lock?.pins().filter { $0.pid != getpidValue() } ?? []
-        let usage = try snapshot.spaceUsage(pinnedVersions: Pins.livePinnedVersions(lock))
+        let usage = try snapshot.spaceUsage(pinnedVersions: Pins.livePinnedVersions(lock), slots: slots,
+                                            forecastingCheckpoint: true)
         var trees: [Tree] = []
         for (name, entry) in try snapshot.catalog() {
             let depth = try snapshot.tree(name)?.depth() ?? 0

@@ -93,7 +93,7 @@ public enum Pins {
         var cleared: [PinRecord] = []
         if options.clearStale, let lock { cleared = lock.reclaimStalePins() }
         let records = (lock?.pins() ?? []).filter { $0.pid != own }
-        let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock))
+        let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock), forecastingCheckpoint: true)
         func pin(_ r: PinRecord, retained: Bool) -> Pin {
             Pin(slot: r.slot, version: r.version, pid: r.pid, threadID: r.threadID,
                 kind: r.kind?.description ?? "unknown(\(r.rawKind))", label: r.label,

@@ -101,23 +101,21 @@ public enum Versions {
         for record in history { records[record.version] = false }
         for case let .success(record) in slots.slots { records[record.version] = record.hasLogRegion }
         let onLog = access.snapshot.info.commitRecord?.hasLogRegion == true || access.snapshot.logCheckpointVersion != nil
-        if let ownRecord, ownRecord != current {
-            var e = entry(ownRecord)
-            byVersion[ownRecord] = e
-            _ = e
-        }
+        if let ownRecord, ownRecord != current { byVersion[ownRecord] = entry(ownRecord) }
+        // Commit times of the retired regions met, one scan each.
+        var regionTimes: [UInt64: [UInt64: UInt64]] = [:]
         for (version, var e) in byVersion {
             if let hasRegion = records[version] {
                 if hasRegion { e.roles.append("checkpoint") }
+            } else if let (end, entry) = try access.snapshot.retiredLog(holding: version) {
+                e.roles.append("frame")
+                // A frame of a retired region: its time is in its frame header.
+                if e.time == nil {
+                    if regionTimes[end] == nil { regionTimes[end] = try access.store.retiredLogCommitTimes(entry, end: end) }
+                    e.time = regionTimes[end]?[version].map { Units.iso8601(nanoseconds: $0) }
+                }
             } else if onLog {
                 e.roles.append("frame")
-            } else if try access.snapshot.retiredLog(holding: version) != nil {
-                e.roles.append("frame")
-            }
-            // A frame of a retired region: its time is in its frame header.
-            if e.time == nil, let (end, entry) = try access.snapshot.retiredLogEntry(holding: version),
-               let time = try access.store.retiredLogCommitTimes(entry, end: end)[version] {
-                e.time = Units.iso8601(nanoseconds: time)
             }
             if version == current {
                 e.readable = true

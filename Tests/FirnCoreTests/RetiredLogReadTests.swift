@@ -65,7 +65,7 @@ import Testing
         old.close()
         let latest = try tool.snapshot()
         #expect(Verifier.verify(latest, slots: try tool.readSlots()).findings.map(\.description) == [])
-        let holding = try #require(try latest.retiredLog(holding: version), "an epoch entry finds the region")
+        let holding = try #require(try latest.retiredLog(holding: version)?.record, "an epoch entry finds the region")
         #expect(holding.epoch == checkpoint.version && holding.region == checkpoint.logRegion)
         latest.close()
 

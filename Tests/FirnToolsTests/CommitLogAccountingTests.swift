@@ -68,10 +68,7 @@ import Testing
     @Test func aPinOnAFrameShowsWhatTheNextCheckpointWillHold() throws {
         let dir = try Scratch()
         let db = dir.file("log.firn")
-        try PinnedFrameToolTests.load(db, "a", 300)
-        try PinnedFrameToolTests.checkpoint(db)
-        try PinnedFrameToolTests.load(db, "a", 10)
-        let (hold, version) = try PinnedFrameToolTests.hold(db)
+        let (hold, version) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 300, inLog: 10)
         let before = try Self.json(PinsReport.self, ["pins", db])
         let pin = try #require(before.pins.first { $0.version == version })
         let next = try #require(before.nextCheckpoint)
@@ -130,10 +127,7 @@ import Testing
     @Test func versionsSayWhatEachVersionIsAndWhetherItCanBeRead() throws {
         let dir = try Scratch()
         let db = dir.file("log.firn")
-        try PinnedFrameToolTests.load(db, "a", 5)
-        try PinnedFrameToolTests.checkpoint(db)
-        try PinnedFrameToolTests.load(db, "a", 2)
-        let (hold, pinned) = try PinnedFrameToolTests.hold(db)
+        let (hold, pinned) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 5, inLog: 2)
         for _ in 0..<2 {
             try PinnedFrameToolTests.load(db, "b", 2)
             try PinnedFrameToolTests.checkpoint(db)

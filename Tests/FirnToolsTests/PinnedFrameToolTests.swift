@@ -22,6 +22,15 @@ import Testing
         return (hold, version)
     }
 
+    /// `checkpointed` frames of "a" and a checkpoint, then `inLog` more
+    /// frames, the last of them pinned by `hold`: a frame of the log.
+    static func pinnedFrame(_ db: String, checkpointed: Int, inLog: Int) throws -> (Background, UInt64) {
+        try load(db, "a", checkpointed)
+        try checkpoint(db)
+        try load(db, "b", inLog)
+        return try hold(db)
+    }
+
     static func checkpoint(_ db: String) throws {
         let run = try FirnRun.run(["checkpoint", db])
         #expect(run.status == 0, "\(run.stderr)")
@@ -30,10 +39,7 @@ import Testing
     @Test func dumpAndVerifyReadAPinnedFrameAfterItsCheckpointLeftTheSlots() throws {
         let dir = try Scratch()
         let db = dir.file("log.firn")
-        try Self.load(db, "a", 20)
-        try Self.checkpoint(db)
-        try Self.load(db, "b", 5)
-        let (hold, version) = try Self.hold(db)
+        let (hold, version) = try Self.pinnedFrame(db, checkpointed: 20, inLog: 5)
         let before = try FirnRun.run(["dump", db, "--entries"]).stdout
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         #expect(info.currentVersion == version)

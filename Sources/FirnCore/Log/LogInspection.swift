@@ -157,8 +157,7 @@ extension Store {
                 detail: "log region of \(region.pageCount) pages from page \(region.startPage) lies outside the record's \(record.logicalPageCount) pages")
         }
         let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
-        let bytes = UnsafeRawBufferPointer(start: map.base.advanced(by: Int(region.startPage * pageSize)),
-                                           count: Int(region.pageCount * pageSize))
+        let bytes = regionBytes(region, in: map)
         let scan = LogScan.scan(region, bytes: bytes, geometry: geometry)
         let reading = logReading(for: record, map: map)
         var inspection = LogInspection(

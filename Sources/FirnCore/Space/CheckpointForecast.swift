@@ -41,14 +41,13 @@ extension Snapshot {
             regionPages = region.pageCount
         }
         do throws(FirnError) {
-            var catalogEntries: [String: CatalogEntry] = [:]
-            for (name, entry) in try checkpointCatalog() { catalogEntries[name] = entry }
-            var frames: UInt64 = 0
-            for _ in log.framesOldestFirst() { frames += 1 }
             for (name, state) in log.trees {
-                // The catalog entry changes with the tree's root and count.
-                try withBytes(Array(name.utf8)) { (key) throws(FirnError) in try path(to: key, in: info.catalogRoot, add) }
-                guard let entry = catalogEntries[name] else { continue }
+                // The catalog entry changes with the tree's root and count;
+                // the walk to it finds the checkpoint's entry of the tree.
+                let value = try withBytes(Array(name.utf8)) { (key) throws(FirnError) in
+                    try path(to: key, in: info.catalogRoot, add)
+                }
+                guard case let .inline(bytes)? = value, let entry = CatalogEntry.decode(bytes) else { continue }
                 if !state.showsCheckpoint {
                     // Dropped or created anew: every page of the old tree goes.
                     try everyPage(from: entry.root, add)
@@ -61,32 +60,21 @@ extension Snapshot {
             if let space = record.spaceRoot.isNone ? nil : record.spaceRoot {
                 try path(to: UnsafeRawBufferPointer(start: nil, count: 0), in: space, add, last: true)
             }
-            return CheckpointForecast(checkpoint: record.version, frames: frames, pages: pages, regionPages: regionPages)
+            // Each commit frame is one version past the checkpoint.
+            return CheckpointForecast(checkpoint: record.version, frames: version - record.version, pages: pages,
+                                      regionPages: regionPages)
         } catch {
             throw error.located(in: store.path, version: version)
         }
     }
 
-    /// The checkpoint's own catalog (not the log's view of it).
-    private func checkpointCatalog() throws(FirnError) -> [(String, CatalogEntry)] {
-        var out: [(String, CatalogEntry)] = []
-        var cursor = TreeCursor(source: source, rootRef: info.catalogRoot)
-        try cursor.first()
-        while cursor.isValid {
-            let name = try Snapshot.treeName(cursor, geometry: store.geometry)
-            if case let .inline(bytes)? = try cursor.storedValue(), let entry = CatalogEntry.decode(bytes) {
-                out.append((name, entry))
-            }
-            try cursor.next()
-        }
-        return out
-    }
-
     /// Adds the pages from `root` down to the leaf that holds `key` (the
-    /// last leaf with `last`), and the overflow chain of its value there.
+    /// last leaf with `last`), and the overflow chain of its value there;
+    /// returns that value when the key is there.
+    @discardableResult
     private func path(to key: UnsafeRawBufferPointer, in root: PageRef, _ add: (UInt64, UInt64) -> Void,
-                      last: Bool = false) throws(FirnError) {
-        guard !root.isNone else { return }
+                      last: Bool = false) throws(FirnError) -> StoredValue? {
+        guard !root.isNone else { return nil }
         var ref = root
         var level: Int? = nil
         while true {
@@ -94,12 +82,12 @@ extension Snapshot {
             try view.checkTreePage(expectLeaf: nil)
             add(ref.page, ref.birth)
             if view.typeByte != PageType.branch.rawValue {
-                guard !last else { return }
+                guard !last else { return nil }
                 let (index, found) = try view.leafSearch(key)
-                if found, case let .overflow(head, _) = try view.leafCell(index).value {
-                    try chain(from: head, add)
-                }
-                return
+                guard found else { return nil }
+                let value = try view.leafCell(index).value
+                if case let .overflow(head, _) = value { try chain(from: head, add) }
+                return value
             }
             let index = last ? view.count - 1 : try view.branchSearch(key)
             ref = try view.branchChild(index)

@@ -22,8 +22,9 @@ public struct SpaceUsage: Sendable, Codable, Equatable {
     /// space frees (on the commit log, the next checkpoint): retired by a
     /// version no later than the previous slot's. The rest wait one more.
     public var freedByNextCommitPages: UInt64 = 0
-    /// On the commit log, while the version read is a frame: what the next
-    /// checkpoint replaces and which pins will hold it then.
+    /// On the commit log, while the version read is a frame and when asked
+    /// for (`forecastingCheckpoint`): what the next checkpoint replaces and
+    /// which pins will hold it then.
     public var nextCheckpoint: NextCheckpoint?
 
     /// What the next checkpoint of the current log epoch takes from the
@@ -78,7 +79,13 @@ extension Snapshot {
     /// Accounts for every page of the file at this version, given the
     /// versions pinned now (`LockFile.livePinnedVersions()`). Reads the
     /// space tree once; cost grows with the retired pages, not the file.
-    public func spaceUsage(pinnedVersions: [UInt64]) throws(FirnError) -> SpaceUsage {
+    /// `slots` as the caller read them (read here when nil) date the
+    /// batches the next commit frees. With `forecastingCheckpoint`, also
+    /// what the next checkpoint replaces (`nextCheckpoint`): a walk of the
+    /// paths to every key the log's frames change, which the reports
+    /// (`firn pins`, `info`) want and compaction does not.
+    public func spaceUsage(pinnedVersions: [UInt64], slots: CommitSlots? = nil,
+                           forecastingCheckpoint: Bool = false) throws(FirnError) -> SpaceUsage {
         guard let record = info.commitRecord else {
             throw FirnError.invalidArgument("\(store.path): space accounting needs a version from a commit slot")
         }
@@ -86,7 +93,8 @@ extension Snapshot {
         // Batches retired by then are reclaimed by the next commit that
         // reclaims (FORMAT.md 7: once the version before their death has
         // left the slots).
-        let previousSlot = try store.readSlots().previous?.version
+        let previousSlot: UInt64?
+        if let slots { previousSlot = slots.previous?.version } else { previousSlot = try store.readSlots().previous?.version }
         var usage = SpaceUsage(
             version: version, pageSize: store.pageSize, fileBytes: try store.io.size(),
             logicalPages: record.logicalPageCount, livePages: 0, freePages: 0, retiredPages: 0,
@@ -119,7 +127,7 @@ extension Snapshot {
             throw error.located(in: store.path, version: version)
         }
         usage.livePages = usage.logicalPages - min(usage.logicalPages, usage.freePages + usage.retiredPages)
-        if let forecast = try checkpointForecast() {
+        if forecastingCheckpoint, let forecast = try checkpointForecast() {
             // The checkpoint after the version read: pins up to it see
             // each page from its birth on.
             let death = version + 1

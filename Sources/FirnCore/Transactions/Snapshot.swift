@@ -213,14 +213,10 @@ public final class Snapshot: @unchecked Sendable {
 
     /// The epoch entry of the retired log region that holds frame
     /// `wanted` (FORMAT.md 7): the entry `E`(end) with the smallest end
-    /// past it, when its epoch is at or below it. Nil when there is none.
+    /// past it, when its epoch is at or below it, with that end (the
+    /// checkpoint that retired the region). Nil when there is none.
     /// A malformed entry is `.corrupt`: its numbers would place reads.
-    package func retiredLog(holding wanted: UInt64) throws(FirnError) -> LogEpochRecord? {
-        try retiredLogEntry(holding: wanted)?.record
-    }
-
-    /// `retiredLog(holding:)` with the entry's end: the checkpoint that retired the region.
-    package func retiredLogEntry(holding wanted: UInt64) throws(FirnError) -> (end: UInt64, record: LogEpochRecord)? {
+    package func retiredLog(holding wanted: UInt64) throws(FirnError) -> (end: UInt64, record: LogEpochRecord)? {
         guard let spaceRoot = info.spaceRoot, wanted < UInt64.max else { return nil }
         var cursor = TreeCursor(source: source, rootRef: spaceRoot)
         do throws(FirnError) {

@@ -78,6 +78,14 @@ extension Store {
         })
     }
 
+    /// `region`'s bytes in `map`, which covers them (the caller checked the
+    /// region lies inside the pages it mapped) and keeps them valid.
+    func regionBytes(_ region: LogRegion, in map: Mapping) -> UnsafeRawBufferPointer {
+        let pageSize = UInt64(geometry.pageSize)
+        return UnsafeRawBufferPointer(start: map.base.advanced(by: Int(region.startPage * pageSize)),
+                                      count: Int(region.pageCount * pageSize))
+    }
+
     /// Runs `body` with `record`'s chain and its region's bytes in the map
     /// (the map, passed too, keeps them valid); nil when it made no region.
     /// Errors come out located at `version`.
@@ -87,11 +95,9 @@ extension Store {
     ) throws(FirnError) -> R? {
         guard let chain = try logChain(for: record), let region = record.logRegion else { return nil }
         let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
-        let pageSize = UInt64(geometry.pageSize)
-        // `fieldDefect` put the region inside the record's pages, which the map covers.
-        let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
         do {
-            return try body(chain, UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count), map)
+            // `fieldDefect` put the region inside the record's pages, which the map covers.
+            return try body(chain, regionBytes(region, in: map), map)
         } catch {
             throw error.located(in: path, version: version)
         }
@@ -130,10 +136,7 @@ extension Store {
             let reading = logReading(for: info, map: map)
             let chain = LogChain(region: region, geometry: geometry, countLimit: reading.countLimit,
                                  checkpointHasTree: reading.checkpointHasTree)
-            let pageSize = UInt64(geometry.pageSize)
-            let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
-            return try chain.link(version, bytes: UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count),
-                                  owner: map)
+            return try chain.link(version, bytes: regionBytes(region, in: map), owner: map)
         } catch {
             throw error.located(in: path, version: version)
         }
@@ -143,13 +146,9 @@ extension Store {
     /// `end` (the checkpoint that retired it), was committed: ns since
     /// 1970 by version. A scan only: nothing is applied.
     package func retiredLogCommitTimes(_ entry: LogEpochRecord, end: UInt64) throws(FirnError) -> [UInt64: UInt64] {
-        let region = entry.region
         let map = try mapCovering(pages: entry.logicalPageCount, version: entry.epoch)
-        let pageSize = UInt64(geometry.pageSize)
         // `defect(end:)` was nil: the region lies inside the checkpoint's pages.
-        let start = Int(region.startPage * pageSize), count = Int(region.pageCount * pageSize)
-        let scan = LogScan.scan(region, bytes: UnsafeRawBufferPointer(start: map.base.advanced(by: start), count: count),
-                                geometry: geometry)
+        let scan = LogScan.scan(entry.region, bytes: regionBytes(entry.region, in: map), geometry: geometry)
         var times: [UInt64: UInt64] = [:]
         for frame in scan.frames where frame.header.kind == .commit && frame.header.version < end {
             times[frame.header.version] = frame.header.timestampNanoseconds

@@ -587,7 +587,7 @@ public final class Store: @unchecked Sendable {
                 latest.detachPin()
                 return snapshot
             }
-            if let entry = try latest.retiredLog(holding: version),
+            if let entry = try latest.retiredLog(holding: version)?.record,
                let link = try logLink(version, ofRetired: entry) {
                 let snapshot = try makeSnapshot(entry.versionInfo, pin: pin, log: link)
                 latest.detachPin()
