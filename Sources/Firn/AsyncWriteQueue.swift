@@ -31,18 +31,18 @@ final class AsyncWriteQueue {
     /// A `beginAsyncWrite` or `writeAsync` not yet finished.
     final class Request {
         let id: AsyncTransactionId
-        let block: () throws -> Void
+        let block: @Sendable () throws -> Void
         /// `writeAsync` commits when the block returns in a write; a
         /// `beginAsyncWrite` block that does not commit cancels.
         let commitsAtEnd: Bool
-        let onComplete: (((any Error)?) -> Void)?
+        let onComplete: (@Sendable ((any Error)?) -> Void)?
         /// The commit this request's block made itself (its id).
         var commitID: AsyncTransactionId?
         /// Cancelled by id while its block ran: no completion.
         var cancelled = false
 
-        init(id: AsyncTransactionId, block: @escaping () throws -> Void, commitsAtEnd: Bool,
-             onComplete: (((any Error)?) -> Void)?) {
+        init(id: AsyncTransactionId, block: @escaping @Sendable () throws -> Void, commitsAtEnd: Bool,
+             onComplete: (@Sendable ((any Error)?) -> Void)?) {
             self.id = id
             self.block = block
             self.commitsAtEnd = commitsAtEnd
@@ -58,7 +58,7 @@ final class AsyncWriteQueue {
         var version: UInt64?
         var error: (any Error)?
         /// Id 0: the completion of a `writeAsync`, which its begin id does not cancel.
-        var callbacks: [(id: AsyncTransactionId, call: ((any Error)?) -> Void)]
+        var callbacks: [(id: AsyncTransactionId, call: @Sendable ((any Error)?) -> Void)]
     }
 
     /// What the worker posts back.
@@ -188,8 +188,8 @@ final class AsyncWriteQueue {
     // MARK: requests
 
     /// Queues `block` to run in a write transaction on the binding.
-    func request(_ block: @escaping () throws -> Void, commitsAtEnd: Bool,
-                 onComplete: (((any Error)?) -> Void)?) -> AsyncTransactionId {
+    func request(_ block: @escaping @Sendable () throws -> Void, commitsAtEnd: Bool,
+                 onComplete: (@Sendable ((any Error)?) -> Void)?) -> AsyncTransactionId {
         core.checkAccess()
         let id = nextID()
         requests.append(Request(id: id, block: block, commitsAtEnd: commitsAtEnd, onComplete: onComplete))
@@ -199,7 +199,7 @@ final class AsyncWriteQueue {
 
     /// Commits the instance's write transaction without waiting for the
     /// disk; `onComplete` runs on the binding once the commit is durable.
-    func commit(allowGrouping: Bool, onComplete: (((any Error)?) -> Void)?) -> AsyncTransactionId {
+    func commit(allowGrouping: Bool, onComplete: (@Sendable ((any Error)?) -> Void)?) -> AsyncTransactionId {
         core.checkAccess()
         guard core.isInWriteTransaction else {
             fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "commitAsyncWrite"))")

@@ -22,8 +22,8 @@ extension Database {
     /// durable, with nil or the error; it is not called when the request
     /// was cancelled by its id. Returns at once.
     @discardableResult
-    public func writeAsync(_ block: @escaping () throws -> Void,
-                           onComplete: (((any Error)?) -> Void)? = nil) -> AsyncTransactionId {
+    public func writeAsync(_ block: @escaping @Sendable () throws -> Void,
+                           onComplete: (@Sendable ((any Error)?) -> Void)? = nil) -> AsyncTransactionId {
         guard case let .live(core) = instance else {
             onComplete?(DatabaseError.frozen(type: "Database", operation: "writeAsync"))
             return 0
@@ -36,7 +36,7 @@ extension Database {
     /// returns without committing cancels the transaction. The id cancels
     /// the request (`cancelAsyncWrite`).
     @discardableResult
-    public func beginAsyncWrite(_ block: @escaping () -> Void) -> AsyncTransactionId {
+    public func beginAsyncWrite(_ block: @escaping @Sendable () -> Void) -> AsyncTransactionId {
         guard case let .live(core) = instance else {
             fatalError("Firn: \(DatabaseError.frozen(type: "Database", operation: "beginAsyncWrite"))")
         }
@@ -52,7 +52,7 @@ extension Database {
     /// a write transaction this stops the program.
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false,
-                                 _ onComplete: (((any Error)?) -> Void)? = nil) -> AsyncTransactionId {
+                                 _ onComplete: (@Sendable ((any Error)?) -> Void)? = nil) -> AsyncTransactionId {
         guard case let .live(core) = instance else {
             fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "commitAsyncWrite on a frozen Database"))")
         }

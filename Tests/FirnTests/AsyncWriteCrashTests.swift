@@ -82,15 +82,15 @@ import Glibc
                     let entry = LogEntry()
                     entry.message = "\(number)"
                     try? db.add(entry)
-                    var version: UInt64 = 0
+                    let version = Box<UInt64>(0)
                     db.commitAsyncWrite(allowGrouping: true) { error in
                         guard error == nil else { return }
                         let durable = (try? db.store.durableVersion) ?? 0
-                        let line = Array("\(number) \(version) \(durable)\n".utf8)
+                        let line = Array("\(number) \(version.value) \(durable)\n".utf8)
                         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                         if number == completions { reached.signal() }
                     }
-                    version = db.version
+                    version.value = db.version
                 }
             }
             queue.asyncAfter(deadline: .now() + .milliseconds(2), execute: burst)

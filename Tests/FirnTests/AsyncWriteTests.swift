@@ -234,10 +234,10 @@ import Testing
     @Test func cancellingTheBeginIdWhileTheBlockRunsRollsTheWriteBack() throws {
         let app = App()
         try app.run { db in
-            var id: AsyncTransactionId = 0
-            id = db.writeAsync {
+            let id = Box<AsyncTransactionId>(0)
+            id.value = db.writeAsync {
                 try db.add(Self.dog(1))
-                try? db.cancelAsyncWrite(id)
+                try? db.cancelAsyncWrite(id.value)
                 app.log("in write after cancel: \(db.isInWriteTransaction)")
             } onComplete: { _ in app.log("completed") }
             db.writeAsync { try db.add(Self.dog(2)) } onComplete: { _ in app.done() }
@@ -449,21 +449,21 @@ import Testing
         let configuration = scratch.configuration()
         let events = try onNewThread { () throws -> [String] in
             let db = try Database(configuration: configuration)
-            var events: [String] = []
-            db.writeAsync { events.append("block"); try db.add(Self.dog(1)) } onComplete: { _ in events.append("complete") }
+            let events = Box<[String]>([])
+            db.writeAsync { events.update { $0.append("block") }; try db.add(Self.dog(1)) } onComplete: { _ in events.update { $0.append("complete") } }
             Thread.sleep(forTimeInterval: 0.05)
-            events.append("before processing")
+            events.update { $0.append("before processing") }
             // The lock has come meanwhile: the block runs, its completion
             // comes once the sync is done.
             let deadline = ContinuousClock.now + .seconds(10)
-            while !events.contains("complete"), ContinuousClock.now < deadline {
+            while !events.value.contains("complete"), ContinuousClock.now < deadline {
                 db.processAsyncWrites()
                 Thread.sleep(forTimeInterval: 0.001)
             }
-            db.writeAsync { events.append("second"); try db.add(Self.dog(2)) } onComplete: { _ in events.append("second complete") }
+            db.writeAsync { events.update { $0.append("second") }; try db.add(Self.dog(2)) } onComplete: { _ in events.update { $0.append("second complete") } }
             db.waitForAsyncWrites()
-            events.append("waited, performing \(db.isPerformingAsynchronousWriteOperations)")
-            return events
+            events.update { $0.append("waited, performing \(db.isPerformingAsynchronousWriteOperations)") }
+            return events.value
         }
         #expect(events == ["before processing", "block", "complete", "second", "second complete", "waited, performing false"])
     }

@@ -22,7 +22,7 @@ import Testing
         let (events, runHere, stored) = try onNewThread { () throws -> ([String], Int, Int) in
             let db = try Database(configuration: configuration)
             let events = Box<[String]>([])
-            func durable() -> Bool {
+            @Sendable func durable() -> Bool {
                 ((try? db.store.durableVersion) ?? 0) == ((try? db.store.currentVersion) ?? 1)
             }
             for i in 1...6 {

@@ -63,13 +63,13 @@ import Testing
         func writeAsyncRunsOnTheActor() async throws -> [Bool] {
             let db = try await open()
             return await withCheckedContinuation { continuation in
-                var onActor: [Bool] = []
+                let onActor = Box<[Bool]>([])
                 db.writeAsync {
-                    onActor.append(isCurrentExecutor(self.unownedExecutor))
+                    onActor.update { $0.append(isCurrentExecutor(self.unownedExecutor)) }
                     try db.add(AsyncWriteTests.dog(1))
                 } onComplete: { _ in
-                    onActor.append(isCurrentExecutor(self.unownedExecutor))
-                    continuation.resume(returning: onActor)
+                    onActor.update { $0.append(isCurrentExecutor(self.unownedExecutor)) }
+                    continuation.resume(returning: onActor.value)
                 }
             }
         }

@@ -142,15 +142,16 @@ import Glibc
         var generator = SystemRandomNumberGenerator()
         try db.write { for id in 0..<objects { try db.add(Self.dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
         let results = sorted ? try db.objects(Dog.self).where { $0.age > 1 }.sorted(by: \.name) : db.objects(Dog.self)
-        var mirror: [Int] = []
-        var last: (deletions: [Int], insertions: [Int], modifications: [Int])?
+        let initial = Box<[Int]>([])
+        let delivered = Box<(deletions: [Int], insertions: [Int], modifications: [Int])?>(nil)
         let token = try results.observe { change in
             switch change {
-            case let .initial(now): mirror = now.map(\.id)
-            case let .update(_, deletions, insertions, modifications): last = (deletions, insertions, modifications)
+            case let .initial(now): initial.value = now.map(\.id)
+            case let .update(_, deletions, insertions, modifications): delivered.value = (deletions, insertions, modifications)
             case .error: Issue.record("error")
             }
         }
+        var mirror = initial.value
         for round in 0..<40 {
             var modified = Set<Int>()
             try db.write {
@@ -172,11 +173,11 @@ import Glibc
                 }
             }
             let now = results.map(\.id)
-            guard let change = last else {
+            guard let change = delivered.value else {
                 #expect(mirror == now, "round \(round): no update, but the results changed")
                 continue
             }
-            last = nil
+            delivered.value = nil
             var replayed = mirror
             for index in change.deletions.reversed() { replayed.remove(at: index) }
             for index in change.insertions { replayed.insert(now[index], at: index) }

@@ -35,17 +35,18 @@ import Testing
         let queue = DispatchQueue(label: "sync")
         queue.async {
             guard let db = try? Database(configuration: config, queue: queue) else { return }
-            let rex = TourDog(), bo = TourDog()
+            let rex = TourDog()
             rex.id = 7
-            bo.id = 8
             try? db.write { try db.add(rex) }
             // As in the README:
             db.writeAsync {
-                rex.age += 1
+                try db.object(ofType: TourDog.self, forPrimaryKey: 7)?.age += 1
             } onComplete: { error in
                 completed.value = error.map { "\($0)" } ?? "durable"
             }
             db.beginAsyncWrite {
+                let bo = TourDog()
+                bo.id = 8
                 try? db.add(bo)
                 db.commitAsyncWrite(allowGrouping: true)
             }
@@ -63,7 +64,7 @@ import Testing
         let config = Configuration(path: scratch.file, objectTypes: [TourDog.self])
         let queue = DispatchQueue(label: "ui")
         let printed = Box<[String]>([])
-        func print(_ line: Any) { printed.update { $0.append("\(line)") } }
+        @Sendable func print(_ line: Any) { printed.update { $0.append("\(line)") } }
         let holder = Box<NotificationToken?>(nil)
         var token: NotificationToken? {
             get { holder.value }

@@ -63,9 +63,9 @@ extension DatabaseCore {
 }
 
 final class DatabaseObservation: Observation, @unchecked Sendable {
-    private let block: (DatabaseNotification, Database) -> Void
+    private let block: @Sendable (DatabaseNotification, Database) -> Void
 
-    init(_ block: @escaping (DatabaseNotification, Database) -> Void) { self.block = block }
+    init(_ block: @escaping @Sendable (DatabaseNotification, Database) -> Void) { self.block = block }
 
     override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
         if notify { block(.didChange, Database(core: core)) }
@@ -81,7 +81,7 @@ extension Database {
     /// `processAsyncWrites()`, `waitForAsyncWrites()`). A frozen instance
     /// throws `.frozen`; inside a write transaction this throws
     /// `.alreadyInWriteTransaction`.
-    public func observe(_ block: @escaping (DatabaseNotification, Database) -> Void) throws(DatabaseError) -> NotificationToken {
+    public func observe(_ block: @escaping @Sendable (DatabaseNotification, Database) -> Void) throws(DatabaseError) -> NotificationToken {
         guard case let .live(core) = instance else { throw DatabaseError.frozen(type: "Database", operation: "observe") }
         return try core.observe(DatabaseObservation(block), beginNow: true)
     }

@@ -31,7 +31,7 @@ extension Object {
     /// elements changed is named, with no values), or when it was deleted.
     /// Frozen objects throw `.frozen`, unmanaged ones `.unmanagedObject`,
     /// deleted ones `.invalidatedObject`.
-    public func observe(_ block: @escaping (ObjectChange) -> Void) throws(DatabaseError) -> NotificationToken {
+    public func observe(_ block: @escaping @Sendable (ObjectChange) -> Void) throws(DatabaseError) -> NotificationToken {
         let typeName = String(describing: type(of: self))
         guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "observe") }
         guard let core = managed.source as? DatabaseCore else { throw DatabaseError.frozen(type: typeName, operation: "observe") }
@@ -47,9 +47,9 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
     private let object: Object
     private let info: ClassInfo
     private let key: [UInt8]
-    private let block: (ObjectChange) -> Void
+    private let block: @Sendable (ObjectChange) -> Void
 
-    init(_ object: Object, _ managed: ManagedObject, _ block: @escaping (ObjectChange) -> Void) {
+    init(_ object: Object, _ managed: ManagedObject, _ block: @escaping @Sendable (ObjectChange) -> Void) {
         self.object = object
         info = managed.info
         key = managed.key

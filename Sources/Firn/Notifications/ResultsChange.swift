@@ -23,7 +23,7 @@ extension Results {
     /// versions: a version that touched none of them costs one catalog diff.
     /// `.initial` comes later on the instance's queue or actor, and inside
     /// this call for a thread-bound instance. Frozen results throw `.frozen`.
-    public func observe(_ block: @escaping (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
+    public func observe(_ block: @escaping @Sendable (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
         guard let core = source as? DatabaseCore else {
             throw DatabaseError.frozen(type: "Results<\(Element.self)>", operation: "observe")
         }
@@ -40,13 +40,13 @@ extension Results {
 final class ResultsObservation<Element: Object>: Observation, FailableObservation, @unchecked Sendable {
     private let results: Results<Element>
     private let info: ClassInfo
-    private let block: (ResultsChange<Element>) -> Void
+    private let block: @Sendable (ResultsChange<Element>) -> Void
     /// A query's or a sort's keys, in order.
     private var keys: [[UInt8]] = []
     /// Unsorted results' keys.
     private var list = KeyList([])
 
-    init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping (ResultsChange<Element>) -> Void) {
+    init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping @Sendable (ResultsChange<Element>) -> Void) {
         self.results = results
         self.info = info
         self.block = block
