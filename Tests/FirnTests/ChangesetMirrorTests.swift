@@ -5,7 +5,7 @@ import Testing
 
 /// Every results delivery, applied to a mirror of the previous delivery as
 /// a table view applies it (deletions at old indices, then insertions at new
-/// ones, modifications at new ones), must give exactly the results the
+/// ones; modifications name old rows of objects still there), must give exactly the results the
 /// callback sees: across grouped and ungrouped async writes, another
 /// thread's commits and refresh-driven deliveries.
 @Suite struct ChangesetMirrorTests {
@@ -16,6 +16,7 @@ import Testing
         private(set) var problems: [String] = []
         private(set) var deliveries = 0
         private(set) var lastCount = -1
+        private(set) var modified = 0
 
         func apply(_ change: ResultsChange<Dog>) {
             lock.lock()
@@ -37,9 +38,13 @@ import Testing
                     }
                     next.insert(now[index], at: index)
                 }
-                for index in modifications where index >= now.count {
-                    problems.append("modification \(index) past \(now.count) rows")
+                // Rows as they were (Realm's contract, UIKit's reloads),
+                // of objects the results still hold.
+                for index in modifications {
+                    guard index < rows.count else { problems.append("modification \(index) past \(rows.count) old rows"); continue }
+                    if !now.contains(rows[index]) { problems.append("modification \(index): \(rows[index]) is gone") }
                 }
+                modified += modifications.count
                 if next != now {
                     problems.append("from \(rows) with -\(deletions) +\(insertions): \(next), results \(now)")
                 }
@@ -50,6 +55,8 @@ import Testing
             deliveries += 1
             lastCount = rows.count
         }
+
+        var modifiedCount: Int { lock.withLock { modified } }
 
         var state: (deliveries: Int, count: Int, problems: [String]) {
             lock.lock()
@@ -120,9 +127,12 @@ import Testing
             for i in 0..<4 {
                 db.writeAsync { try db.add(Self.dog(round * 10 + i)) }
             }
+            // A modification of a row an earlier round added.
+            db.writeAsync { try db.object(ofType: Dog.self, forPrimaryKey: max(0, round - 1) * 10 + 1)?.name = "round \(round)" }
             try? db.write { try db.add(Self.dog(round * 10 + 4)) }
             _ = try? db.refresh()
         }
         #expect(mirror.state.problems == [])
+        #expect(mirror.modifiedCount > 0)
     }
 }

@@ -60,8 +60,9 @@ struct KeyList {
     }
 
     /// Applies one step's key changes (in key order) and returns their
-    /// positions: deletions in the list before, insertions and
-    /// modifications in the list after.
+    /// positions: deletions and modifications in the list before,
+    /// insertions in the list after (Realm's contract, and UIKit's batch
+    /// updates': a reload names the row as it was).
     mutating func apply(_ changes: [VersionChanges.KeyChange]) -> (deletions: [Int], insertions: [Int], modifications: [Int]) {
         var deletions: [Int] = [], insertions: [Int] = [], modifications: [Int] = []
         // Positions first, against the list before (changes are in key order).
@@ -81,7 +82,7 @@ struct KeyList {
                 inserted += 1
             case .changed:
                 guard found else { continue }
-                modifications.append(before - deleted + inserted)
+                modifications.append(before)
                 continue  // the list does not change
             }
             edits.append((c, offset, change))

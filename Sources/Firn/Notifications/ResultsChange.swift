@@ -1,10 +1,11 @@
 import FirnCore
 
-/// What `Results.observe` reports. Deletions are indices in the results
-/// as they were before the change; insertions and modifications indices in
-/// the results as they are now (apply deletions, then insertions). An
-/// object of sorted results whose position changed is a deletion and an
-/// insertion.
+/// What `Results.observe` reports. Deletions and modifications are indices
+/// in the results as they were before the change (the previous delivery);
+/// insertions indices in the results as they are now: apply deletions,
+/// then insertions, as a table view's batch update does (its reloads name
+/// rows as they were). Realm's contract. An object of sorted results whose
+/// position changed is a deletion and an insertion, not a modification.
 public enum ResultsChange<Element: Object> {
     /// The results when observing began.
     case initial(Results<Element>)
@@ -165,7 +166,7 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         let staying = longestIncreasingRun(pairs.map(\.old))
         for (n, pair) in pairs.enumerated() {
             if staying[n] {
-                if changed.contains(new[pair.new]) { diff.modifications.append(pair.new) }
+                if changed.contains(new[pair.new]) { diff.modifications.append(pair.old) }
             } else {
                 diff.deletions.append(pair.old)
                 diff.insertions.append(pair.new)
@@ -173,6 +174,7 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         }
         diff.deletions.sort()
         diff.insertions.sort()
+        diff.modifications.sort()
         return diff
     }
 
