@@ -39,7 +39,10 @@ let package = Package(
         // Child-process driver for the multi-process, kill and power-loss tests.
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
         .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
-        .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore"]),
+        // An app's main.swift on the SDK (top-level code is main-actor code),
+        // run by the SDK tests that must see it as an app does.
+        .executableTarget(name: "firn-sdk-client", dependencies: ["Firn"]),
+        .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore", "firn-sdk-client"]),
         // Firn: the object tests write files with the SDK, then read them with the built `firn`.
         .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "Firn", "firn", "firn-testkit"]),
     ]

@@ -1,18 +1,32 @@
+import Dispatch
 import FirnCore
 
 /// What a live instance (and its results and objects) may be used from:
 /// the thread that made it, a serial queue while it runs a block (on
-/// whichever worker thread), or an actor. Checked on every access.
+/// whichever worker thread), an actor, or the main actor. Checked on every
+/// access.
 enum InstanceBinding: Sendable {
     case thread(ThreadIdentity)
     case queue(QueueIdentity)
     case actor(ActorIdentity)
+    /// The main actor, whoever opened the instance there: top-level code,
+    /// a `@MainActor` function, a main-queue block, or the main thread of a
+    /// program that never runs the main queue. Not the main *thread*: on
+    /// Linux, main-actor code runs on another thread after the first
+    /// `await` (libdispatch's `dispatch_main` ends the main thread and the
+    /// main queue is drained elsewhere), and an instance bound to the
+    /// thread that opened it stopped the program there. The main actor's
+    /// executor is the main queue, so "on the main actor" is "on the main
+    /// queue": one specifics lookup (`QueueIdentity.main`), true on the
+    /// main thread too, which libdispatch counts as the main queue's.
+    case mainActor
 
     /// The part of the instance cache's key that names the binding.
     enum Key: Hashable {
         case thread(Int64)
         case queue(ObjectIdentifier)
         case actor(ObjectIdentifier)
+        case mainActor
     }
 
     var key: Key {
@@ -20,6 +34,7 @@ enum InstanceBinding: Sendable {
         case let .thread(thread): return .thread(thread.tid)
         case let .queue(queue): return .queue(ObjectIdentifier(queue.token))
         case let .actor(actor): return .actor(ObjectIdentifier(actor.actor))
+        case .mainActor: return .mainActor
         }
     }
 
@@ -28,7 +43,15 @@ enum InstanceBinding: Sendable {
         case let .thread(thread): return thread.isCurrent
         case let .queue(queue): return queue.isCurrent
         case let .actor(actor): return actor.isCurrent
+        case .mainActor: return QueueIdentity.main.isCurrent
         }
+    }
+
+    /// The binding for code running here that names none
+    /// (`Database(configuration:)`): the main actor when the caller runs
+    /// on it, else the calling thread.
+    static var callers: InstanceBinding {
+        QueueIdentity.main.isCurrent ? .mainActor : .thread(.current)
     }
 
     /// The thread id recorded as the holder of the instance's pins: 0 for a
@@ -36,7 +59,7 @@ enum InstanceBinding: Sendable {
     var holderThreadID: Int64 {
         switch self {
         case let .thread(thread): return thread.tid
-        case .queue, .actor: return 0
+        case .queue, .actor, .mainActor: return 0
         }
     }
 
@@ -46,6 +69,7 @@ enum InstanceBinding: Sendable {
         case let .thread(thread): return thread.description
         case let .queue(queue): return queue.description
         case let .actor(actor): return actor.description
+        case .mainActor: return "the main actor"
         }
     }
 
@@ -61,6 +85,11 @@ enum InstanceBinding: Sendable {
             return true
         case let .actor(actor):
             actor.enqueue(body)
+            return true
+        case .mainActor:
+            // The main actor's jobs are main-queue blocks: this runs
+            // between them, as a task on the main actor would.
+            DispatchQueue.main.async(execute: body)
             return true
         }
     }

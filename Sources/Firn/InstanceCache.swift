@@ -24,16 +24,33 @@ enum InstanceCache {
     private static let instances = Locked<[InstanceKey: WeakCore]>([:])
     private static let stores = Locked<[String: WeakStore]>([:])
 
-    /// The calling thread's instance for `configuration`, opened when it has none.
+    /// The caller's instance for `configuration`, opened when it has none:
+    /// the main actor's when the caller runs on it (Realm's rule: an
+    /// instance opened on the main actor is bound to the main actor), else
+    /// the calling thread's.
     static func instance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {
+        if QueueIdentity.main.isCurrent { return try mainActorInstance(configuration) }
         // The thread's identity (its name is read from /proc) only when
         // an instance is made, not on every lookup.
-        try instance(configuration, key: .thread(currentKernelThreadID())) { .thread(.current) }
+        return try instance(configuration, key: .thread(currentKernelThreadID())) { .thread(.current) }
+    }
+
+    /// The instance of `configuration` bound to the main actor, opened when
+    /// it has none; watched for autorefresh like a queue-bound one (the
+    /// main queue is the main actor's event loop).
+    private static func mainActorInstance(_ configuration: Configuration) throws(DatabaseError) -> DatabaseCore {
+        let key = InstanceKey(configuration: configuration.identity, binding: .mainActor)
+        if let core = cached(key) { return core }
+        let core = try instance(configuration, key: key.binding) { .mainActor }
+        QueueAutorefresh.watch(core, binding: core.binding)
+        return core
     }
 
     /// The instance of `configuration` bound to `queue`, opened when it has
     /// none. The caller runs on `queue` (checked by the caller).
     static func instance(_ configuration: Configuration, queue: QueueIdentity) throws(DatabaseError) -> DatabaseCore {
+        // The main queue is the main actor's executor: one instance for both.
+        if queue.token === QueueIdentity.main.token { return try mainActorInstance(configuration) }
         let key = InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(queue.token)))
         if let core = cached(key) { return core }
         let core = try instance(configuration, key: key.binding) { .queue(queue) }
@@ -46,6 +63,9 @@ enum InstanceCache {
     /// Watched for autorefresh like a queue-bound one: an actor runs its
     /// tasks one at a time, its event loop, and refreshes between them.
     static func instance(_ configuration: Configuration, actor: ActorIdentity) throws(DatabaseError) -> DatabaseCore {
+        // `Database.open` on the main actor and `Database(configuration:)`
+        // there give the same instance.
+        if actor.actor === MainActor.shared { return try mainActorInstance(configuration) }
         let key = InstanceKey(configuration: configuration.identity, binding: .actor(ObjectIdentifier(actor.actor)))
         if let core = cached(key) { return core }
         let core = try instance(configuration, key: key.binding) { .actor(actor) }
@@ -68,6 +88,7 @@ enum InstanceCache {
             }?.value.core
         }
         if let onActor { return onActor }
+        if QueueIdentity.main.isCurrent { return try mainActorInstance(configuration) }
         if let token = QueueIdentity.currentToken,
            let core = cached(InstanceKey(configuration: configuration.identity, binding: .queue(ObjectIdentifier(token)))) {
             return core

@@ -29,6 +29,10 @@ struct QueueIdentity: @unchecked Sendable {
         }
     }
 
+    /// The main queue: the main actor's executor, and the queue libdispatch
+    /// counts the main thread as running.
+    static let main = QueueIdentity(DispatchQueue.main)
+
     /// True when the calling code runs on this queue (one specifics lookup).
     var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === token }
 

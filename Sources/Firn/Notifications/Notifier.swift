@@ -71,11 +71,16 @@ final class Notifier {
     /// Registers `observation` after delivering what the instance moved
     /// past since the last delivery to the observers it has (so every
     /// observer starts from the version the instance reads). It begins now
-    /// (`beginNow`), else in a block or task on the binding.
+    /// (`beginNow`, or inside another observer's callback), else in a block
+    /// or task on the binding or at the next refresh point, whichever comes
+    /// first. Inside a callback it must begin now: the callback may write
+    /// next, and the observer must hear that write as a change from the
+    /// version its `.initial` showed (begun later, its `.initial` came after
+    /// the write and it heard nothing of it).
     func add(_ observation: Observation, beginNow: Bool) {
         deliver()
         observations.withLock { $0.append(observation) }
-        if beginNow {
+        if beginNow || delivering {
             observation.begin(core)
             return
         }
@@ -95,6 +100,14 @@ final class Notifier {
         guard !delivering, core.transaction == nil, !core.isReleased else { return }
         delivering = true
         defer { delivering = false }
+        repeat {
+            deliverSteps()
+        } while beginPending()
+    }
+
+    /// The steps from `base` to the version the instance reads, each
+    /// delivered to every started observer (see `deliver`).
+    private func deliverSteps() {
         while core.transaction == nil, !core.isReleased, core.snapshot.version != base.version {
             let target: Snapshot
             do {
@@ -133,6 +146,25 @@ final class Notifier {
             base = target
         }
         observations.withLock { $0.removeAll { $0.isStopped } }
+    }
+
+    /// Observers registered since the last delivery that have not begun
+    /// (added inside a callback, or on a queue or actor whose block or task
+    /// has not run yet) begin here, at the version every other observer now
+    /// stands at: from now on they hear the same steps. As in Realm, an
+    /// observer added inside another's callback gets its `.initial` at the
+    /// next refresh point; a program whose main thread never runs the main
+    /// queue still gets its main-actor observers going at its refreshes.
+    /// True when a callback run here moved the instance on, so the steps
+    /// must be delivered again (its own refresh, inside this delivery, did not).
+    private func beginPending() -> Bool {
+        var began = false
+        while core.transaction == nil, !core.isReleased, core.snapshot.version == base.version,
+              let next = observations.withLock({ $0.first { !$0.started && !$0.isStopped } }) {
+            next.begin(core)
+            began = true
+        }
+        return began && core.transaction == nil && !core.isReleased && core.snapshot.version != base.version
     }
 
     /// `deliver()` leaving out the observations of `tokens` for what the

@@ -1,0 +1,152 @@
+// firn-sdk-client: an app's `main.swift` on the SDK, in Swift 6 language
+// mode, for the tests that must run the SDK as an app runs it: top-level
+// code is main-actor code, and on Linux it runs on another thread after its
+// first `await`. `firn-sdk-client SCENARIO DATABASE`; prints what it saw,
+// one line per step, and exits 0 (a confinement mistake stops it instead).
+import Dispatch
+import Firn
+import Foundation
+
+final class Note: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = ""
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: firn-sdk-client SCENARIO DATABASE\n".utf8))
+    exit(64)
+}
+let scenario = arguments[1]
+let configuration = Configuration(path: arguments[2], objectTypes: [Note.self])
+
+/// A value shared with callbacks that may run on other threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// Something the main actor keeps (as a screen's model would).
+@MainActor final class Screen {
+    var lines: [String] = []
+    func show(_ line: String) {
+        lines.append(line)
+        print(line)
+    }
+}
+
+switch scenario {
+case "main-actor":
+    // Opened at top level: bound to the main actor, not to the thread that
+    // ran this line (which is gone after the first `await` on Linux).
+    let db = try Database(configuration: configuration)
+    let screen = Screen()
+    try db.write {
+        let note = Note()
+        note.id = 1
+        note.text = "first"
+        try db.add(note)
+    }
+    try await Task.sleep(for: .milliseconds(20))
+    screen.show("after await: \(db.objects(Note.self).count) notes")
+    // `Database.open` on the main actor is the same instance.
+    let opened = try await Database.open(configuration: configuration)
+    try await opened.asyncWrite {
+        let note = Note()
+        note.id = 2
+        note.text = "second"
+        try opened.add(note)
+    }
+    screen.show("after asyncWrite: \(db.objects(Note.self).count) notes, same instance \(opened.objects(Note.self).count == 2)")
+    // A results observer: its callbacks run on the main actor, where the
+    // instance is bound; they hand what they read to the screen.
+    let heard = AsyncStream<Int>.makeStream()
+    let token = try db.objects(Note.self).observe { change in
+        switch change {
+        case let .initial(notes), let .update(notes, _, _, _): heard.continuation.yield(notes.count)
+        case .error: heard.continuation.yield(-1)
+        }
+    }
+    var counts = heard.stream.makeAsyncIterator()
+    screen.show("initial: \(await counts.next() ?? -2) notes")
+    // A commit on another thread is heard here, after an `await`.
+    Thread.detachNewThread {
+        do {
+            let other = try Database(configuration: configuration)
+            try other.write {
+                let note = Note()
+                note.id = 3
+                try other.add(note)
+            }
+        } catch {
+            print("other thread: \(error)")
+        }
+    }
+    screen.show("update: \(await counts.next() ?? -2) notes")
+    // writeAsync: the block and its completion run on the main actor.
+    let completed = AsyncStream<String>.makeStream()
+    db.writeAsync {
+        try db.object(ofType: Note.self, forPrimaryKey: 1)?.text = "edited"
+    } onComplete: { error in
+        completed.continuation.yield(error.map { "\($0)" } ?? "durable")
+    }
+    var completions = completed.stream.makeAsyncIterator()
+    screen.show("writeAsync: \(await completions.next() ?? "none"), text \(try db.object(ofType: Note.self, forPrimaryKey: 1)?.text ?? "?")")
+    token.invalidate()
+    screen.show("binding: \(db.objects(Note.self).isFrozen ? "frozen" : "live")")
+
+case "main-thread-sync":
+    // A synchronous tool: its main thread never runs the main queue (no
+    // `await`, no `dispatchMain()`). The instance is the main actor's all
+    // the same; what would run as main-queue blocks runs at its refresh
+    // points and waits instead.
+    let db = try Database(configuration: configuration)
+    let heard = Locked<[String]>([])
+    let token = try db.objects(Note.self).observe { change in
+        switch change {
+        case let .initial(notes): heard.withLock { $0.append("initial \(notes.count)") }
+        case let .update(notes, _, insertions, _): heard.withLock { $0.append("update \(notes.count) +\(insertions)") }
+        case let .error(error): heard.withLock { $0.append("error \(error)") }
+        }
+    }
+    for id in 1...2 {
+        let other = Thread {
+            guard let db = try? Database(configuration: configuration) else { return }
+            try? db.write {
+                let note = Note()
+                note.id = id
+                try db.add(note)
+            }
+        }
+        other.start()
+        while !other.isFinished { usleep(1_000) }
+        _ = try db.refresh()
+    }
+    let completed = Locked<String?>(nil)
+    db.writeAsync {
+        try db.object(ofType: Note.self, forPrimaryKey: 1)?.text = "edited"
+    } onComplete: { error in
+        completed.withLock { $0 = error.map { "\($0)" } ?? "durable" }
+    }
+    db.waitForAsyncWrites()
+    for line in heard.withLock({ $0 }) { print(line) }
+    print("writeAsync: \(completed.withLock { $0 } ?? "none")")
+    token.invalidate()
+
+case "off-main-actor":
+    // The same instance used from a detached task: stops the program,
+    // naming the main actor as the binding.
+    let db = try Database(configuration: configuration)
+    await Task.detached { _ = db.objects(Note.self).count }.value
+    print("not stopped")
+
+default:
+    FileHandle.standardError.write(Data("firn-sdk-client: unknown scenario \(scenario)\n".utf8))
+    exit(64)
+}
