@@ -372,6 +372,9 @@ final class DatabaseCore: ObjectSource {
             transaction.abort()
             throw DatabaseError.engine(error)
         }
+        // Nothing changed: the engine made no version, so no delivery has a
+        // step to report; database observers hear of the commit anyway.
+        if version == transaction.baseVersion { notifier?.emptyCommit = true }
         // The instance reads what it just wrote, as after any commit.
         try refresh()
         return version

@@ -297,6 +297,36 @@ import Glibc
         token.invalidate()
     }
 
+    /// A `write {}` that changes nothing makes no version, but it is a
+    /// commit: database observers hear of it, as Realm's do; results and
+    /// objects, which did not change, hear nothing; a suppressed token
+    /// stays silent.
+    @Test func anEmptyWriteNotifiesDatabaseObservers() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try Self.addDogs(db, [1])
+        let version = db.version
+        let heard = Box<Int>(0)
+        let dbToken = try db.observe { _, _ in heard.update { $0 += 1 } }
+        let log = Log<Seen>()
+        let resultsToken = try db.objects(Dog.self).observe { log.append(Self.seen($0)) }
+        try db.write {}
+        #expect(db.version == version)  // no version was made
+        #expect(heard.value == 1)
+        try db.write(withoutNotifying: [dbToken]) {}
+        #expect(heard.value == 1)
+        // A cancelled write is not a commit.
+        try db.beginWrite()
+        db.cancelWrite()
+        #expect(heard.value == 1)
+        // A real commit after it: one notification, not two.
+        try Self.addDogs(db, [2])
+        #expect(heard.value == 2)
+        #expect(log.entries == [.initial(1), .update(deletions: [], insertions: [1], modifications: [])])
+        dbToken.invalidate()
+        resultsToken.invalidate()
+    }
+
     @Test func databaseObserverOnAThreadHearsOtherThreadsAtRefresh() throws {
         let scratch = Scratch()
         let configuration = scratch.configuration()

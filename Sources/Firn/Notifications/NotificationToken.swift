@@ -70,6 +70,9 @@ final class DatabaseObservation: Observation, @unchecked Sendable {
     override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
         if notify { block(.didChange, Database(core: core)) }
     }
+
+    /// The instance committed a write that changed nothing (no version).
+    func committedNothing(_ core: DatabaseCore) { block(.didChange, Database(core: core)) }
 }
 
 extension Database {

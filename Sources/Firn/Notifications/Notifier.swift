@@ -42,6 +42,11 @@ final class Notifier {
     private var delivering = false
     /// The observations `commitWrite(withoutNotifying:)` leaves out.
     private var suppressed: Set<ObjectIdentifier> = []
+    /// This instance committed a write that changed nothing since the last
+    /// delivery: the engine made no version, so there is no step to deliver,
+    /// but database observers still hear of the commit (Realm notifies
+    /// every commit, an empty `write {}` included).
+    var emptyCommit = false
 
     init(core: DatabaseCore) throws(DatabaseError) {
         self.core = core
@@ -100,22 +105,40 @@ final class Notifier {
         guard !delivering, core.transaction == nil, !core.isReleased else { return }
         delivering = true
         defer { delivering = false }
+        var stepped = false
         repeat {
-            deliverSteps()
+            stepped = deliverSteps() || stepped
         } while beginPending()
+        if emptyCommit {
+            emptyCommit = false
+            // A step delivered just now already said the instance changed.
+            if !stepped { deliverEmptyCommit() }
+        }
+    }
+
+    /// `.didChange` to the database observers for a commit that made no version.
+    private func deliverEmptyCommit() {
+        let all = observations.withLock { $0 }.filter { $0.started && !$0.isStopped }
+        for case let observation as DatabaseObservation in all where !suppressed.contains(ObjectIdentifier(observation)) {
+            observation.committedNothing(core)
+        }
     }
 
     /// The steps from `base` to the version the instance reads, each
-    /// delivered to every started observer (see `deliver`).
-    private func deliverSteps() {
+    /// delivered to every started observer (see `deliver`); true when there
+    /// was one.
+    private func deliverSteps() -> Bool {
+        var stepped = false
+        defer { observations.withLock { $0.removeAll { $0.isStopped } } }
         while core.transaction == nil, !core.isReleased, core.snapshot.version != base.version {
             let target: Snapshot
             do {
                 target = try Self.pin(core, core.snapshot)
             } catch {
                 fail(error)
-                return
+                return stepped
             }
+            stepped = true
             var middle: Snapshot? = nil
             if let began = writeBase {
                 writeBase = nil
@@ -145,7 +168,7 @@ final class Notifier {
             base.close()
             base = target
         }
-        observations.withLock { $0.removeAll { $0.isStopped } }
+        return stepped
     }
 
     /// Observers registered since the last delivery that have not begun
