@@ -118,18 +118,24 @@ extension FirnSDKPeer {
         calls.reserveCapacity(count)
         let start = DispatchTime.now().uptimeNanoseconds
         for i in 0..<count {
-            let item = Item()
-            item.id = i
-            item.name = items.names[i]
-            item.value = items.values[i]
+            // The blocks are @Sendable: they capture the values and make the
+            // (non-Sendable) object where it is added, on the instance's binding.
+            let name = items.names[i], value = items.values[i]
+            @Sendable func item() -> Item {
+                let item = Item()
+                item.id = i
+                item.name = name
+                item.value = value
+                return item
+            }
             let before = DispatchTime.now().uptimeNanoseconds
             if grouped {
                 _ = db.beginAsyncWrite {
-                    try? db.add(item)
+                    try? db.add(item())
                     _ = db.commitAsyncWrite(allowGrouping: true) { error in if error == nil { tally.ok += 1 } }
                 }
             } else {
-                db.writeAsync({ try db.add(item) }, onComplete: { error in if error == nil { tally.ok += 1 } })
+                db.writeAsync({ try db.add(item()) }, onComplete: { error in if error == nil { tally.ok += 1 } })
             }
             calls.append(Double(DispatchTime.now().uptimeNanoseconds - before) / 1e9)
         }

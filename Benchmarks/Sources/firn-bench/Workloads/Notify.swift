@@ -42,6 +42,16 @@ private final class Heard: @unchecked Sendable {
     }
 }
 
+/// The counts of the last results update, written by the observer's callback.
+private final class LastChange: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: (deletions: Int, insertions: Int, modifications: Int) = (0, 0, 0)
+    var value: (deletions: Int, insertions: Int, modifications: Int) {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
 private func notifyLatency(_ ctx: Context) throws {
     let commits = ctx.options.quick ? 100 : 300
     let path = ctx.path("notify-latency.db")
@@ -99,14 +109,18 @@ private func notifyResultsDiff(_ ctx: Context) throws {
     let configuration = Configuration(path: path, objectTypes: [FirnSDKPeer.Item.self])
     let db = try Database(configuration: configuration)
     let results = db.objects(FirnSDKPeer.Item.self)
-    var last: (deletions: Int, insertions: Int, modifications: Int) = (0, 0, 0)
+    // The callback is @Sendable: what it reports goes through a box.
+    let delivered = LastChange()
     var token: NotificationToken?
     let initial = try timed {
         token = try results.observe { change in
             if case let .update(_, deletions, insertions, modifications) = change {
-                last = (deletions.count, insertions.count, modifications.count)
+                delivered.value = (deletions.count, insertions.count, modifications.count)
             }
         }
+        // This main thread never runs the main queue, where the main actor's
+        // instance would take its `.initial`: it comes at this refresh point.
+        _ = try db.refresh()
     }
     defer { token?.invalidate() }
     log("  initial callback (the observer's key list of \(n) objects): \(formatDecimal(initial * 1000, places: 1)) ms")
@@ -148,6 +162,7 @@ private func notifyResultsDiff(_ ctx: Context) throws {
         done.wait()
         guard failure.entries.isEmpty else { throw EngineError(description: "notify: the other thread's write failed") }
         let t = try timed { try db.refresh() }
+        let last = delivered.value
         guard last.insertions == 25, last.deletions + last.modifications > 0 else {
             throw EngineError(description: "notify: the observer saw \(last)")
         }
