@@ -43,9 +43,12 @@ test: deps
 # `make test`: it compiles the SDK and the engine a second time, in its own
 # build directory (about 2 minutes on two cores); .ci/run runs it after the
 # tests. The same examples run in `make test` as Tests/FirnTests/Seed*Tests.
+# Then doc-snippets runs every Swift snippet of README.md and docs/SDK.md
+# (DocsTests holds each equal to a marked region of Examples/).
 examples: deps
 	$(SWIFT) build --package-path Examples $(BUILD_FLAGS)
 	"$$($(SWIFT) build --package-path Examples --show-bin-path)/firn-examples"
+	"$$($(SWIFT) build --package-path Examples --show-bin-path)/doc-snippets"
 
 install: build
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \

@@ -453,7 +453,7 @@ final class AsyncWriteQueue {
         worker.async {
             let box: TransactionBox
             do throws(FirnError) {
-                box = TransactionBox(try store.beginWrite())
+                box = TransactionBox(try store.beginWriteBlocking())
             } catch {
                 mailbox.post(.lock(.failure(.engine(error))))
                 wake()

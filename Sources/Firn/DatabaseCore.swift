@@ -323,7 +323,7 @@ final class DatabaseCore: ObjectSource {
         for sibling in InstanceCache.siblings(of: self) { sibling.asyncQueue?.completeQueuedRequests() }
         guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
         let store = store
-        let transaction = try engine { () throws(FirnError) in try store.beginWrite() }
+        let transaction = try engine { () throws(FirnError) in try store.beginWriteBlocking() }
         try adopt(transaction)
     }
 

@@ -33,7 +33,7 @@ enum SchemaMigration {
         }
         guard try SchemaPlan(schemas, stored: stored, storedVersion: storedVersion, configuration).needsWrite else { return }
 
-        let transaction = try engine { () throws(FirnError) in try store.beginWrite() }
+        let transaction = try engine { () throws(FirnError) in try store.beginWriteBlocking() }
         do {
             let (all, version) = try engine { () throws(FirnError) in try storedState(transaction) }
             let plan = try SchemaPlan(schemas, stored: all, storedVersion: version, configuration)

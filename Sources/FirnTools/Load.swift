@@ -48,7 +48,7 @@ public enum Load {
         var version = try store.currentVersion
         func flush() throws {
             guard !batch.isEmpty else { return }
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             do {
                 for line in batch {
                     switch line {

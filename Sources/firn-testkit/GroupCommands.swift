@@ -51,7 +51,7 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
                 pinned = try store.snapshot(label: "group-loop")
                 renewPinAt = commits + 1 + Int(rng.next() % 12)
             }
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try GroupFormat.stage(txn)
             let durable = syncEvery > 0 && rng.next() % 9 == 0
             let version = try txn.commit(durability: durable ? .durable : .deferred)
@@ -76,7 +76,7 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
         let store = try Store.open(arguments[0], options: options)
         // Kept while it sleeps, not let go after the usual 2 ms idle.
         store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         guard let tree = try txn.tree("t", create: true) else { throw GroupFormatFailure() }
         try tree.put(Array("held".utf8), Array("1".utf8))
         writeLine("c \(try txn.commit(durability: .deferred))")

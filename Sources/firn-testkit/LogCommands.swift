@@ -63,7 +63,7 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
                 writeLine("s \(synced) \(try store.durableVersion)")
                 continue
             }
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             guard try LogLoopFormat.stage(txn, seed: seed, rng: &rng) else {
                 txn.abort()
                 return 65

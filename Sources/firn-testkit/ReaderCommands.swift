@@ -60,7 +60,7 @@ let readerCommands: [String: @Sendable ([String]) throws -> Int32] = [
         let store = try Store.open(arguments[0])
         printLine("ready")
         for _ in 0..<count {
-            let txn = try store.beginWrite(timeout: .seconds(30))
+            let txn = try store.beginWriteBlocking(timeout: .seconds(30))
             guard let tree = try txn.tree("counter") else { return fail("no tree") }
             let value = try tree.get(Array("n".utf8)).map(decodeInt) ?? 0
             try tree.put(Array("n".utf8), encodeInt(value + 1))

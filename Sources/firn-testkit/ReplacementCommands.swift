@@ -132,7 +132,7 @@ private func commitAndReadBack(path: String, key: String,
     defer { store.close() }
     let version: UInt64
     do {
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         do {
             guard let tree = try txn.tree("sdk") else {
                 txn.abort()
@@ -199,7 +199,7 @@ private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UI
             var value = Array("value \(key)".utf8)
             if Int.random(in: 0..<8) == 0 { value += [UInt8](repeating: 0x2E, count: 3000) }
             let deferred = Int.random(in: 0..<3) != 0
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             let version: UInt64
             do {
                 guard let tree = try txn.tree("sdk") else {

@@ -37,7 +37,7 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
                 pinned = try store.snapshot(label: "commit-loop")
                 renewPinAt = commits + 1 + Int(rng.next() % 12)
             }
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             guard let accounts = try txn.tree(LedgerFormat.accountsTree, create: false),
                   let filler = try txn.tree(LedgerFormat.fillerTree) else {
                 FileHandleStderr.write("commit-loop: the store has no \"\(LedgerFormat.accountsTree)\" tree\n")

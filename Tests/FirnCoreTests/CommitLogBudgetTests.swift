@@ -70,7 +70,7 @@ import Testing
         let budget = try #require(LogTransaction.entryBudget(loaded, regionPages: options.commitLogPages))
         #expect(budget >= 2 && budget <= 8, "budget \(budget)")
         func commitOne(_ n: Int, _ durability: CommitDurability) throws -> UInt64 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try #require(try txn.tree("t")).put(key(n), [1, 2, 3])
             return try txn.commit(durability: durability)
         }

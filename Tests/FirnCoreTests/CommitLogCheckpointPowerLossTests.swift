@@ -196,7 +196,7 @@ import Testing
                 if all[version] == nil { all[version] = contents }
             } else {
                 kind = !scripted && rng.chance(1, in: 3) ? .durableCommit : .deferredCommit
-                let txn = try store.beginWrite()
+                let txn = try store.beginWriteBlocking()
                 var working = contents
                 // Filling the region: frames of about 2 KiB, which fill it in a few steps.
                 switch fillingRegion ? 100 : groupingPastBudget ? 101 : scripted ? 0 : rng.below(20) {
@@ -293,7 +293,7 @@ import Testing
                 durableVersion = try store.sync()
                 durableContents = contents
             } else {
-                let txn = try store.beginWrite()
+                let txn = try store.beginWriteBlocking()
                 var working = contents
                 try Self.stage(txn, &working, &rng, fillers: step == 3 ? 1 : 0, sizes: [40, 700])
                 let committed = try txn.commit(durability: step == 2 ? .durable : .deferred)

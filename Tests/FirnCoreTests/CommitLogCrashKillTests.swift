@@ -359,7 +359,7 @@ import Testing
     /// Commits a ledger transfer of 1 from account 0 to account 1 (or back)
     /// with a marker of `seed`, through `store`; returns the version.
     static func observerCommit(_ store: Store, seed: UInt64, durability: CommitDurability) throws -> UInt64 {
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         guard let accounts = try txn.tree(LedgerModel.accountsTree, create: false), let markers = try txn.tree(markerTree),
               let a = try accounts.get(LedgerModel.accountKey(0)).flatMap(LedgerModel.balance),
               let b = try accounts.get(LedgerModel.accountKey(1)).flatMap(LedgerModel.balance) else {

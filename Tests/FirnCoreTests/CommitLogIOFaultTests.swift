@@ -396,7 +396,7 @@ import Testing
             let before = current
             let injectedBefore = faulty.injected.count
             var working = current.contents
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             let result: Result<UInt64, FirnError>
             do {
                 try stage(txn, size, &working)
@@ -490,12 +490,12 @@ import Testing
             // durable commit; a first opener then finds the last of them.
             var contents = durable.contents
             for durability in [CommitDurability.deferred, .deferred] {
-                let txn = try reopened.beginWrite()
+                let txn = try reopened.beginWriteBlocking()
                 try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 0, sizes: [])
                 try txn.commit(durability: durability)
             }
             _ = try reopened.sync()
-            let txn = try reopened.beginWrite()
+            let txn = try reopened.beginWriteBlocking()
             try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 1, sizes: [40])
             let last = try txn.commit()
             let after = try StoreInspection.inspect(reopened)

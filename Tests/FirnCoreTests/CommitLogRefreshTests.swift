@@ -24,7 +24,7 @@ import Testing
         try store.write { txn in try #require(try txn.tree("t")).put([0], [0]) }
         var snapshot = try store.snapshot()
         for n in 1...20 as ClosedRange<UInt8> {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try #require(try txn.tree("t")).put([n], [n])
             let version = try txn.commit()
             let before = slotReads.withLock { $0 }
@@ -39,7 +39,7 @@ import Testing
         var otherOptions = StoreOptions()
         otherOptions.durability = .none
         let other = try Store.open(path, options: otherOptions)
-        let txn = try other.beginWrite()
+        let txn = try other.beginWriteBlocking()
         try #require(try txn.tree("t")).put([99], [99])
         let theirs = try txn.commit()
         other.close()
@@ -70,7 +70,7 @@ import Testing
         var expected: [UInt8: [UInt8]] = [:]
         var versions: [UInt64] = []
         for n in 1...24 as ClosedRange<UInt8> {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             let tree = try #require(try txn.tree("t"))
             try tree.put([n], [n, n])
             expected[n] = [n, n]

@@ -35,7 +35,7 @@ import Glibc
     }
 
     static func put(_ store: Store, _ key: String, _ durability: CommitDurability) throws {
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         try #require(try txn.tree("t")).put(Array(key.utf8), Array("v \(key)".utf8))
         try txn.commit(durability: durability)
     }
@@ -234,7 +234,7 @@ import Glibc
             (.deferred, { try $0.tree("t")?.put(Array("k99".utf8), Array("last".utf8)) }, { $0["t"]?[Array("k99".utf8)] = Array("last".utf8) }),
         ]
         for (durability, change, follow) in steps {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try change(txn)
             try txn.commit(durability: durability)
             follow(&model)

@@ -113,7 +113,7 @@ import Testing
             try #require(try txn.tree("one")).put(a, [1])
             try #require(try txn.tree("two")).put(b, [2])
         }
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         let one = try #require(try txn.tree("one")), two = try #require(try txn.tree("two"))
         // A miss of another key: the put of an existing key is no new key.
         #expect(try one.get(c) == nil)
@@ -289,7 +289,7 @@ import Testing
     // MARK: grouped commits
 
     static func put(_ store: Store, _ n: Int, durability: CommitDurability) throws {
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         try txn.tree("t")?.put(Array("key\(n)".utf8), [UInt8(n & 0xFF)])
         try txn.commit(durability: durability)
     }
@@ -361,7 +361,7 @@ import Testing
             let checkpoint = try store.currentVersion
             // Frames of 2 KiB each: seven leave 2 KiB of the 16 KiB region.
             for n in 1...7 {
-                let txn = try store.beginWrite()
+                let txn = try store.beginWriteBlocking()
                 let key = Array("key\(n)".utf8)
                 try txn.tree("t")?.put(key, Self.value(spanning: 2048, key: key))
                 try txn.commit(durability: .deferred)
@@ -375,7 +375,7 @@ import Testing
             } else {
                 // An eighth would leave no room for a seal: it checkpoints,
                 // durable, over the open group.
-                let txn = try store.beginWrite()
+                let txn = try store.beginWriteBlocking()
                 let key = Array("key8".utf8)
                 try txn.tree("t")?.put(key, Self.value(spanning: 2048, key: key))
                 try txn.commit(durability: .deferred)

@@ -54,7 +54,7 @@ import Glibc
     }
 
     static func put(_ store: Store, _ key: UInt8, _ durability: CommitDurability, bytes: Int = 1) throws -> UInt64 {
-        let txn = try store.beginWrite(timeout: .seconds(10))
+        let txn = try store.beginWriteBlocking(timeout: .seconds(10))
         try txn.tree("t")?.put([key], [UInt8](repeating: key, count: bytes))
         return try txn.commit(durability: durability)
     }
@@ -121,7 +121,7 @@ import Glibc
         let deferred = try Self.put(writer, 1, .deferred)
         // The other writer takes the byte (from a sibling at once; another
         // process waits for the watch): the frames go to the file first.
-        let txn = try other.beginWrite(timeout: .seconds(10))
+        let txn = try other.beginWriteBlocking(timeout: .seconds(10))
         #expect(txn.baseVersion == deferred)
         #expect(try txn.tree("t")?.get([1]) == [1])
         try txn.tree("t")?.put([2], [2])
@@ -210,7 +210,7 @@ import Glibc
                 // Refuses use, saying why, until reopened.
                 #expect(throws: FirnError.self) { try writer.snapshot() }
                 do {
-                    _ = try writer.beginWrite()
+                    _ = try writer.beginWriteBlocking()
                     Issue.record("a store whose kept frames could not be written began a transaction")
                 } catch {
                     #expect("\(error)".contains("deferred commits could not be written"), "\(error)")
@@ -230,7 +230,7 @@ import Glibc
         #expect(try wet.other.currentVersion == wet.base && wet.other.durableVersion == wet.base)
         #expect(try Self.value(wet.other, 1) == nil)
         // The next writer builds on the durable version.
-        let txn = try wet.other.beginWrite(timeout: .seconds(10))
+        let txn = try wet.other.beginWriteBlocking(timeout: .seconds(10))
         #expect(txn.baseVersion == wet.base)
         txn.abort()
     }

@@ -45,7 +45,7 @@ import Testing
         var contents = baseContents
         var all: [UInt64: LedgerModel.Contents] = [baseVersion: baseContents]
         func commit(_ durability: CommitDurability) throws -> UInt64 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = contents
             try LedgerModel.stageRandomChanges(txn, &working, &rng)
             let version = try txn.commit(durability: durability)
@@ -216,7 +216,7 @@ import Testing
         let (d, _) = try LedgerModel.createStore(at: path)
         let store = try Store.open(path, options: .pageCommits)
         for i in 0..<5 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
             try txn.commit(durability: .deferred)
         }
@@ -239,7 +239,7 @@ import Testing
             if expected == d {
                 #expect(reopened.openCheck.rejected?.version == n)
                 // The next writer overwrites the unsealed record's slot with D + 1.
-                let txn = try reopened.beginWrite()
+                let txn = try reopened.beginWriteBlocking()
                 try txn.tree("t")?.put([9], [9])
                 #expect(try txn.commit() == d + 1)
                 #expect(try StoreInspection.inspect(reopened).findings.isEmpty)
@@ -265,7 +265,7 @@ import Testing
         for group in 0..<40 {
             let d = try store.durableVersion
             for _ in 0..<(group == 0 ? 300 : 25) {
-                let txn = try store.beginWrite()
+                let txn = try store.beginWriteBlocking()
                 try LedgerModel.stageRandomChanges(txn, &contents, &rng)
                 try txn.commit(durability: .deferred)
             }
@@ -308,7 +308,7 @@ import Testing
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = try store.durableVersion
         for i in 1...3 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
             try txn.commit(durability: .deferred)
         }
@@ -388,7 +388,7 @@ import Testing
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = try store.durableVersion
         #expect(try d == (store.currentVersion))
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         try txn.tree("t")?.put([1], [1])
         let n = try txn.commit(durability: .deferred)
         #expect(try store.currentVersion == n && (store.durableVersion) == d)

@@ -342,7 +342,7 @@ enum GroupModel {
     /// Commits the next version as the workload does; returns it.
     @discardableResult
     static func commit(_ store: Store, durability: CommitDurability) throws -> UInt64 {
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         guard let tree = try txn.tree(tree) else { throw LedgerFailure("cannot create tree") }
         let version = txn.version
         try tree.put(key(version), value(version))

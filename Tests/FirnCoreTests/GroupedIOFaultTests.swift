@@ -230,7 +230,7 @@ import Testing
 
         /// Stages and commits one round's changes; the error if it failed.
         func attemptCommit(_ round: Int, _ durability: CommitDurability, _ working: inout LedgerModel.Contents) throws -> Result<UInt64, FirnError> {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             // Overflow values are written when put: a fault can surface there too.
             do {
                 try LedgerModel.stageRandomChanges(txn, &working, &rng)
@@ -316,7 +316,7 @@ import Testing
                 #expect(durable.version == current.version, "\(label): the final sync left v\(durable.version) durable, not v\(current.version)")
             }
             var contents = durable.contents
-            let txn = try reopened.beginWrite()
+            let txn = try reopened.beginWriteBlocking()
             try LedgerModel.stageRandomChanges(txn, &contents, &rng)
             let version = try txn.commit(durability: .deferred)
             #expect(try reopened.sync() == version)

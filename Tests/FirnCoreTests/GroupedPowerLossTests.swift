@@ -87,7 +87,7 @@ import Testing
         var contents = baseContents
         var all: [UInt64: LedgerModel.Contents] = [baseVersion: baseContents]
         func commit(_ store: Store, _ durability: CommitDurability) throws -> UInt64 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = contents
             try LedgerModel.stageRandomChanges(txn, &working, &rng)
             let version = try txn.commit(durability: durability)

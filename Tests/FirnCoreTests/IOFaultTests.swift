@@ -78,7 +78,7 @@ import Testing
             #expect(before == expectedVersion, "\(label), round \(round): the store is at v\(before), not v\(expectedVersion)")
             let injectedBefore = faulty.injected.count
             var working = model
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             // Values too large for a leaf are written to overflow pages when put,
             // so a fault can surface from a put as well as from the commit.
             let committed: Result<UInt64, FirnError>
@@ -146,7 +146,7 @@ import Testing
         #expect(inspection.problems.isEmpty, "\(label): reopened: \(inspection.problems.prefix(8))")
         #expect(inspection.version == expectedVersion, "\(label): reopened at v\(inspection.version), not v\(expectedVersion)")
         #expect(LedgerModel.same(inspection.contents, model), "\(label): reopened: \(StoreInspection.difference(inspection.contents, model))")
-        let txn = try reopened.beginWrite()
+        let txn = try reopened.beginWriteBlocking()
         try LedgerModel.stageRandomChanges(txn, &model, &rng)
         let version = try txn.commit()
         let after = try StoreInspection.inspect(reopened)

@@ -131,7 +131,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("close-txn.firn")
         let store = try Store.open(path)
-        let txn = try store.beginWrite(timeout: .seconds(5))
+        let txn = try store.beginWriteBlocking(timeout: .seconds(5))
         try #require(try txn.tree("t")).put(Array("during close".utf8), [1])
         store.close()
         try txn.commit()

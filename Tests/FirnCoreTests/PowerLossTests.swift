@@ -65,7 +65,7 @@ import Testing
                 pinned = nil
             }
             let first = recorder.count
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = contents
             try LedgerModel.stageRandomChanges(txn, &working, &rng)
             if round % 9 == 4 {
@@ -170,7 +170,7 @@ import Testing
                 let result = try Self.open(image, in: dir, name: "image-\(states).firn", afterwards: doContinue ? { store in
                     // The recovered store takes new commits, which reuse the pages the lost commit scribbled on.
                     var contents = try StoreInspection.inspect(store).contents
-                    let txn = try store.beginWrite()
+                    let txn = try store.beginWriteBlocking()
                     try LedgerModel.stageRandomChanges(txn, &contents, &nextRng)
                     let version = try txn.commit()
                     let after = try StoreInspection.inspect(store)

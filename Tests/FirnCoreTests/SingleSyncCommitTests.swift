@@ -217,7 +217,7 @@ import Testing
 
         var contents = before.contents
         var rng = SeededGenerator(seed: 77)
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         #expect(txn.baseVersion == window.previousVersion)
         try LedgerModel.stageRandomChanges(txn, &contents, &rng)
         #expect(try txn.commit() == window.commit.version)

@@ -47,11 +47,11 @@ import Testing
         let path = dir.file("writers.firn")
         let store = try Store.open(path)
         let other = try Store.open(path)
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         let waiter = BackgroundThread {
             let start = ContinuousClock.now
             do {
-                _ = try other.beginWrite(timeout: .milliseconds(200))
+                _ = try other.beginWriteBlocking(timeout: .milliseconds(200))
                 return "acquired"
             } catch let error as FirnError {
                 guard case .busy = error else { return "wrong error \(error)" }
@@ -96,7 +96,7 @@ import Testing
         let snapshot = try store.snapshot()
         #expect(!snapshot.isPinned)
         #expect(try snapshot.tree("t")?.get([1])?.array == [2])
-        #expect(throws: FirnError.self) { _ = try store.beginWrite() }
+        #expect(throws: FirnError.self) { _ = try store.beginWriteBlocking() }
     }
 
     @Test func openingAMissingFileWithoutCreateSaysSo() throws {

@@ -154,7 +154,7 @@ import Testing
         let names = ["a", "b", "c"]
         var committed: Model = [:]
         for round in 0..<40 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = committed
             for _ in 0..<rng.below(14) {
                 let name = names[Int(rng.below(UInt64(names.count)))]

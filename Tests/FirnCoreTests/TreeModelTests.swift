@@ -58,7 +58,7 @@ import Testing
         var held: [(Snapshot, [String: [[UInt8]: [UInt8]]])] = []
         let names = ["alpha", "beta", "gamma"]
         for round in 0..<60 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = committed
             for _ in 0..<Int(rng.next() % 200) {
                 let name = names[Int(rng.next() % 3)]

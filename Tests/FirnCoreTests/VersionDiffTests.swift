@@ -136,7 +136,7 @@ import Glibc
         var held: [(Snapshot, Model)] = []
         var depths: [String: [Int]] = [:]
         for round in 0..<48 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             var working = committed
             // Phases of eight rounds: grow, churn, shrink — trees gain
             // levels, and lose them when most of their keys go at once.

@@ -53,7 +53,7 @@ import Glibc
     }
 
     static func put(_ store: Store, _ key: UInt8, _ durability: CommitDurability) throws -> UInt64 {
-        let txn = try store.beginWrite(timeout: .seconds(5))
+        let txn = try store.beginWriteBlocking(timeout: .seconds(5))
         try txn.tree("t")?.put([key], [key])
         return try txn.commit(durability: durability)
     }
@@ -84,7 +84,7 @@ import Glibc
         // An aborted transaction lets the byte go; the group stays open
         // and its durability point still comes.
         let pending = try Self.put(store, 5, .deferred)
-        let aborted = try store.beginWrite()
+        let aborted = try store.beginWriteBlocking()
         aborted.abort()
         #expect(try Self.byteIsFree(path))
         #expect(try store.durableVersion < pending)
@@ -279,7 +279,7 @@ import Glibc
         #expect(child.waitForExit(timeout: .seconds(10)) == SIGKILL)
         let store = try Store.open(path)
         defer { store.close() }
-        let txn = try store.beginWrite(timeout: .seconds(5))
+        let txn = try store.beginWriteBlocking(timeout: .seconds(5))
         #expect(store.lockFile?.lastLockRecoveredFromDeadOwner == true)
         #expect(committed == "c \(txn.version)")
         #expect(try txn.tree("t")?.get(Array("held".utf8)) == nil)

@@ -28,7 +28,7 @@ import Testing
         let store = try Store.open(dir.file("handover.firn"))
         defer { store.close() }
         for round in 0..<20 {
-            let carrier = Carrier(try store.beginWrite(timeout: .seconds(5)))
+            let carrier = Carrier(try store.beginWriteBlocking(timeout: .seconds(5)))
             try #require(try carrier.transaction?.tree("t")).put(Array("begun-\(round)".utf8), [1])
             let committed = BackgroundThread.run { () -> UInt64? in
                 guard let txn = carrier.transaction else { return nil }
@@ -50,7 +50,7 @@ import Testing
         let store = try Store.open(dir.file("wait-again.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        let carrier = Carrier(try store.beginWrite(timeout: .seconds(5)))
+        let carrier = Carrier(try store.beginWriteBlocking(timeout: .seconds(5)))
         // Shown by order, not by timing (either can be descheduled for long
         // on a loaded machine): the committer commits only once this thread
         // is queued for the lock, and this thread asks only once the
@@ -67,7 +67,7 @@ import Testing
             return (queued, (try? txn.commit()) != nil)
         }
         try #require(used.wait(timeout: .now() + 30) == .success, "the committer never used the transaction")
-        let second = try store.beginWrite(timeout: .seconds(30))
+        let second = try store.beginWriteBlocking(timeout: .seconds(30))
         // It waited for the commit: it begins on the version that holds it.
         #expect(try second.tree("t")?.get(Array("handed".utf8)) == [1])
         try #require(try second.tree("t")).put(Array("second".utf8), [2])
@@ -83,12 +83,12 @@ import Testing
         let store = try Store.open(dir.file("fifo.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        let holder = try store.beginWrite(timeout: .seconds(5))
+        let holder = try store.beginWriteBlocking(timeout: .seconds(5))
         let order = Mutex<[Int]>([])
         var threads: [BackgroundThread<Bool>] = []
         for n in 0..<6 {
             threads.append(BackgroundThread { () -> Bool in
-                guard let txn = try? store.beginWrite(timeout: .seconds(20)) else { return false }
+                guard let txn = try? store.beginWriteBlocking(timeout: .seconds(20)) else { return false }
                 order.withLock { $0.append(n) }
                 _ = try? txn.tree("t")?.put(Array("w\(n)".utf8), [UInt8(n)])
                 return (try? txn.commit()) != nil
@@ -217,18 +217,18 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("misuse.firn"))
         defer { store.close() }
-        let txn = try store.beginWrite(timeout: .seconds(5))
+        let txn = try store.beginWriteBlocking(timeout: .seconds(5))
         try #require(try txn.tree("t")).put(Array("k".utf8), [1])
         try txn.commit()
         #expect(throws: FirnError.self) { try txn.commit() }
         #expect(throws: FirnError.self) { try txn.tree("t") }
-        let aborted = try store.beginWrite(timeout: .seconds(5))
+        let aborted = try store.beginWriteBlocking(timeout: .seconds(5))
         aborted.abort()
         aborted.abort()
         #expect(throws: FirnError.self) { try aborted.tree("t") }
         // Dropped without commit: aborted, the lock released.
         do {
-            let dropped = try store.beginWrite(timeout: .seconds(5))
+            let dropped = try store.beginWriteBlocking(timeout: .seconds(5))
             _ = try dropped.tree("t")?.put(Array("lost".utf8), [1])
         }
         let next = try #require(try store.tryBeginWrite(), "a dropped transaction left the lock held")

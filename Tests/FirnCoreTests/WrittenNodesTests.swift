@@ -12,7 +12,7 @@ import Testing
         var options = StoreOptions()
         options.durability = .none
         let store = try Store.open(dir.file("cursor.firn"), options: options)
-        let first = try store.beginWrite()
+        let first = try store.beginWriteBlocking()
         let tree = try #require(try first.tree("t"))
         for i in 0..<50 { try tree.put(Self.key(i), [UInt8(i)]) }
         let cursor = try tree.cursor()

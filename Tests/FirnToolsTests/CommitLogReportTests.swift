@@ -52,7 +52,7 @@ import FirnTools
         let epoch = try store.currentVersion
         for n in 1...2 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [UInt8(n)]) } }
         func deferred(_ n: UInt8) throws {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("t")?.put([n], [n])
             try txn.commit(durability: .deferred)
         }

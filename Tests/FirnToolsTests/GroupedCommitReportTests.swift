@@ -31,7 +31,7 @@ import FirnCore
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = Int(try store.durableVersion)
         for i in 1...3 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
             try txn.commit(durability: .deferred)
         }
@@ -75,7 +75,7 @@ import FirnCore
         // read-only tool is a first opener too and chooses from the slots as
         // a power loss would leave them — the unsealed record is rejected,
         // as the next writer rejects it: current and durable n.
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         try txn.tree("t")?.put([9], [9])
         let pending = Int(try txn.commit(durability: .deferred))
         store.close()
@@ -108,7 +108,7 @@ import FirnCore
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = Int(try store.durableVersion)
         for i in 1...2 {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("t")?.put([UInt8(i)], [UInt8(i)])
             try txn.commit(durability: .deferred)
         }

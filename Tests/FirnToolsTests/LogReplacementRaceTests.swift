@@ -300,7 +300,7 @@ import Glibc
         }
         let checkpoint = try store.currentVersion
         for (n, durability) in [CommitDurability.durable, .deferred, .deferred].enumerated() {
-            let txn = try store.beginWrite()
+            let txn = try store.beginWriteBlocking()
             try txn.tree("sdk")?.put(Array("f\(n)".utf8), Array("framed".utf8))
             try txn.tree("sdk")?.delete(Array("c\(n)".utf8))
             try txn.tree("other\(n)")?.put([1], [2])

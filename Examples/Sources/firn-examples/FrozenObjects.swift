@@ -1,3 +1,4 @@
+import ExampleSupport
 import Firn
 import Foundation
 

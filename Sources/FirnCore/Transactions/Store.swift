@@ -319,7 +319,7 @@ public final class Store: @unchecked Sendable {
     /// writer lock (waiting up to `timeout`, default `lockTimeout`).
     @discardableResult
     public func checkpoint(timeout: Duration? = nil) throws(FirnError) -> UInt64 {
-        try beginWrite(timeout: timeout).commitCheckpoint()
+        try beginWriteBlocking(timeout: timeout).commitCheckpoint()
     }
 
     /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or
@@ -644,10 +644,18 @@ public final class Store: @unchecked Sendable {
     /// store's `lockTimeout`) for the writer lock, in turn with the other
     /// writers of this store. The transaction is not tied to the thread
     /// that began it: send it to another to commit or abort it there.
-    /// Blocks the calling thread: from async code, `await` the async
-    /// variant, which suspends instead.
+    /// Blocks the calling thread: from async code, `await` `beginWrite`,
+    /// which suspends instead.
+    ///
+    /// Why another name than the async variant's: the type checker ranks
+    /// overloads as if top-level code (a `main.swift`) were never
+    /// asynchronous, so a synchronous `beginWrite` overload won even in
+    /// `try await store.beginWrite()` there, and the effects checker then
+    /// rejected it as `noasync` (`@_disfavoredOverload` does not outrank the
+    /// async/sync mismatch). With no synchronous overload, `beginWrite()`
+    /// always means the async one.
     @available(*, noasync, message: "blocks the thread; use the async beginWrite")
-    public func beginWrite(timeout: Duration? = nil) throws(FirnError) -> sending WriteTransaction {
+    public func beginWriteBlocking(timeout: Duration? = nil) throws(FirnError) -> sending WriteTransaction {
         let lockFile = try writableLockFile()
         let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
         return try startTransaction(lockFile: lockFile, lease: lease)
@@ -693,7 +701,7 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it; aborts if `body` throws.
     @discardableResult
     public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
-        let txn = try beginWrite()
+        let txn = try beginWriteBlocking()
         do {
             let result = try body(txn)
             try txn.commit()

@@ -76,7 +76,7 @@ enum LedgerModel {
         let store = try Store.open(path, options: options)
         defer { store.close() }
         let contents = initialContents()
-        let txn = try store.beginWrite()
+        let txn = try store.beginWriteBlocking()
         // In key order: dictionary order differs between instances, and the tree's
         // shape (so the count of page writes a fault test enumerates) would with it.
         for (name, entries) in contents.sorted(by: { $0.key < $1.key }) {

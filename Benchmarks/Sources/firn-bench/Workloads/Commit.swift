@@ -126,7 +126,7 @@ func runCommitChild(_ args: [String]) -> Never {
                                    pageCommits: engine == "firn-pages-grouped")
             let t = try timed {
                 for i in 0..<n {
-                    let txn = try e.store.beginWrite()
+                    let txn = try e.store.beginWriteBlocking()
                     guard let tree = try txn.tree("kv") else { throw EngineError(description: "no tree") }
                     try tree.put(Array(ds.key(i)), Array(ds.value(i)))
                     try txn.commit(durability: .deferred)
