@@ -136,8 +136,6 @@ public enum DatabaseInput {
             + "a writer could be active and reuse pages while this runs"
     }
 
-    package static func fileExists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
+    /// Whether the name `path` is taken (a dangling link too).
+    package static func fileExists(_ path: String) -> Bool { SystemCall.exists(path, followingLinks: false) }
 }

@@ -41,10 +41,10 @@ public enum LZ4Frame {
         var first = true
         var frameDone = false
         while true {
-            let got = read(inputFD, input.baseAddress, input.count)
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ToolError.io(path: inputPath, operation: "read", errno: errno)
+            let got: Int
+            switch SystemCall.result({ read(inputFD, input.baseAddress, input.count) }) {
+            case let .success(count): got = count
+            case let .failure(error): throw ToolError.io(path: inputPath, operation: "read", errno: error.code)
             }
             if got == 0 { break }
             result.compressedBytes += UInt64(got)

@@ -35,14 +35,16 @@ public struct LineReader {
                 start = 0
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let code = errno
-                if code == EINTR {
-                    if Interruption.isRequested { throw ToolError.interrupted }
-                    continue
-                }
-                throw ToolError.io(path: path, operation: "read", errno: code)
+            // A read that Ctrl-C interrupts ends the command; other signals
+            // only interrupt the read, which is retried.
+            let read = chunk.withUnsafeMutableBytes { buffer in
+                SystemCall.result(stopOnSignal: { Interruption.isRequested }) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            }
+            let n: Int
+            switch read {
+            case let .success(count): n = count
+            case let .failure(error) where error.isInterruption: throw ToolError.interrupted
+            case let .failure(error): throw ToolError.io(path: path, operation: "read", errno: error.code)
             }
             if n == 0 { eof = true } else { buffer.append(contentsOf: chunk[..<n]) }
         }

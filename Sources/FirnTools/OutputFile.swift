@@ -90,23 +90,12 @@ public final class OutputFile {
     }
 
     static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(ToolError) {
-        var done = 0
-        while done < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let n = Glibc.write(fd, base + done, bytes.count - done)
-            if n < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw ToolError.writing(path, "write", errno: code)
-            }
-            done += n
-        }
+        if let error = SystemCall.writeAll(fd, bytes) { throw ToolError.writing(path, "write", errno: error.code) }
     }
 
     public func sync() throws(ToolError) {
-        while fsync(fd) != 0 {
-            let code = errno
-            if code != EINTR { throw ToolError.writing(destination, "fsync", errno: code) }
+        if case let .failure(error) = SystemCall.result({ fsync(fd) }) {
+            throw ToolError.writing(destination, "fsync", errno: error.code)
         }
     }
 

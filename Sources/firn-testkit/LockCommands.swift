@@ -55,14 +55,6 @@ private func usage(_ text: String) -> Int32 {
 }
 
 /// Writes "ready\n" straight to fd 1 (no stdio buffering to flush).
-private func announceReady() {
-    var bytes = Array("ready\n".utf8)
-    _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
-}
+private func announceReady() { writeLine("ready") }
 
-private func hold(_ seconds: Double) {
-    let whole = max(0, seconds)
-    var request = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - whole.rounded(.down)) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-}
+private func hold(_ seconds: Double) { sleepSeconds(seconds) }

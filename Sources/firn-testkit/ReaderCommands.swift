@@ -93,10 +93,7 @@ private func fail(_ text: String) -> Int32 {
 }
 
 /// Writes a line straight to fd 1, so the parent sees it at once.
-func printLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)
-    _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
-}
+func printLine(_ text: String) { writeLine(text) }
 
 func monotonicSeconds() -> Double {
     var ts = timespec()
@@ -105,8 +102,5 @@ func monotonicSeconds() -> Double {
 }
 
 func sleepSeconds(_ seconds: Double) {
-    let whole = max(0, seconds)
-    var request = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - whole.rounded(.down)) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    SystemCall.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
 }

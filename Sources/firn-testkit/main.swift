@@ -1,6 +1,7 @@
 // firn-testkit: a child-process driver for FirnCore's multi-process, kill and
 // power-loss tests. `firn-testkit COMMAND ARGS…`; each command lives in its
 // own file and registers itself in `testkitCommands`.
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,5 @@ do {
 }
 
 enum FileHandleStderr {
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-    }
+    static func write(_ text: String) { _ = SystemCall.writeAll(2, Array(text.utf8)) }
 }

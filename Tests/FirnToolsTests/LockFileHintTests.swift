@@ -341,8 +341,8 @@ enum LockBytes {
         let fd = open(path, O_WRONLY | O_TRUNC)
         try #require(fd >= 0, "open \(path): errno \(errno)")
         defer { close(fd) }
-        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        try #require(written == data.count, "write \(path): errno \(errno)")
+        let failure = data.withUnsafeBytes { SystemCall.writeAll(fd, $0) }
+        try #require(failure == nil, "write \(path): \(String(describing: failure))")
     }
 
     static func inode(_ path: String) throws -> UInt64 {

@@ -86,13 +86,8 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
-        var done = 0
-        while done < bytes.count {
-            let n = try retryingEINTR(path: path, "pwrite at offset \(offset)") {
-                pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            }
-            if n == 0 { throw FirnError.io(path: path, operation: "pwrite at offset \(offset)", errno: EIO) }
-            done += n
+        if let error = SystemCall.writeAll(descriptor, bytes, at: offset) {
+            throw FirnError.io(path: path, operation: "pwrite at offset \(offset)", errno: error.code)
         }
     }
 
@@ -105,7 +100,7 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
             // At most IOV_MAX (1024 on Linux) vectors per call.
             let count = min(vectors.count - first, 1024)
             let n = try vectors.withUnsafeMutableBufferPointer { (all) throws(FirnError) -> Int in
-                try retryingEINTR(path: path, "pwritev at offset \(position)") {
+                try SystemCall.run(path: path, "pwritev at offset \(position)") {
                     pwritev(descriptor, all.baseAddress! + first, Int32(count), off_t(position))
                 }
             }
@@ -127,19 +122,14 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try retryingEINTR(path: path, "pread at offset \(offset)") {
-                pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            }
-            if n == 0 { break }
-            done += n
+        switch SystemCall.readAll(descriptor, into: buffer, at: offset) {
+        case let .success(count): return count
+        case let .failure(error): throw FirnError.io(path: path, operation: "pread at offset \(offset)", errno: error.code)
         }
-        return done
     }
 
     public func sync() throws(FirnError) {
-        _ = try retryingEINTR(path: path, "fdatasync") { fdatasync(descriptor) }
+        _ = try SystemCall.run(path: path, "fdatasync") { fdatasync(descriptor) }
     }
 
     public func extend(to size: UInt64) throws(FirnError) {
@@ -152,7 +142,7 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
         }
         // File systems without fallocate (tmpfs variants, some FUSE): a sparse extension.
         if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL {
-            _ = try retryingEINTR(path: path, "ftruncate to \(size)") { ftruncate(descriptor, off_t(size)) }
+            _ = try SystemCall.run(path: path, "ftruncate to \(size)") { ftruncate(descriptor, off_t(size)) }
             return
         }
         throw FirnError.io(path: path, operation: "fallocate to \(size) bytes", errno: code)
@@ -167,7 +157,7 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
     /// per 2 commits with `fstat`, ~0 with `lseek`). The descriptor's offset
     /// is never used (all I/O is positional), so moving it is harmless.
     public func size() throws(FirnError) -> UInt64 {
-        let end = try retryingEINTR(path: path, "lseek to the end") { lseek(descriptor, 0, SEEK_END) }
+        let end = try SystemCall.run(path: path, "lseek to the end") { lseek(descriptor, 0, SEEK_END) }
         return UInt64(end)
     }
 }

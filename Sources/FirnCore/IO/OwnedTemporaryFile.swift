@@ -29,10 +29,8 @@ public enum OwnedTemporaryFile {
     /// False when another process holds it: a sweeper is about to remove the
     /// file, so the creator picks another name (and leaves this one to it).
     public static func lock(_ descriptor: Int32) -> Bool {
-        while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-            if errno != EINTR { return false }
-        }
+        if case .success = SystemCall.result({ flock(descriptor, LOCK_EX | LOCK_NB) }) { return true }
+        return false
     }
 
     /// Removes the temporary files in `directory` named `<prefix><pid>-<random>`

@@ -273,7 +273,7 @@ extension LockFile {
             let counter = mapping.load32(LockFileLayout.writerReleaseCounterOffset)
             let result = tryWriterByte()
             if result == 0 { return true }
-            guard result == EAGAIN || result == EACCES || result == EINTR else {
+            guard result == EAGAIN || result == EACCES else {
                 throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLK) writer lock", errno: result)
             }
             if isCancelled() || isClosed { return false }
@@ -316,10 +316,10 @@ extension LockFile {
     /// idle group (`WriterByteSiblings`), and tries again: no release would
     /// ever wake a waiter for that byte, and one thread may hold both.
     private func tryWriterByte() -> Int32 {
-        let result = firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        let result = SystemCall.status { firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1) }
         guard result == EAGAIN || result == EACCES, WriterByteSiblings.dropRetained(lockFileIdentity, except: self)
         else { return result }
-        return firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1)
+        return SystemCall.status { firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1) }
     }
 
     private func didAcquireWriter(thread: Int64, retained: Bool = false) -> WriterLease {

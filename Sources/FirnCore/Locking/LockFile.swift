@@ -193,7 +193,7 @@ public final class LockFile: @unchecked Sendable {
         defer { _ = firn_ofd_lock(fd, 2, LockFileLayout.initLockByte, 1) }
 
         var info = stat()
-        _ = try retryingEINTR(path: lockPath, "fstat") { fstat(fd, &info) }
+        _ = try SystemCall.run(path: lockPath, "fstat") { fstat(fd, &info) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw FirnError.corrupt(path: lockPath, page: nil, version: nil,
                                     detail: "lock file \(lockPath) is not a regular file")
@@ -327,30 +327,17 @@ public final class LockFile: @unchecked Sendable {
     }
 
     private static func lockWaiting(fd: Int32, path: String, byte: Int64) throws(FirnError) {
-        while true {
-            let result = firn_ofd_lock_wait(fd, 1, byte, 1)
-            if result == 0 { return }
-            if result == EINTR { continue }
-            throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLKW)", errno: result)
-        }
+        let result = SystemCall.status { firn_ofd_lock_wait(fd, 1, byte, 1) }
+        if result != 0 { throw FirnError.io(path: path, operation: "fcntl(F_OFD_SETLKW)", errno: result) }
     }
 
     private static func readPrefix(fd: Int32, path: String, count: Int) throws(FirnError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress.map { $0 + done }, count - done, off_t(done))
-            }
-            if got < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw FirnError.io(path: path, operation: "pread", errno: code)
-            }
-            if got == 0 { break }
-            done += got
+        let read = bytes.withUnsafeMutableBytes { SystemCall.readAll(fd, into: $0, at: 0) }
+        switch read {
+        case let .success(done): return Array(bytes[..<done])
+        case let .failure(error): throw FirnError.io(path: path, operation: "pread", errno: error.code)
         }
-        return Array(bytes[..<done])
     }
 
     /// Sizes the file to exactly `size` bytes and reserves its blocks, so a

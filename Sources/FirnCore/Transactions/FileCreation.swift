@@ -109,5 +109,5 @@ public func syncDirectory(of path: String) throws(FirnError) {
     let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw FirnError.io(path: directory, operation: "open directory", errno: errno) }
     defer { Glibc.close(fd) }
-    _ = try retryingEINTR(path: directory, "fsync directory") { fsync(fd) }
+    _ = try SystemCall.run(path: directory, "fsync directory") { fsync(fd) }
 }

@@ -121,7 +121,7 @@ public final class Store: @unchecked Sendable {
                 "commitLogPages \(options.commitLogPages) is neither 0 (no commit log) nor "
                 + "\(StoreOptions.commitLogPageRange.lowerBound)…\(StoreOptions.commitLogPageRange.upperBound)")
         }
-        if options.create && !options.readOnly && !fileExists(path) {
+        if options.create && !options.readOnly && !SystemCall.exists(path, followingLinks: true) {
             guard PageGeometry.isValidPageSize(options.pageSize) else {
                 throw FirnError.invalidArgument(
                     "page size \(options.pageSize) is not a power of two from \(PageGeometry.minPageSize) to \(PageGeometry.maxPageSize)")
@@ -747,7 +747,4 @@ public final class Store: @unchecked Sendable {
     }
 }
 
-func fileExists(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0
-}
+

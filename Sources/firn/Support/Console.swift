@@ -1,5 +1,6 @@
 import FirnTools
 import Foundation
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,29 +9,14 @@ import Glibc
 /// throw, so the command ends with exit 74 instead of dying on SIGPIPE.
 enum Console {
     static func write(_ text: String) throws(ToolError) {
-        var bytes = Array(text.utf8)
-        let result: ToolError? = bytes.withUnsafeMutableBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                guard let base = buffer.baseAddress else { return nil }
-                let n = Glibc.write(1, base + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return ToolError.io(path: "stdout", operation: "write", errno: errno)
-                }
-                done += n
-            }
-            return nil
+        if let error = SystemCall.writeAll(1, Array(text.utf8)) {
+            throw ToolError.io(path: "stdout", operation: "write", errno: error.code)
         }
-        if let result { throw result }
     }
 
     static func line(_ text: String = "") throws(ToolError) { try write(text + "\n") }
 
-    static func error(_ text: String) {
-        var bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-    }
+    static func error(_ text: String) { errorRaw(text.hasSuffix("\n") ? text : text + "\n") }
 
     /// A note for the user that is not the report (stderr).
     static func note(_ text: String) { error("firn: note: " + text) }
@@ -77,8 +63,6 @@ final class ProgressLine: @unchecked Sendable {
 }
 
 extension Console {
-    static func errorRaw(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-    }
+    /// Best effort: nowhere is left to report a failed write to stderr.
+    static func errorRaw(_ text: String) { _ = SystemCall.writeAll(2, Array(text.utf8)) }
 }

@@ -1,3 +1,4 @@
+import FirnCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -82,16 +83,16 @@ final class TestKitProcess: @unchecked Sendable {
                 milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, milliseconds)
-            if ready < 0 && errno == EINTR { continue }
+            let ready = (try? SystemCall.result({ poll(&poller, 1, milliseconds) }).get()) ?? -1
             // Nothing there: wait on while time is left; else that was the last look.
             guard ready > 0 else {
                 if remaining > .zero { continue }
                 return nil
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                (try? SystemCall.result({ read(fd, buffer.baseAddress, buffer.count) }).get()) ?? -1
+            }
             guard count > 0 else { return nil }
             buffered.append(contentsOf: chunk[..<count])
         }
