@@ -231,7 +231,7 @@ import FirnTools
         #expect(verified.run.isCleanFailure, "\(verified.run.stderr)")
         let report = try #require(verified.report, "no report: \(verified.run.stderr)")
         #expect(!report.clean && report.unreadableVersion == bad.version, "\(report)")
-        let finding = try #require(report.verify.findings.first { $0.category == .log }, "\(report.verify.findings)")
+        let finding = try #require(report.verify.findings.first { $0.kind == .log }, "\(report.verify.findings)")
         #expect(finding.page == bad.page && finding.version == bad.version, "\(finding)")
         #expect(finding.message.contains("tree \"missing\", which does not exist"), "\(finding)")
         #expect(report.verify.log?.appliedVersion == good && report.verify.log?.newestVersion == bad.version)
@@ -297,7 +297,7 @@ import FirnTools
         let verified = try Self.verify(written.path)
         #expect(verified.run.status == 65, "\(verified.run.stdout)\(verified.run.stderr)")
         let report = try #require(verified.report, "no report: \(verified.run.stderr)")
-        let finding = try #require(report.verify.findings.first { $0.category == .log }, "\(report.verify.findings)")
+        let finding = try #require(report.verify.findings.first { $0.kind == .log }, "\(report.verify.findings)")
         #expect(finding.page == bad.page && finding.version == bad.version, "\(finding)")
     }
 
@@ -315,7 +315,7 @@ import FirnTools
         let report = try #require(verified.report, "no report: \(verified.run.stderr)")
         #expect(report.unreadableVersion == nil && report.verify.version == bad.version)
         let finding = try #require(report.verify.findings.first, "\(report.verify.findings)")
-        #expect(finding.category == .count && finding.tree == "t" && finding.page == bad.page && finding.version == bad.version,
+        #expect(finding.kind == .count && finding.tree == "t" && finding.page == bad.page && finding.version == bad.version,
                 "\(finding)")
         #expect(finding.expected?.hasPrefix("8 entries") == true && finding.found == "9", "\(finding)")
     }

@@ -121,12 +121,12 @@ public struct Verifier {
                                                  current: false, problem: defect.description))
                 // An empty slot is normal for a new file; a damaged one is worth reporting.
                 if defect != .empty {
-                    add(VerifyFinding(kind: "slot", page: UInt64(index), message: "commit slot \(index): \(defect)"))
+                    add(VerifyFinding(.slot, page: UInt64(index), message: "commit slot \(index): \(defect)"))
                 }
             }
         }
         if let defect = slots.relationDefect {
-            add(VerifyFinding(kind: "slot", page: UInt64(defect.slot), message: "commit slots: \(defect)"))
+            add(VerifyFinding(.slot, page: UInt64(defect.slot), message: "commit slots: \(defect)"))
         }
     }
 
@@ -259,26 +259,26 @@ public struct Verifier {
     ) -> PageView? {
         let version = snapshot.info.version
         guard ref.page >= 2, ref.page < report.logicalPages else {
-            add(VerifyFinding(kind: "range", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.range, page: ref.page, tree: tree, version: version,
                               expected: "2..<\(report.logicalPages)", found: "\(ref.page)",
                               message: "reference points outside the version's pages"))
             return nil
         }
         let before = bitmap.mark(ref.page, use)
         if before != .unseen {
-            add(VerifyFinding(kind: "doubleUse", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.doubleUse, page: ref.page, tree: tree, version: version,
                               message: "page reached twice (a cycle or a shared page)"))
             return nil
         }
         let view: PageView
         do { view = try source.view(ref.page) } catch {
-            add(VerifyFinding(kind: "range", page: ref.page, tree: tree, version: version, message: "\(error)"))
+            add(VerifyFinding(.range, page: ref.page, tree: tree, version: version, message: "\(error)"))
             return nil
         }
         report.bytesChecked += UInt64(view.pageSize)
         if report.bytesChecked % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
         if view.storedPageNumber != ref.page {
-            add(VerifyFinding(kind: "misdirected", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.misdirected, page: ref.page, tree: tree, version: version,
                               expected: "page \(ref.page)", found: "page \(view.storedPageNumber)",
                               message: "the page holds another page's contents (misdirected write)"))
             return nil
@@ -290,21 +290,21 @@ public struct Verifier {
         if !options.quick && !proved {
             let computed = view.computeChecksum()
             if computed != view.storedChecksum {
-                add(VerifyFinding(kind: "checksum", page: ref.page, tree: tree, version: version,
+                add(VerifyFinding(.checksum, page: ref.page, tree: tree, version: version,
                                   expected: hex32(view.storedChecksum), found: hex32(computed),
                                   message: "page contents do not match their checksum"))
                 return nil
             }
         }
         if view.birth != ref.birth || view.storedChecksum != ref.checksum {
-            add(VerifyFinding(kind: "birth", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.birth, page: ref.page, tree: tree, version: version,
                               expected: "birth \(ref.birth), crc \(hex32(ref.checksum))",
                               found: "birth \(view.birth), crc \(hex32(view.storedChecksum))",
                               message: "the page is not the one its parent references (lost or stale write)"))
             return nil
         }
         if view.birth > version || view.birth == 0 {
-            add(VerifyFinding(kind: "birth", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.birth, page: ref.page, tree: tree, version: version,
                               expected: "birth 1...\(version)", found: "\(view.birth)",
                               message: view.birth == 0 ? "page birth 0 (versions start at 1)"
                                   : "page is newer than the version that references it"))
@@ -354,18 +354,18 @@ public struct Verifier {
         do {
             try view.checkTreePage(expectLeaf: level.map { $0 == 0 })
         } catch {
-            add(VerifyFinding(kind: "structure", page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
+            add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
             return
         }
         if let level, view.level != level {
-            add(VerifyFinding(kind: "depth", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.depth, page: ref.page, tree: tree, version: version,
                               expected: "level \(level)", found: "level \(view.level)",
                               message: "children must sit exactly one level below their parent"))
             return
         }
         let isLeaf = view.typeByte == PageType.leaf.rawValue
         if isLeaf != (view.level == 0) {
-            add(VerifyFinding(kind: "structure", page: ref.page, tree: tree, version: version,
+            add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version,
                               message: "\(isLeaf ? "leaf" : "branch") page at level \(view.level)"))
             return
         }
@@ -378,7 +378,7 @@ public struct Verifier {
             if isLeaf {
                 stats.leafPages += 1
                 if let leafDepth, leafDepth != depth {
-                    add(VerifyFinding(kind: "depth", page: ref.page, tree: tree, version: version,
+                    add(VerifyFinding(.depth, page: ref.page, tree: tree, version: version,
                                       expected: "depth \(leafDepth)", found: "depth \(depth)", message: "leaves at different depths"))
                 }
                 leafDepth = depth
@@ -447,7 +447,7 @@ public struct Verifier {
                 for i in 1..<max(1, keys.count) {
                     checkKeyLength(keys[i].count, what: "separator \(i)", page: ref.page, tree: tree)
                     if i > 1, compareBytes(keys[i - 1], keys[i]) >= 0 {
-                        add(VerifyFinding(kind: "order", page: ref.page, tree: tree, version: version,
+                        add(VerifyFinding(.order, page: ref.page, tree: tree, version: version,
                                           message: "branch separators \(i - 1) and \(i) are not ascending"))
                     }
                     if let lower, compareBytes(lower, keys[i]) >= 0 {
@@ -470,7 +470,7 @@ public struct Verifier {
                 }
             }
         } catch {
-            add(VerifyFinding(kind: "structure", page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
+            add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
         }
     }
 
@@ -490,15 +490,15 @@ public struct Verifier {
             ordered = true
         }
         if !ordered {
-            add(VerifyFinding(kind: "order", page: page, tree: tree, version: version,
+            add(VerifyFinding(.order, page: page, tree: tree, version: version,
                               message: "key \(index) is not greater than the key before it"))
         }
         if let lower, compareBytes(lower, key) > 0 {
-            add(VerifyFinding(kind: "order", page: page, tree: tree, version: version,
+            add(VerifyFinding(.order, page: page, tree: tree, version: version,
                               message: "key \(index) is below its parent's separator for this page"))
         }
         if let upper, compareBytes(upper, key) <= 0 {
-            add(VerifyFinding(kind: "order", page: page, tree: tree, version: version,
+            add(VerifyFinding(.order, page: page, tree: tree, version: version,
                               message: "key \(index) is at or above the next separator in the parent"))
         }
     }
@@ -615,12 +615,12 @@ public struct Verifier {
                 ref = next
                 index += 1
             } catch {
-                add(VerifyFinding(kind: "overflow", page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
+                add(VerifyFinding(.overflow, page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
                 return
             }
         }
         if total != length, !stopped {
-            add(VerifyFinding(kind: "overflow", page: head.page, tree: tree, version: version,
+            add(VerifyFinding(.overflow, page: head.page, tree: tree, version: version,
                               expected: "\(length) bytes", found: "\(total) bytes",
                               message: "overflow chain length differs from the leaf's"))
         }
@@ -639,7 +639,7 @@ public struct Verifier {
                               message: "catalog key \(treeName): \(defect)"))
         }
         guard case let .inline(bytes) = value, let entry = CatalogEntry.decode(bytes), let base = bytes.baseAddress else {
-            add(VerifyFinding(kind: "structure", page: place.page, tree: treeName, version: version,
+            add(VerifyFinding(.structure, page: place.page, tree: treeName, version: version,
                               message: "catalog entry is not \(CatalogEntry.size) inline bytes"))
             return
         }
@@ -651,7 +651,7 @@ public struct Verifier {
         var stats = VerifiedTree(name: treeName, kind: .user, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
         visitTree(entry.root, tree: treeName, role: .named, holderBirth: place.birth, stats: &stats) { _, _, _, _ in }
         if !stopped, stats.entries != entry.count {
-            add(VerifyFinding(kind: "count", tree: treeName, version: version,
+            add(VerifyFinding(.count, tree: treeName, version: version,
                               expected: "\(entry.count) entries (catalog)", found: "\(stats.entries)",
                               message: "the catalog's entry count differs from the tree's"))
         }
@@ -681,20 +681,20 @@ public struct Verifier {
                 epochEntries[death]?.retired += 1
             }
             if !(birth >= 1 && birth < death && death <= version) {
-                add(VerifyFinding(kind: "space", page: page, version: version,
+                add(VerifyFinding(.space, page: page, version: version,
                                   expected: "1 <= birth < death <= \(version)", found: "birth \(birth), death \(death)",
                                   message: "retired-page entry with an impossible lifetime"))
             }
             markSpace(page, .retired, what: "retired")
         case let .pinned(pinned)?:
             if pinned == 0 || pinned >= version {
-                add(VerifyFinding(kind: "space", version: version, expected: "1..<\(version)", found: "\(pinned)",
+                add(VerifyFinding(.space, version: version, expected: "1..<\(version)", found: "\(pinned)",
                                   message: "recorded pin is not an earlier version"))
             }
         case let .history(v)?:
             guard case let .inline(bytes) = value, let record = HistoryRecord.decode(bytes), record.version == v,
                   v >= 1, v <= version else {
-                add(VerifyFinding(kind: "history", page: place.page, version: version,
+                add(VerifyFinding(.history, page: place.page, version: version,
                                   expected: "an \(HistoryRecord.size)-byte record of a version in 1...\(version)",
                                   message: "malformed history entry for version \(v)"))
                 return
@@ -718,7 +718,7 @@ public struct Verifier {
                 epochEntries[end] = (entry, place.page, 0)
             }
         case nil:
-            add(VerifyFinding(kind: "space", version: version, message: "space tree key of unknown shape (\(key.count) bytes)"))
+            add(VerifyFinding(.space, version: version, message: "space tree key of unknown shape (\(key.count) bytes)"))
         }
     }
 
@@ -805,13 +805,13 @@ public struct Verifier {
 
     private mutating func markSpace(_ page: UInt64, _ use: PageBitmap.Use, what: String) {
         guard page >= 2, page < report.logicalPages else {
-            add(VerifyFinding(kind: "space", page: page, version: snapshot.info.version,
+            add(VerifyFinding(.space, page: page, version: snapshot.info.version,
                               expected: "2..<\(report.logicalPages)", found: "\(page)", message: "\(what) page out of range"))
             return
         }
         let before = bitmap.mark(page, use)
         if before != .unseen {
-            add(VerifyFinding(kind: "doubleUse", page: page, version: snapshot.info.version,
+            add(VerifyFinding(.doubleUse, page: page, version: snapshot.info.version,
                               message: "page is both \(describe(before)) and \(what)"))
         }
     }
@@ -833,17 +833,17 @@ public struct Verifier {
             if leaked.count < 10 { leaked.append(page) }
         }
         if leakedCount > 0 {
-            add(VerifyFinding(kind: "leak", page: leaked.first, version: version,
+            add(VerifyFinding(.leak, page: leaked.first, version: version,
                               expected: "every page reachable, free or retired", found: "\(leakedCount) unaccounted",
                               message: "pages neither reachable nor free nor retired: \(leaked.map(String.init).joined(separator: ", "))\(leakedCount > 10 ? ", …" : "")"))
         }
         if let record = snapshot.info.commitRecord {
             if record.freePages != report.freePages {
-                add(VerifyFinding(kind: "space", version: version, expected: "\(record.freePages) free pages (commit record)",
+                add(VerifyFinding(.space, version: version, expected: "\(record.freePages) free pages (commit record)",
                                   found: "\(report.freePages)", message: "free-page count differs from the space tree"))
             }
             if record.retiredPages != report.retiredPages {
-                add(VerifyFinding(kind: "space", version: version, expected: "\(record.retiredPages) retired pages (commit record)",
+                add(VerifyFinding(.space, version: version, expected: "\(record.retiredPages) retired pages (commit record)",
                                   found: "\(report.retiredPages)", message: "retired-page count differs from the space tree"))
             }
             if !record.spaceRoot.isNone, !sawCurrentHistory {

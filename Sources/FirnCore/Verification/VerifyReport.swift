@@ -1,11 +1,9 @@
 /// What `Verifier` found: one finding per defect, each naming the page,
 /// tree and version, and what was expected against what was found.
 public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertible {
-    /// A stable category (`Kind`): `slot`, `range`, `type`, `misdirected`,
-    /// `birth`, `checksum`, `structure`, `order`, `depth`, `count`,
-    /// `overflow`, `doubleUse`, `leak`, `space`, `history`, `lockFile`,
-    /// `limit`, `reserved`, `name`, `previousVersion`, `log`, `object`.
-    public var kind: String
+    /// A stable category; JSON spells it as the case's name (`slot`,
+    /// `range`, `doubleUse`…).
+    public var kind: Kind
     public var page: UInt64?
     public var tree: String?
     public var version: UInt64?
@@ -13,7 +11,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
     public var found: String?
     public var message: String
 
-    public init(kind: String, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
+    public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
                 expected: String? = nil, found: String? = nil, message: String) {
         self.kind = kind
         self.page = page
@@ -24,8 +22,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
-    /// The categories of findings, as `kind` spells them. `kind` stays a
-    /// string in JSON; new findings are made with a case.
+    /// The categories of findings (a string in JSON: the case's name).
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case slot, range, type, misdirected, birth, checksum, structure, order, depth, count, overflow
         case doubleUse, leak, space, history, lockFile
@@ -46,21 +43,13 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
         case object
     }
 
-    public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
-                expected: String? = nil, found: String? = nil, message: String) {
-        self.init(kind: kind.rawValue, page: page, tree: tree, version: version, expected: expected, found: found,
-                  message: message)
-    }
-
-    /// `kind` as a case; nil for a kind this build does not know.
-    public var category: Kind? { Kind(rawValue: kind) }
 
     public var description: String {
         var parts: [String] = []
         if let page { parts.append("page \(page)") }
         if let tree { parts.append("tree \"\(tree)\"") }
         if let version { parts.append("version \(version)") }
-        var text = (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + "\(kind): \(message)"
+        var text = (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + "\(kind.rawValue): \(message)"
         if let expected, let found { text += " (expected \(expected), found \(found))" }
         return text
     }
