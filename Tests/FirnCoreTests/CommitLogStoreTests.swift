@@ -451,7 +451,7 @@ import Testing
     /// A checkpoint writes zeros over the pages of its new region that no
     /// version used before (the file grew for them), so each frame's write
     /// is an overwrite and the sync after it needs no journal commit for a
-    /// first write into reserved blocks (docs/COMMIT-PATH.md, slice 12).
+    /// first write into reserved blocks (docs/COMMIT-PATH.md "Checkpoints").
     /// Pages of the region that earlier versions used are not written.
     @Test func aCheckpointWritesZerosOverItsRegionsUnusedPages() throws {
         let dir = try TemporaryDirectory(prefix: "firn-region-zeros", inMemory: true)

@@ -7,7 +7,7 @@ import Glibc
 
 /// A deferred commit's frame waits in the writer's memory until its group's
 /// durability point, the writer byte going to another writer, the idle
-/// watch's 2 ms, or 64 KiB of frames (FORMAT.md 8.1; COMMIT-PATH slice 20).
+/// watch's 2 ms, or 64 KiB of frames (FORMAT.md 8.1; docs/COMMIT-PATH.md "Grouped commits and durability").
 /// The writer's own store reads it at once; other processes (here, other
 /// stores of this process, each with its own lock file handle) when it is
 /// written. The appender's kept frames reach the file as the same bytes

@@ -154,7 +154,7 @@ final class LogTransaction {
     /// leaves its epoch touched, and with keys spread over the tree an
     /// epoch four budgets long rewrites far fewer leaves per entry (with a
     /// 10,000-record tree of random keys, one checkpoint per ~700 entries
-    /// instead of per ~180-360, at about 1.6× the file; COMMIT-PATH slice 19).
+    /// instead of per ~180-360, at about 1.6× the file; docs/COMMIT-PATH.md "Checkpoints").
     /// A durable commit still checkpoints once past one budget.
     static let groupSealShare: UInt64 = 4
 

@@ -275,7 +275,7 @@ extension Store {
     }
 }
 
-/// Deferred frames kept in memory (FORMAT.md 8.1, COMMIT-PATH slice 20).
+/// Deferred frames kept in memory (FORMAT.md 8.1, docs/COMMIT-PATH.md "Grouped commits and durability").
 extension Store {
     /// The newest version this store reads: the published one, or the
     /// newest of its own deferred commits not written yet.
