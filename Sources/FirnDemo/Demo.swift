@@ -1,4 +1,5 @@
 import Firn
+import FirnCore
 import FirnTools
 import Foundation
 

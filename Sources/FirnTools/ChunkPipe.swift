@@ -1,3 +1,4 @@
+import FirnCore
 import Dispatch
 
 /// A bounded queue of byte chunks from one producer thread to one consumer

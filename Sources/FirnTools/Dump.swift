@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn dump`: the B+ trees of a readable version — per-level shape,
 /// one line per page, one decoded page, or every entry in the text format
 /// `load` reads.

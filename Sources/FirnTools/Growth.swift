@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn growth`: the commit history kept in the file (size, live, free and
 /// held-by-pins bytes per commit) and a sentence explaining the growth.
 public enum Growth {

@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn hold`: pins a version until released — to reproduce growth under a
 /// long-lived reader and to test pin alerts. The session keeps the pin; the
 /// CLI waits for SIGINT/SIGTERM or the time limit, then closes it. It holds

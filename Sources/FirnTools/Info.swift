@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn info`: what a database file holds and where its space goes.
 public enum Info {
     public struct Options: Sendable {

@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn dump --objects`: the objects of a readable version, decoded with the
 /// schema stored in the file (docs/FORMAT.md §12) — every property, links as
 /// their target's key, lists as arrays — streamed one object at a time so

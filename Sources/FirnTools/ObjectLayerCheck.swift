@@ -1,3 +1,4 @@
+import FirnCore
 /// `verify`'s check of the object layer (docs/FORMAT.md §12), run over
 /// pages the page walk already proved: every schema record and object record
 /// decodes under the stored schema as `dump --objects` decodes it (so a file

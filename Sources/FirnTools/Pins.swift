@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn pins` (alias `readers`): the reader table — who pins which
 /// version, why, since when, how far behind, and what each pin costs in
 /// file space — with thresholds for cron alerts.

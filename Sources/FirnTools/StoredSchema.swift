@@ -1,3 +1,4 @@
+import FirnCore
 /// Reading `sys.schema`: every record decoded and checked, every link's
 /// target a stored type (a defect otherwise, §12.1).
 package enum StoredSchema {

@@ -1,3 +1,4 @@
+import FirnCore
 /// The object types a version stores, read from its schema tree `sys.schema`
 /// alone (docs/FORMAT.md §12.1) — no application code, no SDK runtime. `info`
 /// lists them with their counts; `dump --objects` decodes their records.

@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn verify`: proves a readable version is intact (see `Verifier`),
 /// plus the lock file's sanity. Runs against a live database without
 /// blocking its writers: it pins what it checks.

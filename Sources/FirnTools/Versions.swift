@@ -1,3 +1,4 @@
+import FirnCore
 /// `firn versions`: every version still readable — the current one, the
 /// previous commit slot, and each version a process has pinned — with its
 /// time and who holds it.

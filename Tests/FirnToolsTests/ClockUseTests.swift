@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// Durations, timeouts and deadlines use the monotonic clock: a wall clock

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// Each rule docs/FORMAT.md states about a field, broken alone in a file

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// A writer that meets a hostile record refuses before writing (issue 33

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// Nothing laundered (issue "Nothing laundered, nothing stale" §1): one

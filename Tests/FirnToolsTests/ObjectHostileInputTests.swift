@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// Damaged schemas, records and list trees: `dump --objects` fails with one

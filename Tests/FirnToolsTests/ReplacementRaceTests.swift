@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import FirnCore
 import FirnTools
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// What `verify` accepts survives `dump --entries | load`, `compact` and

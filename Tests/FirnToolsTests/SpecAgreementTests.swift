@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// Where an independent reader written from docs/FORMAT.md alone and the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 
 /// User trees whose names look like the system trees — "(catalog)",

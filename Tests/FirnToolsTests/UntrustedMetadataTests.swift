@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnCore
 import FirnTools
 #if canImport(Glibc)
 import Glibc

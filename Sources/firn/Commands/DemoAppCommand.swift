@@ -1,5 +1,6 @@
 import ArgumentParser
 import FirnDemo
+import FirnCore
 import FirnTools
 import Foundation
 #if canImport(Glibc)

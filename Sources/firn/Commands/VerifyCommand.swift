@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirnCore
 import FirnTools
 
 struct VerifyCommand: ParsableCommand {

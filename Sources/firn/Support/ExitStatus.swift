@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirnCore
 import FirnTools
 
 /// The one place errors become exit statuses (sysexits, as DESIGN.md's

@@ -1,3 +1,4 @@
+import FirnCore
 import FirnTools
 
 extension TreeKind {

@@ -1,4 +1,5 @@
 import Foundation
+import FirnCore
 import FirnTools
 
 /// Byte-level edits of a database file for the hostile-input tests: flip,
