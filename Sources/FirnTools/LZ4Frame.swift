@@ -1,3 +1,4 @@
+import FirnCore
 import CLZ4
 #if canImport(Glibc)
 import Glibc

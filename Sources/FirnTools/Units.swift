@@ -1,3 +1,4 @@
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
