@@ -47,13 +47,6 @@ enum InstanceBinding: Sendable {
         }
     }
 
-    /// The binding for code running here that names none
-    /// (`Database(configuration:)`): the main actor when the caller runs
-    /// on it, else the calling thread.
-    static var callers: InstanceBinding {
-        QueueIdentity.main.isCurrent ? .mainActor : .thread(.current)
-    }
-
     /// The thread id recorded as the holder of the instance's pins: 0 for a
     /// queue or an actor, whose work runs on any worker thread.
     var holderThreadID: Int64 {

@@ -7,23 +7,15 @@ import Testing
 @Suite struct VerifyObjectsTests {
     /// The `firn` binary next to the test bundle (built with the tests).
     static var firn: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        let dir = (exe as NSString).deletingLastPathComponent
-        if FileManager.default.isExecutableFile(atPath: dir + "/firn") { return dir + "/firn" }
+        let built = ChildProcess.buildDirectory + "/firn"
+        if FileManager.default.isExecutableFile(atPath: built) { return built }
         return FileManager.default.currentDirectoryPath + "/.build/debug/firn"
     }
 
+    /// The status, and stdout then stderr.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: firn)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildProcess.run(firn, arguments)
+        return (outcome.status, outcome.output + outcome.errors)
     }
 
     @Test func verifyIsCleanOnAFileWithLinksListsAndIndexes() throws {

@@ -12,20 +12,8 @@ import FirnTools
         "Sources/FirnTools/Units.swift": "the age of a pin from its recorded wall-clock stamp (another process's clock)",
     ]
 
-    static func sources() throws -> [(path: String, text: String)] {
-        var out: [(String, String)] = []
-        for directory in ["Sources/FirnTools", "Sources/firn"] {
-            let root = DocsTests.root + "/" + directory
-            guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
-            for case let name as String in walker where name.hasSuffix(".swift") {
-                out.append((directory + "/" + name, try String(contentsOfFile: root + "/" + name, encoding: .utf8)))
-            }
-        }
-        return out
-    }
-
     @Test func theToolkitTimesDurationsAndDeadlinesWithTheMonotonicClock() throws {
-        let files = try Self.sources()
+        let files = try SourceFiles.swift(in: ["Sources/FirnTools", "Sources/firn"])
         #expect(files.count > 20)
         for (path, text) in files {
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

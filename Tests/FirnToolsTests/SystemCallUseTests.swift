@@ -9,20 +9,8 @@ import Testing
 @Suite struct SystemCallUseTests {
     static let layer = "Sources/FirnCore/IO/SystemCall.swift"
 
-    static func swiftFiles() throws -> [(path: String, text: String)] {
-        var out: [(String, String)] = []
-        for directory in ["Sources", "Tests"] {
-            let root = DocsTests.root + "/" + directory
-            guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
-            for case let name as String in walker where name.hasSuffix(".swift") {
-                out.append((directory + "/" + name, try String(contentsOfFile: root + "/" + name, encoding: .utf8)))
-            }
-        }
-        return out
-    }
-
     @Test func noSystemCallIsRetriedOrLoopedOutsideTheLayer() throws {
-        let files = try Self.swiftFiles()
+        let files = try SourceFiles.swift(in: ["Sources", "Tests"])
         #expect(files.contains { $0.path == Self.layer })
         #expect(files.count > 100)
         for (path, text) in files where path != Self.layer && !path.hasSuffix("SystemCallUseTests.swift") {

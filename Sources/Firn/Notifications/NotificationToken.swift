@@ -68,11 +68,12 @@ final class DatabaseObservation: Observation, @unchecked Sendable {
     init(_ block: @escaping @Sendable (DatabaseNotification, Database) -> Void) { self.block = block }
 
     override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
-        if notify { block(.didChange, Database(core: core)) }
+        if notify { didChange(core) }
     }
 
-    /// The instance committed a write that changed nothing (no version).
-    func committedNothing(_ core: DatabaseCore) { block(.didChange, Database(core: core)) }
+    /// Also called for a commit of the instance that changed nothing (no
+    /// version, so no step: `Notifier.deliverEmptyCommit`).
+    func didChange(_ core: DatabaseCore) { block(.didChange, Database(core: core)) }
 }
 
 extension Database {

@@ -89,12 +89,10 @@ final class Notifier {
             observation.begin(core)
             return
         }
-        let work = Unchecked((core, observation))
-        let scheduled = core.binding.schedule {
-            let (core, observation) = work.value
-            core.notifier?.deliver()
-            if !observation.isStopped, !observation.started { observation.begin(core) }
-        }
+        // The delivery begins it (`beginPending`), unless a refresh point
+        // of the binding came first.
+        let work = Unchecked(core)
+        let scheduled = core.binding.schedule { work.value.notifier?.deliver() }
         if !scheduled { observation.begin(core) }
     }
 
@@ -120,7 +118,7 @@ final class Notifier {
     private func deliverEmptyCommit() {
         let all = observations.withLock { $0 }.filter { $0.started && !$0.isStopped }
         for case let observation as DatabaseObservation in all where !suppressed.contains(ObjectIdentifier(observation)) {
-            observation.committedNothing(core)
+            observation.didChange(core)
         }
     }
 
@@ -171,15 +169,13 @@ final class Notifier {
         return stepped
     }
 
-    /// Observers registered since the last delivery that have not begun
-    /// (added inside a callback, or on a queue or actor whose block or task
-    /// has not run yet) begin here, at the version every other observer now
-    /// stands at: from now on they hear the same steps. As in Realm, an
-    /// observer added inside another's callback gets its `.initial` at the
-    /// next refresh point; a program whose main thread never runs the main
-    /// queue still gets its main-actor observers going at its refreshes.
-    /// True when a callback run here moved the instance on, so the steps
-    /// must be delivered again (its own refresh, inside this delivery, did not).
+    /// Observers registered on a queue, an actor or the main actor whose
+    /// block or task has not run yet begin here, at the version every other
+    /// observer now stands at: from now on they hear the same steps (so a
+    /// program whose main thread never runs the main queue still gets its
+    /// main-actor observers going at its refreshes). True when a callback
+    /// run here moved the instance on, so the steps must be delivered again
+    /// (its own refresh, inside this delivery, did not).
     private func beginPending() -> Bool {
         var began = false
         while core.transaction == nil, !core.isReleased, core.snapshot.version == base.version,

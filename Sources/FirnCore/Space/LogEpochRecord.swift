@@ -85,6 +85,30 @@ package struct LogEpochRecord: Sendable, Equatable {
         self.seed = seed
     }
 
+    /// What is wrong with a stored entry `E`(`end`).
+    enum Defect: Error, Equatable {
+        /// Not a `size`-byte inline record.
+        case shape
+        /// A field no writer produces, and what it should be.
+        case field(String, expected: String)
+
+        /// "is not a 60-byte record", "epoch is invalid (expected …)".
+        var description: String {
+            switch self {
+            case .shape: return "is not a \(LogEpochRecord.size)-byte record"
+            case let .field(field, expected): return "\(field) is invalid (expected \(expected))"
+            }
+        }
+    }
+
+    /// The entry `E`(`end`) as stored, decoded and checked before use (its
+    /// numbers place reads): the readers of the space tree all read it so.
+    static func validated(_ value: StoredValue?, end: UInt64) -> Result<LogEpochRecord, Defect> {
+        guard case let .inline(bytes)? = value, let entry = decode(bytes) else { return .failure(.shape) }
+        if let (field, expected) = entry.defect(end: end) { return .failure(.field(field, expected: expected)) }
+        return .success(entry)
+    }
+
     /// The first field a writer never produces for the entry `E`(`end`),
     /// as (field, expected); nil when every field is valid (FORMAT.md 7).
     /// Checked before the entry is used: its numbers place reads.

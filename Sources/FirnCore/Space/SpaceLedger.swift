@@ -195,10 +195,12 @@ final class SpaceLedger {
     private func dropEpochEntry(end: UInt64, holder: UInt64?) throws(FirnError) {
         let key = SpaceKey.epochEntry(end: end)
         guard let value = try withBytes(key, { (k) throws(FirnError) in try tree.get(k) }) else { return }
-        guard case let .inline(bytes) = value, let entry = LogEpochRecord.decode(bytes),
-              entry.defect(end: end) == nil else {
+        let entry: LogEpochRecord
+        switch LogEpochRecord.validated(value, end: end) {
+        case let .success(valid): entry = valid
+        case let .failure(defect):
             throw FirnError.corrupt(path: "", page: spaceRootPage, version: nil,
-                                    detail: "space tree epoch entry E(\(end)) is malformed (expected the \(LogEpochRecord.size)-byte record of a checkpoint before \(end))")
+                                    detail: "space tree epoch entry E(\(end)) \(defect.description)")
         }
         if let holder, holder >= entry.epoch { return }
         try tree.delete(key)

@@ -222,15 +222,12 @@ public final class Snapshot: @unchecked Sendable {
         do throws(FirnError) {
             try cursor.seek(SpaceKey.epochEntry(end: wanted + 1))
             guard cursor.isValid, case let .epoch(end)? = try cursor.withKey({ SpaceKey.decode($0) }) else { return nil }
-            guard case let .inline(bytes)? = try cursor.storedValue(), let entry = LogEpochRecord.decode(bytes) else {
+            switch LogEpochRecord.validated(try cursor.storedValue(), end: end) {
+            case let .success(entry): return entry.epoch <= wanted ? (end, entry) : nil
+            case let .failure(defect):
                 throw FirnError.corrupt(path: store.path, page: spaceRoot.page, version: version,
-                                        detail: "space tree epoch entry E(\(end)) is not a \(LogEpochRecord.size)-byte record")
+                                        detail: "space tree epoch entry E(\(end)) \(defect.description)")
             }
-            if let (field, expected) = entry.defect(end: end) {
-                throw FirnError.corrupt(path: store.path, page: spaceRoot.page, version: version,
-                                        detail: "space tree epoch entry E(\(end)): \(field) is invalid (expected \(expected))")
-            }
-            return entry.epoch <= wanted ? (end, entry) : nil
         } catch {
             throw error.located(in: store.path, version: version)
         }

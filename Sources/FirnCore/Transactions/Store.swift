@@ -746,5 +746,3 @@ public final class Store: @unchecked Sendable {
         case framesUnwritten(FirnError)
     }
 }
-
-

@@ -701,20 +701,19 @@ public struct Verifier {
             }
             checkHistory(record, page: place.page)
         case let .epoch(end)?:
-            guard case let .inline(bytes) = value, let entry = LogEpochRecord.decode(bytes) else {
+            let validated = LogEpochRecord.validated(value, end: end)
+            if case .failure(.shape) = validated {
                 add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
                                   expected: "a \(LogEpochRecord.size)-byte epoch record", found: Self.describe(value),
                                   message: "malformed epoch entry E(\(end))"))
-                return
-            }
-            if end > version {
+            } else if end > version {
                 add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
                                   expected: "a checkpoint at or before \(version)", found: "\(end)",
                                   message: "epoch entry E(\(end)) names a later checkpoint"))
-            } else if let (field, expected) = entry.defect(end: end) {
+            } else if case let .failure(.field(field, expected)) = validated {
                 add(VerifyFinding(.space, page: place.page, tree: "(space)", version: version,
                                   expected: expected, found: nil, message: "epoch entry E(\(end)): invalid \(field)"))
-            } else {
+            } else if case let .success(entry) = validated {
                 epochEntries[end] = (entry, place.page, 0)
             }
         case nil:

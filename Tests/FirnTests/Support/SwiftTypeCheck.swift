@@ -11,34 +11,21 @@ enum SwiftTypeCheck {
         var description: String { "line \(line): \(message)" }
     }
 
-    /// The build directory of the test bundle (`/proc/self/exe`): the
-    /// modules are in `Modules/`, the C shim's module map in its target's
-    /// build directory.
-    static var buildDirectory: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return (exe as NSString).deletingLastPathComponent
-    }
-
     /// The errors `swiftc -typecheck` reports for `source` (one per line of
     /// the source: notes and repeated renderings are dropped).
     static func errors(in source: String, scratch: Scratch) throws -> [Diagnostic] {
         let file = scratch.path + "/App.swift"
         try source.write(toFile: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        // The modules are in the build directory's `Modules/`, the C
+        // shim's module map in its target's build directory.
+        let build = ChildProcess.buildDirectory
+        let run = try ChildProcess.run("/usr/bin/env", [
             "swiftc", "-typecheck", "-swift-version", "6",
-            "-I", buildDirectory + "/Modules",
-            "-Xcc", "-fmodule-map-file=\(buildDirectory)/CFirnShims.build/module.modulemap",
+            "-I", build + "/Modules",
+            "-Xcc", "-fmodule-map-file=\(build)/CFirnShims.build/module.modulemap",
             file,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        ], timeout: .seconds(300))
+        let text = run.output + run.errors
         var seen = Set<Int>()
         var found: [Diagnostic] = []
         // "<path>/App.swift:LINE:COLUMN: error: …" (the compiler may spell
@@ -50,7 +37,7 @@ enum SwiftTypeCheck {
                   seen.insert(number).inserted else { continue }
             found.append(Diagnostic(line: number, message: parts[3].trimmingCharacters(in: .whitespaces)))
         }
-        if found.isEmpty, process.terminationStatus != 0 {
+        if found.isEmpty, run.status != 0 {
             // A failure that names no line (a missing module): report it whole.
             found.append(Diagnostic(line: 0, message: text))
         }
