@@ -6,7 +6,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FirnCore", targets: ["FirnCore"]),
-        .library(name: "FirnTools", targets: ["FirnTools"]),
         .library(name: "Firn", targets: ["Firn"]),
         .executable(name: "firn", targets: ["firn"]),
     ],

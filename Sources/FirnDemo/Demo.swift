@@ -14,44 +14,44 @@ import Foundation
 /// pinned version dumps as exactly the objects the child holds, and once
 /// the child lets go the next checkpoint frees what its pin held. The
 /// child is stopped before it returns; the files stay in DIR.
-public enum Demo {
-    public struct Options: Sendable {
+package enum Demo {
+    package struct Options: Sendable {
         /// nil: a new temporary directory.
-        public var directory: String?
+        package var directory: String?
         /// The `firn` binary to run for the child and the tour.
-        public var executable: String
-        public var commitsBeforePin = 120
-        public var commitsAfterPin = 240
+        package var executable: String
+        package var commitsBeforePin = 120
+        package var commitsAfterPin = 240
         /// Whether the tour's commands print to stdout (off for `--json`,
         /// whose stdout is the report alone).
-        public var showSteps = true
-        public init(directory: String?, executable: String) {
+        package var showSteps = true
+        package init(directory: String?, executable: String) {
             self.directory = directory
             self.executable = executable
         }
     }
 
-    public struct Report: Codable, Sendable {
-        public var directory: String
-        public var database: String
-        public var commits: Int
+    package struct Report: Codable, Sendable {
+        package var directory: String
+        package var database: String
+        package var commits: Int
         /// The version the child's frozen objects read.
-        public var pinnedVersion: UInt64
-        public var cachePID: Int32
+        package var pinnedVersion: UInt64
+        package var cachePID: Int32
         /// The frozen objects the child cached, as its pin counted them.
-        public var frozenObjects: UInt64
+        package var frozenObjects: UInt64
         /// The version's checkpoint when the pinned version is a commit in
         /// the log (nil: a checkpoint itself).
-        public var pinnedCheckpoint: UInt64?
+        package var pinnedCheckpoint: UInt64?
         /// What the child's pin held once checkpoints had run, and what the
         /// checkpoint after its release returned (free bytes before and after).
-        public var heldBytes: UInt64
-        public var freeBytesBefore: UInt64
-        public var freeBytesAfter: UInt64
-        public var failedSteps: [String]
+        package var heldBytes: UInt64
+        package var freeBytesBefore: UInt64
+        package var freeBytesAfter: UInt64
+        package var failedSteps: [String]
     }
 
-    public static func run(_ options: Options, say: (String) -> Void) throws -> Report {
+    package static func run(_ options: Options, say: (String) -> Void) throws -> Report {
         let directory = try prepareDirectory(options.directory)
         let database = directory + "/demo.firn"
         let cachedList = directory + "/demo-cached-dogs.jsonl"

@@ -5,22 +5,22 @@ import Foundation
 /// The tour's object types: the reference documents' Person and Dog. A
 /// person lists their dogs; a dog links to its owner. `firn dump --objects`
 /// and `firn info` read them back from the schema stored in the file.
-public final class Dog: Object {
-    @Persisted(primaryKey: true) public var id = 0
-    @Persisted public var name = ""
-    @Persisted public var age = 0
-    @Persisted public var owner: Person?
+package final class Dog: Object {
+    @Persisted(primaryKey: true) package var id = 0
+    @Persisted package var name = ""
+    @Persisted package var age = 0
+    @Persisted package var owner: Person?
 }
 
-public final class Person: Object {
-    @Persisted(primaryKey: true) public var id = UUID()
-    @Persisted public var name = ""
-    @Persisted public var dogs = List<Dog>()
-    @Persisted(indexed: true) public var city: String?
+package final class Person: Object {
+    @Persisted(primaryKey: true) package var id = UUID()
+    @Persisted package var name = ""
+    @Persisted package var dogs = List<Dog>()
+    @Persisted(indexed: true) package var city: String?
 }
 
-public enum DemoModel {
-    public static func configuration(_ path: String) -> Configuration {
+package enum DemoModel {
+    package static func configuration(_ path: String) -> Configuration {
         Configuration(path: path, objectTypes: [Dog.self, Person.self])
     }
 }

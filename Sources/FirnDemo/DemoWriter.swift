@@ -5,26 +5,26 @@ import Foundation
 /// The tour's application writing: people adopting dogs, dogs growing
 /// older, the odd dog leaving — one SDK write transaction per commit, so
 /// a pinned version keeps pages that later commits replace.
-public struct DemoWriter {
+package struct DemoWriter {
     static let people = ["Ada", "Ben", "Chloe", "Dachary", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jane", "Kai", "Lena"]
     static let cities = ["Oslo", "Lima", "Pune", "Cork", nil]
     static let dogNames = ["Rex", "Lassie", "Ben", "Lita", "Maui", "Fido", "Luna", "Bo", "Pip", "Nala", "Otto", "Zuzu"]
 
-    public let database: Database
+    package let database: Database
     /// Commits made so far by this writer.
-    public private(set) var commits = 0
+    package private(set) var commits = 0
     private var nextDogID = 1
     private var rng = SystemRandomNumberGenerator()
 
     /// Opens (creating) `path` on the calling thread.
-    public init(path: String) throws {
+    package init(path: String) throws {
         database = try sdk(path) { try Database(configuration: DemoModel.configuration(path)) }
         nextDogID = (database.objects(Dog.self).map(\.id).max() ?? 0) + 1
     }
 
     /// One commit: the people on the first, then each time 6 new dogs with
     /// owners, 10 birthdays, and every 5th commit the oldest dog leaves.
-    public mutating func commit() throws {
+    package mutating func commit() throws {
         let db = database
         let path = db.configuration.path
         let first = db.objects(Person.self).isEmpty

@@ -7,35 +7,35 @@ import Foundation
 /// keeps them while the first process commits. The cached objects count on
 /// the version's `frozen` pin, so `firn pins` names this process, its
 /// frozen objects and the bytes the version keeps in the file.
-public final class FrozenCache {
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var pid: Int32
-        public var frozenObjects: Int
+package final class FrozenCache {
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var pid: Int32
+        package var frozenObjects: Int
     }
 
     /// One cached dog as the application reads it (its frozen object).
-    public struct CachedDog: Codable, Sendable, Equatable, Hashable {
-        public var id: Int
-        public var name: String
-        public var age: Int
-        public init(id: Int, name: String, age: Int) {
+    package struct CachedDog: Codable, Sendable, Equatable, Hashable {
+        package var id: Int
+        package var name: String
+        package var age: Int
+        package init(id: Int, name: String, age: Int) {
             self.id = id
             self.name = name
             self.age = age
         }
     }
 
-    public let report: Report
+    package let report: Report
     private var cached: [Dog]
 
     /// What the application reads from the objects it keeps, in its order.
-    public var cachedDogs: [CachedDog] { cached.map { CachedDog(id: $0.id, name: $0.name, age: $0.age) } }
+    package var cachedDogs: [CachedDog] { cached.map { CachedDog(id: $0.id, name: $0.name, age: $0.age) } }
 
     /// Opens `path`, freezes the dogs and keeps them; the live instance is
     /// closed before returning, so the frozen pin is the process's only one.
-    public init(path: String) throws {
+    package init(path: String) throws {
         let (version, cached) = try sdk(path) { () throws -> (UInt64, [Dog]) in
             let db = try Database(configuration: DemoModel.configuration(path))
             let frozen = try db.objects(Dog.self).sorted(byKeyPath: "name").freeze()
@@ -46,5 +46,5 @@ public final class FrozenCache {
     }
 
     /// Drops the cached objects (the pin goes with the last of them).
-    public func release() { cached = [] }
+    package func release() { cached = [] }
 }

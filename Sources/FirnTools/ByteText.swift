@@ -1,21 +1,21 @@
 /// How keys and values are shown to people: quoted text when the bytes are
 /// printable UTF-8, hex otherwise. The entries format (`EntryCodec`) uses
 /// the same two spellings, so what `dump` shows can be pasted into `load`.
-public enum ByteText {
+package enum ByteText {
     /// `"alice"` or `x00ff10` (`hex` forces the latter).
-    public static func field(_ bytes: some Collection<UInt8>, hex: Bool = false) -> String {
+    package static func field(_ bytes: some Collection<UInt8>, hex: Bool = false) -> String {
         if !hex, let text = quotedIfPrintable(bytes) { return text }
         return "x" + hexString(bytes)
     }
 
     /// Short form for tables: fields longer than `limit` characters are cut with "…".
-    public static func short(_ bytes: some Collection<UInt8>, limit: Int = 40) -> String {
+    package static func short(_ bytes: some Collection<UInt8>, limit: Int = 40) -> String {
         let full = field(bytes)
         guard full.count > limit else { return full }
         return String(full.prefix(limit - 1)) + "…"
     }
 
-    public static func hexString(_ bytes: some Collection<UInt8>) -> String {
+    package static func hexString(_ bytes: some Collection<UInt8>) -> String {
         let digits: [Character] = Array("0123456789abcdef")
         var out = ""
         out.reserveCapacity(bytes.count * 2)
@@ -54,7 +54,7 @@ public enum ByteText {
     }
 
     /// Parses a field written by `field`: `"…"` with escapes, or `x` + hex.
-    public static func parse(_ text: Substring) -> [UInt8]? {
+    package static func parse(_ text: Substring) -> [UInt8]? {
         if text.first == "x" {
             let digits = Array(text.utf8.dropFirst())
             guard digits.count % 2 == 0 else { return nil }

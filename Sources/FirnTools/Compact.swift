@@ -9,37 +9,37 @@ import Glibc
 /// through a temporary file in the same directory, fsync, verify, atomic
 /// rename, directory fsync. Memory does not grow with the file (the packed
 /// writer streams; the verifier keeps two bits per page).
-public enum Compact {
-    public struct Options: Sendable {
-        public var path: String
-        public var output: String?
-        public var version: UInt64?
+package enum Compact {
+    package struct Options: Sendable {
+        package var path: String
+        package var output: String?
+        package var version: UInt64?
         /// Compact only when more than this share of the file would be freed.
-        public var ifFreeOverPercent: Double?
-        public var dryRun = false
-        public var force = false
+        package var ifFreeOverPercent: Double?
+        package var dryRun = false
+        package var force = false
         /// How long to keep asking for exclusivity (in place) or the writer lock.
-        public var lockTimeout: Double?
-        public init(path: String) { self.path = path }
+        package var lockTimeout: Double?
+        package init(path: String) { self.path = path }
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var output: String
-        public var inPlace: Bool
-        public var dryRun: Bool
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var output: String
+        package var inPlace: Bool
+        package var dryRun: Bool
         /// False when `--if-free-over` or `--dry-run` skipped the work.
-        public var compacted: Bool
-        public var reason: String?
-        public var version: UInt64
-        public var beforeBytes: UInt64
+        package var compacted: Bool
+        package var reason: String?
+        package var version: UInt64
+        package var beforeBytes: UInt64
         /// The packed size (an estimate from the live pages for a dry run or a skip).
-        public var afterBytes: UInt64
-        public var reclaimablePercent: Double
-        public var seconds: Double
+        package var afterBytes: UInt64
+        package var reclaimablePercent: Double
+        package var seconds: Double
     }
 
-    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
         if let output = options.output, output == options.path {
             throw ToolError.usage("-o names the database itself; leave -o out to compact in place")
         }

@@ -8,17 +8,17 @@ import Glibc
 /// `Store.open(readOnly: true)`, which creates nothing. The snapshot is
 /// pinned (kind `tool`) when a usable lock file exists; otherwise it is
 /// read without a pin and `note` says whether that matters.
-public struct ReadAccess {
-    public let store: Store
-    public let snapshot: Snapshot
+package struct ReadAccess {
+    package let store: Store
+    package let snapshot: Snapshot
     /// Set when the read is not pinned: says why, and whether a writer
     /// could be active (a lock file exists but is not writable or not valid).
-    public let note: String?
-    public var pinned: Bool { snapshot.isPinned }
+    package let note: String?
+    package var pinned: Bool { snapshot.isPinned }
 
     /// Opens `path` read-only and takes a snapshot of `version` (default:
     /// current); `forVerify` as in `DatabaseInput.openReadOnly`.
-    public static func open(_ path: String, version: UInt64? = nil, kind: PinKind = .tool,
+    package static func open(_ path: String, version: UInt64? = nil, kind: PinKind = .tool,
                             label: String, forVerify: Bool = false) throws(FirnError) -> ReadAccess {
         let store = try DatabaseInput.openReadOnly(path, forVerify: forVerify)
         let snapshot: Snapshot
@@ -30,7 +30,7 @@ public struct ReadAccess {
         return ReadAccess(store: store, snapshot: snapshot, note: DatabaseInput.unpinnedNote(store))
     }
 
-    public func close() {
+    package func close() {
         snapshot.close()
         store.close()
     }
@@ -80,10 +80,10 @@ public struct ReadAccess {
     }
 }
 
-public enum DatabaseInput {
+package enum DatabaseInput {
     /// Refuses what is not a regular file before anything opens it (opening
     /// a FIFO would wait for a writer).
-    public static func checkRegularFile(_ path: String) throws(FirnError) {
+    package static func checkRegularFile(_ path: String) throws(FirnError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
@@ -104,7 +104,7 @@ public enum DatabaseInput {
     /// keeps the pages the open-time check proved, so `verify` does not
     /// compute their checksums a second time (it checks every page itself
     /// and reports each finding rather than stopping at the first).
-    public static func openReadOnly(_ path: String, forVerify: Bool = false) throws(FirnError) -> Store {
+    package static func openReadOnly(_ path: String, forVerify: Bool = false) throws(FirnError) -> Store {
         try checkRegularFile(path)
         var options = StoreOptions()
         options.readOnly = true
@@ -116,7 +116,7 @@ public enum DatabaseInput {
 
     /// Opens for writing (load, hold, in-place compaction), creating the
     /// file only when `create`.
-    public static func openWritable(_ path: String, create: Bool, lockTimeout: Double?) throws(FirnError) -> Store {
+    package static func openWritable(_ path: String, create: Bool, lockTimeout: Double?) throws(FirnError) -> Store {
         if !create || fileExists(path) { try checkRegularFile(path) }
         var options = StoreOptions()
         options.create = create

@@ -2,95 +2,95 @@ import FirnCore
 /// `firn dump`: the B+ trees of a readable version — per-level shape,
 /// one line per page, one decoded page, or every entry in the text format
 /// `load` reads.
-public enum Dump {
-    public struct Options: Sendable {
-        public var path: String
-        public var version: UInt64?
-        public var tree: String?
-        public init(path: String) { self.path = path }
+package enum Dump {
+    package struct Options: Sendable {
+        package var path: String
+        package var version: UInt64?
+        package var tree: String?
+        package init(path: String) { self.path = path }
     }
 
-    public struct Level: Codable, Sendable, Equatable {
-        public var level: Int
-        public var pages: UInt64
-        public var cells: UInt64
+    package struct Level: Codable, Sendable, Equatable {
+        package var level: Int
+        package var pages: UInt64
+        package var cells: UInt64
         /// Average page fill, percent.
-        public var fillPercent: Double
+        package var fillPercent: Double
     }
 
-    public struct Tree: Codable, Sendable, Equatable {
-        public var name: String
+    package struct Tree: Codable, Sendable, Equatable {
+        package var name: String
         /// A user tree, or the catalog or space tree (whatever the user trees are named).
-        public var kind: TreeKind
-        public var entries: UInt64
-        public var depth: Int
-        public var levels: [Level]
-        public var overflowPages: UInt64
-        public var firstKey: String?
-        public var lastKey: String?
+        package var kind: TreeKind
+        package var entries: UInt64
+        package var depth: Int
+        package var levels: [Level]
+        package var overflowPages: UInt64
+        package var firstKey: String?
+        package var lastKey: String?
     }
 
-    public struct StructureReport: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var pageSize: Int
-        public var trees: [Tree]
-        public var pinned: Bool
-        public var note: String?
+    package struct StructureReport: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var pageSize: Int
+        package var trees: [Tree]
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public struct Page: Codable, Sendable, Equatable {
-        public var page: UInt64
-        public var tree: String
-        public var treeKind: TreeKind
-        public var type: String
-        public var level: Int
-        public var birth: UInt64
-        public var count: Int
-        public var usedBytes: Int
-        public var fillPercent: Double
-        public var firstKey: String?
-        public var lastKey: String?
+    package struct Page: Codable, Sendable, Equatable {
+        package var page: UInt64
+        package var tree: String
+        package var treeKind: TreeKind
+        package var type: String
+        package var level: Int
+        package var birth: UInt64
+        package var count: Int
+        package var usedBytes: Int
+        package var fillPercent: Double
+        package var firstKey: String?
+        package var lastKey: String?
     }
 
-    public struct PagesReport: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var pageSize: Int
-        public var pages: [Page]
-        public var pinned: Bool
-        public var note: String?
+    package struct PagesReport: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var pageSize: Int
+        package var pages: [Page]
+        package var pinned: Bool
+        package var note: String?
     }
 
     /// One decoded page, keys and values spelled as `ByteText` fields.
-    public struct PageReport: Codable, Sendable {
-        public struct Entry: Codable, Sendable, Equatable {
-            public var index: Int
-            public var key: String
-            public var value: String?
-            public var valueLength: UInt64?
-            public var overflow: PageRef?
-            public var child: PageRef?
+    package struct PageReport: Codable, Sendable {
+        package struct Entry: Codable, Sendable, Equatable {
+            package var index: Int
+            package var key: String
+            package var value: String?
+            package var valueLength: UInt64?
+            package var overflow: PageRef?
+            package var child: PageRef?
         }
-        public var path: String
-        public var page: UInt64
-        public var pageSize: Int
-        public var kind: String
-        public var typeByte: UInt8
-        public var level: Int?
-        public var count: Int?
-        public var storedPageNumber: UInt64?
-        public var birth: UInt64?
-        public var storedChecksum: String?
-        public var computedChecksum: String?
-        public var checksumOK: Bool
-        public var payloadLength: Int?
-        public var next: PageRef?
-        public var commitRecord: CommitRecord?
-        public var slotProblem: String?
-        public var usedBytes: Int?
-        public var entries: [Entry]
-        public var problems: [String]
+        package var path: String
+        package var page: UInt64
+        package var pageSize: Int
+        package var kind: String
+        package var typeByte: UInt8
+        package var level: Int?
+        package var count: Int?
+        package var storedPageNumber: UInt64?
+        package var birth: UInt64?
+        package var storedChecksum: String?
+        package var computedChecksum: String?
+        package var checksumOK: Bool
+        package var payloadLength: Int?
+        package var next: PageRef?
+        package var commitRecord: CommitRecord?
+        package var slotProblem: String?
+        package var usedBytes: Int?
+        package var entries: [Entry]
+        package var problems: [String]
     }
 
     /// One tree a dump covers.
@@ -119,7 +119,7 @@ public enum Dump {
         return [root]
     }
 
-    public static func structure(_ options: Options) throws(FirnError) -> StructureReport {
+    package static func structure(_ options: Options) throws(FirnError) -> StructureReport {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
@@ -160,7 +160,7 @@ public enum Dump {
                                pinned: access.pinned, note: access.note)
     }
 
-    public static func pages(_ options: Options) throws(FirnError) -> PagesReport {
+    package static func pages(_ options: Options) throws(FirnError) -> PagesReport {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
@@ -179,7 +179,7 @@ public enum Dump {
                            pinned: access.pinned, note: access.note)
     }
 
-    public static func page(_ path: String, number: UInt64) throws(FirnError) -> PageReport {
+    package static func page(_ path: String, number: UInt64) throws(FirnError) -> PageReport {
         let store = try DatabaseInput.openReadOnly(path)
         defer { store.close() }
         let p = try PageInspector.inspect(store, page: number)
@@ -201,19 +201,19 @@ public enum Dump {
         return "0x" + String(repeating: "0", count: max(0, 8 - s.count)) + s
     }
 
-    public struct EntriesSummary: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var trees: Int
-        public var entries: UInt64
-        public var pinned: Bool
-        public var note: String?
+    package struct EntriesSummary: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var trees: Int
+        package var entries: UInt64
+        package var pinned: Bool
+        package var note: String?
     }
 
     /// Writes every entry (of `--tree`, or of every tree) in the entries
     /// format through `write`, one line at a time. The trees' shapes are
     /// checked first, so a hostile file cannot make the walk loop.
-    public static func entries(
+    package static func entries(
         _ options: Options, hex: Bool, json: Bool, write: (String) throws(ToolError) -> Void
     ) throws -> EntriesSummary {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
@@ -261,7 +261,7 @@ public enum Dump {
 
     /// A JSON string literal: `\"`, `\\`, `\n`, `\r`, `\t`, other controls
     /// and DEL as `\u00XX`. Also what `dump --objects` prints strings as.
-    public static func jsonString(_ s: String) -> String {
+    package static func jsonString(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -11,14 +11,14 @@
 /// "blobs"	x0001	x89504e47
 /// "drafts"
 /// ```
-public enum EntryCodec {
-    public static let header = "# firn entries 1"
+package enum EntryCodec {
+    package static let header = "# firn entries 1"
 
-    public struct Entry: Sendable, Equatable {
-        public var tree: String
-        public var key: [UInt8]
-        public var value: [UInt8]
-        public init(tree: String, key: [UInt8], value: [UInt8]) {
+    package struct Entry: Sendable, Equatable {
+        package var tree: String
+        package var key: [UInt8]
+        package var value: [UInt8]
+        package init(tree: String, key: [UInt8], value: [UInt8]) {
             self.tree = tree
             self.key = key
             self.value = value
@@ -26,22 +26,22 @@ public enum EntryCodec {
     }
 
     /// One line of the format.
-    public enum Line: Sendable, Equatable {
+    package enum Line: Sendable, Equatable {
         case entry(Entry)
         /// A tree with no entries.
         case emptyTree(String)
     }
 
-    public static func encode(tree: String, key: some Collection<UInt8>, value: some Collection<UInt8>, hex: Bool) -> String {
+    package static func encode(tree: String, key: some Collection<UInt8>, value: some Collection<UInt8>, hex: Bool) -> String {
         ByteText.field(Array(tree.utf8)) + "\t" + ByteText.field(key, hex: hex) + "\t" + ByteText.field(value, hex: hex)
     }
 
     /// The line of a tree without entries.
-    public static func encode(emptyTree tree: String) -> String { ByteText.field(Array(tree.utf8)) }
+    package static func encode(emptyTree tree: String) -> String { ByteText.field(Array(tree.utf8)) }
 
     /// Decodes one line; nil for comments and blank lines. Throws a usage
     /// error naming the line for anything malformed.
-    public static func decode(_ line: Substring, lineNumber: Int, source: String) throws(ToolError) -> Line? {
+    package static func decode(_ line: Substring, lineNumber: Int, source: String) throws(ToolError) -> Line? {
         var text = line
         if text.last == "\r" { text = text.dropLast() }
         if text.isEmpty || text.first == "#" { return nil }

@@ -10,34 +10,34 @@ import Dispatch
 /// image in file order (a first pass computes the commit record at its
 /// front); this thread packs while another compresses, 1 MiB at a time, with
 /// a few chunks in flight at most. Nothing is written but the output.
-public enum Export {
-    public struct Options: Sendable {
-        public var path: String
+package enum Export {
+    package struct Options: Sendable {
+        package var path: String
         /// "-" streams to stdout.
-        public var output: String
-        public var version: UInt64?
-        public var level: Int32 = 0
-        public var force = false
-        public init(path: String, output: String) {
+        package var output: String
+        package var version: UInt64?
+        package var level: Int32 = 0
+        package var force = false
+        package init(path: String, output: String) {
             self.path = path
             self.output = output
         }
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var output: String
-        public var version: UInt64
-        public var imageBytes: UInt64
-        public var compressedBytes: UInt64
-        public var trees: Int
-        public var entries: UInt64
-        public var seconds: Double
-        public var pinned: Bool
-        public var note: String?
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var output: String
+        package var version: UInt64
+        package var imageBytes: UInt64
+        package var compressedBytes: UInt64
+        package var trees: Int
+        package var entries: UInt64
+        package var seconds: Double
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
         let started = monotonicNanoseconds()
         let toStdout = options.output == "-"
         // Refuse an existing output before doing any work.

@@ -1,53 +1,53 @@
 import FirnCore
 /// `firn growth`: the commit history kept in the file (size, live, free and
 /// held-by-pins bytes per commit) and a sentence explaining the growth.
-public enum Growth {
-    public struct Options: Sendable {
-        public var path: String
-        public init(path: String) { self.path = path }
+package enum Growth {
+    package struct Options: Sendable {
+        package var path: String
+        package init(path: String) { self.path = path }
     }
 
-    public struct Point: Codable, Sendable, Equatable {
-        public var version: UInt64
-        public var time: String
-        public var timestampNanoseconds: UInt64
-        public var fileBytes: UInt64
-        public var liveBytes: UInt64
-        public var freeBytes: UInt64
-        public var heldByPinsBytes: UInt64
-        public var pagesWritten: UInt64
+    package struct Point: Codable, Sendable, Equatable {
+        package var version: UInt64
+        package var time: String
+        package var timestampNanoseconds: UInt64
+        package var fileBytes: UInt64
+        package var liveBytes: UInt64
+        package var freeBytes: UInt64
+        package var heldByPinsBytes: UInt64
+        package var pagesWritten: UInt64
         /// Commits between the point before and this one that the history
         /// does not date one by one: on the commit log, the frames the
         /// checkpoint applied (a point is a checkpoint or a page commit).
         /// 0 for the first point.
-        public var commitsSincePrevious: UInt64
+        package var commitsSincePrevious: UInt64
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var currentVersion: UInt64
-        public var points: [Point]
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var currentVersion: UInt64
+        package var points: [Point]
         /// Bytes the file grew since `grewSinceVersion` (its last smallest size in the history).
-        public var grewBytes: UInt64
-        public var grewSinceVersion: UInt64?
+        package var grewBytes: UInt64
+        package var grewSinceVersion: UInt64?
         /// Bytes held by pins now, and the pin holding the most.
-        public var pinnedBytes: UInt64
-        public var topPin: Pins.Pin?
+        package var pinnedBytes: UInt64
+        package var topPin: Pins.Pin?
         /// Every live pin, most bytes retained first: who holds the file's
         /// space now (process, kind, label, frozen objects, bytes).
-        public var pins: [Pins.Pin]
-        public var explanation: String
+        package var pins: [Pins.Pin]
+        package var explanation: String
         /// When the current version is a commit in the commit log: the
         /// checkpoint that log builds on. The history records checkpoints
         /// only, and the file grows only at one.
-        public var checkpointVersion: UInt64?
+        package var checkpointVersion: UInt64?
         /// Then, what the next checkpoint replaces and who will hold it.
-        public var nextCheckpoint: Pins.NextCheckpoint?
-        public var pinned: Bool
-        public var note: String?
+        package var nextCheckpoint: Pins.NextCheckpoint?
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public static func run(_ options: Options) throws(FirnError) -> Report {
+    package static func run(_ options: Options) throws(FirnError) -> Report {
         let access = try ReadAccess.open(options.path, label: "firn growth")
         defer { access.close() }
         let history = try access.snapshot.history()
@@ -110,7 +110,7 @@ public enum Growth {
     }
 
     /// The history as CSV (header line, one row per commit).
-    public static func csv(_ report: Report) -> String {
+    package static func csv(_ report: Report) -> String {
         var out = "version,time,fileBytes,liveBytes,freeBytes,heldByPinsBytes,pagesWritten,commitsSincePrevious\n"
         for p in report.points {
             out += "\(p.version),\(p.time),\(p.fileBytes),\(p.liveBytes),\(p.freeBytes),\(p.heldByPinsBytes),\(p.pagesWritten),\(p.commitsSincePrevious)\n"

@@ -4,8 +4,8 @@
 /// and the commits in the log between two take the columns of their
 /// versions, showing the size the last checkpoint left (the file grows
 /// only at one).
-public enum GrowthChart {
-    public static func render(_ points: [Growth.Point], width: Int = 60, height: Int = 10) -> String {
+package enum GrowthChart {
+    package static func render(_ points: [Growth.Point], width: Int = 60, height: Int = 10) -> String {
         guard let firstPoint = points.first, let lastPoint = points.last, width > 0, height > 0 else {
             return "(no history)\n"
         }

@@ -1,7 +1,7 @@
 /// The growth chart as a standalone SVG: file size, live, free and
 /// held-by-pins bytes per version as lines, with axes and a legend.
-public enum GrowthSVG {
-    public static func render(_ report: Growth.Report, width: Int = 800, height: Int = 360) -> String {
+package enum GrowthSVG {
+    package static func render(_ report: Growth.Report, width: Int = 800, height: Int = 360) -> String {
         let points = report.points
         let left = 80.0, right = 20.0, top = 40.0, bottom = 50.0
         let plotW = Double(width) - left - right

@@ -4,28 +4,28 @@ import FirnCore
 /// CLI waits for SIGINT/SIGTERM or the time limit, then closes it. It holds
 /// no objects: real frozen objects come from an application (`firn demo-app
 /// cache` is one), whose frozen pin counts them.
-public final class Hold {
-    public struct Options: Sendable {
-        public var path: String
-        public var version: UInt64?
-        public var kind: PinKind = .tool
-        public var label = "firn hold"
-        public init(path: String) { self.path = path }
+package final class Hold {
+    package struct Options: Sendable {
+        package var path: String
+        package var version: UInt64?
+        package var kind: PinKind = .tool
+        package var label = "firn hold"
+        package init(path: String) { self.path = path }
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var pid: Int32
-        public var kind: String
-        public var label: String
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var pid: Int32
+        package var kind: String
+        package var label: String
     }
 
-    public let report: Report
+    package let report: Report
     private let store: Store
     private let snapshot: Snapshot
 
-    public init(_ options: Options) throws(FirnError) {
+    package init(_ options: Options) throws(FirnError) {
         store = try DatabaseInput.openWritable(options.path, create: false, lockTimeout: nil)
         if let version = options.version {
             snapshot = try store.snapshot(version: version, kind: options.kind, label: options.label)
@@ -38,11 +38,11 @@ public final class Hold {
 
     /// Throws `.corrupt` naming the lock file when it was truncated while
     /// held; the pin is given up then without touching it (no SIGBUS).
-    public func checkLockFile() throws(FirnError) {
+    package func checkLockFile() throws(FirnError) {
         try store.lockFile?.checkMapped()
     }
 
-    public func release() {
+    package func release() {
         // A truncated lock file is given up untouched; `checkLockFile`
         // reports it.
         try? store.lockFile?.checkMapped()

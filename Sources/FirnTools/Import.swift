@@ -6,30 +6,30 @@ import Glibc
 /// `firn import`: an LZ4-framed snapshot (from `firn export`, or `lz4` of a
 /// Firn file) decompressed into a temporary file next to the destination,
 /// synced, verified, and only then renamed into place.
-public enum Import {
-    public struct Options: Sendable {
+package enum Import {
+    package struct Options: Sendable {
         /// "-" reads stdin.
-        public var input: String
-        public var output: String
-        public var force = false
-        public init(input: String, output: String) {
+        package var input: String
+        package var output: String
+        package var force = false
+        package init(input: String, output: String) {
             self.input = input
             self.output = output
         }
     }
 
-    public struct Report: Codable, Sendable {
-        public var input: String
-        public var output: String
-        public var version: UInt64
-        public var compressedBytes: UInt64
-        public var bytes: UInt64
-        public var replaced: Bool
-        public var trees: [VerifiedTree]
-        public var seconds: Double
+    package struct Report: Codable, Sendable {
+        package var input: String
+        package var output: String
+        package var version: UInt64
+        package var compressedBytes: UInt64
+        package var bytes: UInt64
+        package var replaced: Bool
+        package var trees: [VerifiedTree]
+        package var seconds: Double
     }
 
-    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
         let started = monotonicNanoseconds()
         var fd: Int32 = 0
         if options.input != "-" {

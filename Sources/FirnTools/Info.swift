@@ -1,136 +1,136 @@
 import FirnCore
 /// `firn info`: what a database file holds and where its space goes.
-public enum Info {
-    public struct Options: Sendable {
-        public var path: String
-        public init(path: String) { self.path = path }
+package enum Info {
+    package struct Options: Sendable {
+        package var path: String
+        package init(path: String) { self.path = path }
     }
 
-    public struct Slot: Codable, Sendable, Equatable {
-        public var slot: Int
-        public var valid: Bool
+    package struct Slot: Codable, Sendable, Equatable {
+        package var slot: Int
+        package var valid: Bool
         /// The slot holds the record the current version is read from: its
         /// own, or for a version between checkpoints (a frame of the commit
         /// log, FORMAT.md 8.2) its checkpoint's.
-        public var current: Bool
-        public var version: UInt64?
-        public var time: String?
+        package var current: Bool
+        package var version: UInt64?
+        package var time: String?
         /// Why the slot is not valid, or why its valid record was rejected
         /// by the open-time check (FORMAT.md 2.1: the other slot is current).
-        public var problem: String?
+        package var problem: String?
         /// True for an unsealed record: a deferred commit whose group has
         /// not reached its durability point (FORMAT.md 8.1). Readers on this
         /// host see it; after a power loss the file opens at its durable base.
-        public var unsealed: Bool = false
+        package var unsealed: Bool = false
     }
 
-    public struct Tree: Codable, Sendable, Equatable {
-        public var name: String
-        public var entries: UInt64
+    package struct Tree: Codable, Sendable, Equatable {
+        package var name: String
+        package var entries: UInt64
         /// The depth of the checkpoint's pages of the tree (0: none).
-        public var depth: Int
-        public var rootPage: UInt64
+        package var depth: Int
+        package var rootPage: UInt64
         /// On the commit log, keys of the tree the frames since the
         /// checkpoint change (they have no pages until the next one);
         /// nil when no frame touched it.
-        public var loggedKeys: Int?
+        package var loggedKeys: Int?
         /// A frame dropped or created the tree anew: none of the
         /// checkpoint's pages of it show (`depth` 0).
-        public var loggedReset: Bool = false
+        package var loggedReset: Bool = false
     }
 
     /// The commit log of the checkpoint the version reads through
     /// (FORMAT.md 8.2): its region, the frames a scan of it accepts, where
     /// and why the scan stopped, and which version each kind of opener takes.
-    public struct Log: Codable, Sendable, Equatable {
+    package struct Log: Codable, Sendable, Equatable {
         /// The checkpoint's version, which made the region.
-        public var epoch: UInt64
-        public var firstPage: UInt64
-        public var pages: UInt64
-        public var bytes: UInt64
-        public var commitFrames: Int
+        package var epoch: UInt64
+        package var firstPage: UInt64
+        package var pages: UInt64
+        package var bytes: UInt64
+        package var commitFrames: Int
         /// Commit frames written without their sync (members of a group).
-        public var deferredFrames: Int
-        public var sealFrames: Int
+        package var deferredFrames: Int
+        package var sealFrames: Int
         /// The last commit frame accepted (the epoch with none).
-        public var newestVersion: UInt64
+        package var newestVersion: UInt64
         /// The last commit written with its sync or the last seal (the epoch
         /// with neither).
-        public var durableVersion: UInt64
+        package var durableVersion: UInt64
         /// Why the scan stopped, at which byte of the region (for `full`,
         /// where the last frame ends), in which file page when inside the
         /// region, with the other frame's epoch (`otherEpoch`) or the check
         /// that failed (`torn`, `stale`, `damaged`).
-        public var end: LogEndKind
-        public var endOffset: UInt64
-        public var endPage: UInt64?
-        public var endEpoch: UInt64?
-        public var endDetail: String?
+        package var end: LogEndKind
+        package var endOffset: UInt64
+        package var endPage: UInt64?
+        package var endEpoch: UInt64?
+        package var endDetail: String?
         /// Bytes from the region's start to where the next frame would go,
         /// and the rest of the region.
-        public var usedBytes: UInt64
-        public var freeBytes: UInt64
+        package var usedBytes: UInt64
+        package var freeBytes: UInt64
         /// The version a first opener takes (one that finds nobody else with
         /// the database open, e.g. after a power loss, or any reader without
         /// a lock file): the slots' current record (FORMAT.md 2.1) and, when
         /// it made a region, that log's durable version.
-        public var firstOpenerVersion: UInt64
+        package var firstOpenerVersion: UInt64
         /// The version the lock file publishes, which later openers read;
         /// nil without a usable lock file or while it publishes none.
-        public var publishedVersion: UInt64?
+        package var publishedVersion: UInt64?
         /// A commit frame that checks out but cannot be applied (`firn
         /// verify` names it too): its first page, version and what it does.
-        public var unappliedPage: UInt64?
-        public var unappliedVersion: UInt64?
-        public var unappliedDetail: String?
+        package var unappliedPage: UInt64?
+        package var unappliedVersion: UInt64?
+        package var unappliedDetail: String?
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var formatVersion: UInt32
-        public var pageSize: Int
-        public var currentVersion: UInt64
-        public var currentTime: String
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var formatVersion: UInt32
+        package var pageSize: Int
+        package var currentVersion: UInt64
+        package var currentTime: String
         /// The newest version that survives power loss: `currentVersion`,
         /// or lower while a group of deferred commits is open (FORMAT.md 8.1).
-        public var durableVersion: UInt64
-        public var slots: [Slot]
+        package var durableVersion: UInt64
+        package var slots: [Slot]
         /// Size of the file on disk.
-        public var fileBytes: UInt64
+        package var fileBytes: UInt64
         /// Pages the current version's file uses (slots included) × page size.
-        public var logicalBytes: UInt64
-        public var liveBytes: UInt64
+        package var logicalBytes: UInt64
+        package var liveBytes: UInt64
         /// Free pages plus file space past the logical end: reusable now.
-        public var freeBytes: UInt64
+        package var freeBytes: UInt64
         /// Replaced pages still held because a pinned version sees them.
-        public var pinnedBytes: UInt64
+        package var pinnedBytes: UInt64
         /// Replaced pages no pin sees, waiting for the versions in the
         /// commit slots to move on (FORMAT.md 7, reuse rule).
-        public var awaitingReclaimBytes: UInt64
+        package var awaitingReclaimBytes: UInt64
         /// Of those, what the next commit that reclaims space frees (on
         /// the commit log, the next checkpoint); the rest, the one after.
-        public var freedByNextCommitBytes: UInt64
+        package var freedByNextCommitBytes: UInt64
         /// On the commit log while the version is a frame: what the next
         /// checkpoint replaces, and how much of it pins will hold.
-        public var nextCheckpoint: Pins.NextCheckpoint?
-        public var trees: [Tree]
+        package var nextCheckpoint: Pins.NextCheckpoint?
+        package var trees: [Tree]
         /// The object types of `sys.schema` with their object counts (empty
         /// for a file the SDK did not write).
-        public var objectTypes: [StoredType]
+        package var objectTypes: [StoredType]
         /// Why `objectTypes` could not be read (a damaged schema); the rest
         /// of the report stands.
-        public var objectTypesProblem: String?
+        package var objectTypesProblem: String?
         /// The commit log of the version's checkpoint, when it made one.
-        public var log: Log?
-        public var pins: Int
-        public var stalePins: Int
-        public var writerPID: Int32?
+        package var log: Log?
+        package var pins: Int
+        package var stalePins: Int
+        package var writerPID: Int32?
         /// Whether this read was pinned (see `note`).
-        public var pinned: Bool
-        public var note: String?
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public static func run(_ options: Options) throws(FirnError) -> Report {
+    package static func run(_ options: Options) throws(FirnError) -> Report {
         let access = try ReadAccess.open(options.path, label: "firn info")
         defer { access.close() }
         let store = access.store

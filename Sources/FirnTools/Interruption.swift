@@ -9,7 +9,7 @@ import Synchronization
 /// async-signal-safe) and exits 130, so an interrupted run changes nothing.
 /// Around the commit point (a rename into place) signals are blocked, so an
 /// operation is either wholly done or not at all.
-public enum Interruption {
+package enum Interruption {
     private static let capacity = 16
     /// NUL-terminated paths, raw memory so the handler reads no Swift objects.
     nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
@@ -23,7 +23,7 @@ public enum Interruption {
     /// Installs the handler for SIGINT and SIGTERM (no SA_RESTART: blocking
     /// reads return EINTR). `exitOnSignal` false only records the request
     /// (for `hold`, which ends normally when interrupted).
-    public static func install(exitOnSignal: Bool = true) {
+    package static func install(exitOnSignal: Bool = true) {
         _ = slots
         var action = sigaction()
         if exitOnSignal {
@@ -51,7 +51,7 @@ public enum Interruption {
     }
 
     /// True once SIGINT/SIGTERM arrived (with `install(exitOnSignal: false)`).
-    public static var isRequested: Bool { requested.load(ordering: .relaxed) }
+    package static var isRequested: Bool { requested.load(ordering: .relaxed) }
 
     private static func removeRegistered() {
         for i in 0..<capacity {
@@ -60,7 +60,7 @@ public enum Interruption {
     }
 
     /// Registers a temporary file to remove on interruption.
-    public static func register(_ path: String) {
+    package static func register(_ path: String) {
         lock.withLock { _ in
             for i in 0..<capacity where slots[i] == nil {
                 slots[i] = strdup(path)
@@ -70,7 +70,7 @@ public enum Interruption {
     }
 
     /// Forgets a temporary file (renamed into place or removed).
-    public static func unregister(_ path: String) {
+    package static func unregister(_ path: String) {
         lock.withLock { _ in
             for i in 0..<capacity {
                 if let p = slots[i], String(cString: p) == path {
@@ -82,7 +82,7 @@ public enum Interruption {
     }
 
     /// Runs `body` with SIGINT and SIGTERM blocked (delivered after it).
-    public static func critical<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    package static func critical<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         var set = sigset_t()
         var old = sigset_t()
         sigemptyset(&set)

@@ -7,7 +7,7 @@ import Glibc
 /// Streaming LZ4 frames (the format of the `lz4` command) with a content
 /// checksum and the content size in the header: compress a file into a
 /// descriptor, decompress a descriptor into a file, in 1 MiB chunks.
-public enum LZ4Frame {
+package enum LZ4Frame {
     static let chunk = 1 << 20
     static let magic: UInt32 = 0x184D_2204
 
@@ -19,15 +19,15 @@ public enum LZ4Frame {
         return code
     }
 
-    public struct Decompressed: Sendable {
-        public var compressedBytes: UInt64
-        public var bytes: UInt64
-        public var contentSize: UInt64?
+    package struct Decompressed: Sendable {
+        package var compressedBytes: UInt64
+        package var bytes: UInt64
+        package var contentSize: UInt64?
     }
 
     /// Decompresses one frame from `inputFD` through `write`. Not an LZ4
     /// frame → `.badInput`; damaged or truncated → `.corruptInput`.
-    public static func decompress(
+    package static func decompress(
         inputFD: Int32, inputPath: String, write: (UnsafeRawBufferPointer) throws(ToolError) -> Void,
         progress: ((UInt64) -> Void)? = nil
     ) throws(ToolError) -> Decompressed {

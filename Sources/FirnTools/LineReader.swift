@@ -5,20 +5,20 @@ import Glibc
 
 /// Reads lines from a file descriptor in 64 KiB chunks (memory bounded by
 /// the longest line), retrying on EINTR and stopping when interrupted.
-public struct LineReader {
+package struct LineReader {
     private let fd: Int32
     private let path: String
     private var buffer: [UInt8] = []
     private var start = 0
     private var eof = false
 
-    public init(fd: Int32, path: String) {
+    package init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
 
     /// The next line without its newline; nil at the end of input.
-    public mutating func next() throws(ToolError) -> Substring? {
+    package mutating func next() throws(ToolError) -> Substring? {
         while true {
             if let newline = buffer[start...].firstIndex(of: 10) {
                 let line = String(decoding: buffer[start..<newline], as: UTF8.self)

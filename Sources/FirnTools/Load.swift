@@ -5,28 +5,28 @@ import Glibc
 /// `firn load`: entries in the `dump --entries` format from stdin (or a
 /// file) into a database, creating it when missing, in batches of one
 /// write transaction each.
-public enum Load {
-    public struct Options: Sendable {
-        public var path: String
+package enum Load {
+    package struct Options: Sendable {
+        package var path: String
         /// nil or "-": stdin.
-        public var input: String?
+        package var input: String?
         /// Put every entry into this tree instead of the one the line names.
-        public var tree: String?
-        public var batchSize = 10_000
-        public var lockTimeout: Double?
-        public init(path: String) { self.path = path }
+        package var tree: String?
+        package var batchSize = 10_000
+        package var lockTimeout: Double?
+        package init(path: String) { self.path = path }
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var entries: UInt64
-        public var batches: Int
-        public var trees: [String: UInt64]
-        public var created: Bool
-        public var version: UInt64
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var entries: UInt64
+        package var batches: Int
+        package var trees: [String: UInt64]
+        package var created: Bool
+        package var version: UInt64
     }
 
-    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
         let source = options.input ?? "-"
         var fd: Int32 = 0
         if source != "-" {

@@ -3,21 +3,21 @@ import FirnCore
 /// schema stored in the file (docs/FORMAT.md §12) — every property, links as
 /// their target's key, lists as arrays — streamed one object at a time so
 /// memory does not grow with the file.
-public enum ObjectDump {
-    public struct Options: Sendable {
-        public var path: String
-        public var version: UInt64?
+package enum ObjectDump {
+    package struct Options: Sendable {
+        package var path: String
+        package var version: UInt64?
         /// Only this type; an unknown name is a usage error listing the stored ones.
-        public var type: String?
+        package var type: String?
         /// At most this many objects per type (in key order).
-        public var limit: Int?
-        public init(path: String) { self.path = path }
+        package var limit: Int?
+        package init(path: String) { self.path = path }
     }
 
     /// One property's value as the SDK would read it: a missing field reads
     /// as null (optional) or its type's default; a link whose target was
     /// deleted reads as null.
-    public indirect enum Value: Sendable, Equatable {
+    package indirect enum Value: Sendable, Equatable {
         case null
         case bool(Bool)
         case int(Int64)
@@ -37,31 +37,31 @@ public enum ObjectDump {
         case list([Value])
     }
 
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: Value
+    package struct Field: Sendable, Equatable {
+        package var name: String
+        package var value: Value
     }
 
-    public struct Object: Sendable, Equatable {
-        public var type: String
+    package struct Object: Sendable, Equatable {
+        package var type: String
         /// The object's key: its primary key's value, or `.generatedID`.
-        public var key: Value
+        package var key: Value
         /// Every property of the stored schema, in schema order.
-        public var fields: [Field]
+        package var fields: [Field]
     }
 
-    public struct Summary: Codable, Sendable {
-        public var path: String
-        public var version: UInt64
-        public var types: Int
-        public var objects: UInt64
-        public var pinned: Bool
-        public var note: String?
+    package struct Summary: Codable, Sendable {
+        package var path: String
+        package var version: UInt64
+        package var types: Int
+        package var objects: UInt64
+        package var pinned: Bool
+        package var note: String?
     }
 
     /// Calls `type` once per stored type (all of them, or `options.type`),
     /// then `object` for each of its objects in key order.
-    public static func run(
+    package static func run(
         _ options: Options, type: (StoredType) throws -> Void, object: (Object) throws -> Void
     ) throws -> Summary {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")

@@ -14,18 +14,18 @@ import Glibc
 /// `OutputFile` first removes the leftovers for its destination whose
 /// owner is gone — and those of a killed database creation
 /// (`<name>.creating-<pid>-<random>`).
-public final class OutputFile {
-    public let destination: String
-    public let temporaryPath: String
-    public private(set) var fd: Int32
+package final class OutputFile {
+    package let destination: String
+    package let temporaryPath: String
+    package private(set) var fd: Int32
     /// False: an existing destination is refused, also one that appears
     /// while the output is being written (the commit links, it does not rename).
-    public let replace: Bool
+    package let replace: Bool
     private var finished = false
 
     /// Creates the temporary file. `replace` false refuses an existing
     /// destination (exit 73) before anything is written.
-    public init(destination: String, replace: Bool) throws(ToolError) {
+    package init(destination: String, replace: Bool) throws(ToolError) {
         self.destination = destination
         self.replace = replace
         var info = stat()
@@ -73,12 +73,12 @@ public final class OutputFile {
     static func directory(of path: String) -> String { parentDirectory(of: path) }
 
     /// Appends `bytes` (retrying short writes and EINTR).
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(ToolError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(ToolError) {
         try OutputFile.writeAll(fd: fd, bytes, path: destination)
     }
 
     /// Appends `bytes`.
-    public func write(_ bytes: [UInt8]) throws(ToolError) {
+    package func write(_ bytes: [UInt8]) throws(ToolError) {
         let failure: ToolError? = bytes.withUnsafeBytes { buffer in
             do throws(ToolError) {
                 try OutputFile.writeAll(fd: fd, buffer, path: destination)
@@ -94,14 +94,14 @@ public final class OutputFile {
         if let error = SystemCall.writeAll(fd, bytes) { throw ToolError.writing(path, "write", errno: error.code) }
     }
 
-    public func sync() throws(ToolError) {
+    package func sync() throws(ToolError) {
         if case let .failure(error) = SystemCall.result({ fsync(fd) }) {
             throw ToolError.writing(destination, "fsync", errno: error.code)
         }
     }
 
     /// fsync, rename into place, fsync the directory. Signals wait until it is done.
-    public func commit() throws(ToolError) {
+    package func commit() throws(ToolError) {
         try sync()
         try Interruption.critical { () throws(ToolError) in
             if replace {
@@ -130,7 +130,7 @@ public final class OutputFile {
     }
 
     /// Removes the temporary file (nothing happens after `commit`).
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         if fd >= 0 { close(fd) }
@@ -141,8 +141,8 @@ public final class OutputFile {
 }
 
 /// Free space on the file system holding a path (statvfs).
-public enum DiskSpace {
-    public static func available(at path: String) throws(ToolError) -> UInt64 {
+package enum DiskSpace {
+    package static func available(at path: String) throws(ToolError) -> UInt64 {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { throw ToolError.io(path: path, operation: "statvfs", errno: errno) }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)

@@ -2,77 +2,77 @@ import FirnCore
 /// `firn pins` (alias `readers`): the reader table — who pins which
 /// version, why, since when, how far behind, and what each pin costs in
 /// file space — with thresholds for cron alerts.
-public enum Pins {
-    public struct Options: Sendable {
-        public var path: String
-        public var clearStale = false
-        public var maxLag: UInt64?
-        public var maxAgeSeconds: Double?
-        public var maxRetainedBytes: UInt64?
-        public init(path: String) { self.path = path }
+package enum Pins {
+    package struct Options: Sendable {
+        package var path: String
+        package var clearStale = false
+        package var maxLag: UInt64?
+        package var maxAgeSeconds: Double?
+        package var maxRetainedBytes: UInt64?
+        package init(path: String) { self.path = path }
     }
 
-    public struct Pin: Codable, Sendable, Equatable {
-        public var slot: Int
-        public var version: UInt64
-        public var pid: Int32
-        public var threadID: Int64
-        public var kind: String
-        public var label: String
+    package struct Pin: Codable, Sendable, Equatable {
+        package var slot: Int
+        package var version: UInt64
+        package var pid: Int32
+        package var threadID: Int64
+        package var kind: String
+        package var label: String
         /// Commits behind the latest version.
-        public var lag: UInt64
-        public var since: String
-        public var sinceSeconds: Double
-        public var frozenObjects: UInt64
+        package var lag: UInt64
+        package var since: String
+        package var sinceSeconds: Double
+        package var frozenObjects: UInt64
         /// Bytes freed when this pin alone goes (pages only its version sees).
-        public var retainedBytes: UInt64
+        package var retainedBytes: UInt64
         /// What it will retain alone once the next checkpoint has run:
         /// `retainedBytes` plus the pages of the checkpoint the log's
         /// frames stand on that the checkpoint replaces and only this pin
         /// sees (on the commit log, a pin on a frame holds nothing until
         /// then). Equal to `retainedBytes` when the latest version is a
         /// checkpoint or a page commit.
-        public var retainedAfterCheckpointBytes: UInt64
-        public var stale: Bool
+        package var retainedAfterCheckpointBytes: UInt64
+        package var stale: Bool
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var latestVersion: UInt64
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var latestVersion: UInt64
         /// False when there is no usable lock file: no process has the database open.
-        public var lockFile: Bool
-        public var pins: [Pin]
+        package var lockFile: Bool
+        package var pins: [Pin]
         /// Pins held by several processes share these bytes (not in any `retainedBytes`).
-        public var sharedBytes: UInt64
-        public var clearedStale: [Pin]
+        package var sharedBytes: UInt64
+        package var clearedStale: [Pin]
         /// One line per threshold crossed (exit 1).
-        public var violations: [String]
+        package var violations: [String]
         /// When the latest version is a commit in the commit log: the
         /// checkpoint that log builds on. Commits since then replace no
         /// pages, so a pin on one of them holds none until a checkpoint.
-        public var checkpointVersion: UInt64?
+        package var checkpointVersion: UInt64?
         /// Then, what the next checkpoint replaces and who will hold it.
-        public var nextCheckpoint: NextCheckpoint?
-        public var pinned: Bool
-        public var note: String?
+        package var nextCheckpoint: NextCheckpoint?
+        package var pinned: Bool
+        package var note: String?
     }
 
     /// What the next checkpoint of the commit log replaces (at least: the
     /// pages on the paths to every key its frames change, the catalog's
     /// and space tree's paths, the log region), and how much of it live
     /// pins will hold then.
-    public struct NextCheckpoint: Codable, Sendable, Equatable {
+    package struct NextCheckpoint: Codable, Sendable, Equatable {
         /// The checkpoint the frames stand on, and the commit frames since.
-        public var checkpoint: UInt64
-        public var frames: UInt64
-        public var replacedBytes: UInt64
+        package var checkpoint: UInt64
+        package var frames: UInt64
+        package var replacedBytes: UInt64
         /// Of `replacedBytes`, the log region's.
-        public var regionBytes: UInt64
+        package var regionBytes: UInt64
         /// Of `replacedBytes`, what a live pin will see (kept until the
         /// pins go); the rest is reusable after the checkpoint after it.
-        public var heldByPinsBytes: UInt64
+        package var heldByPinsBytes: UInt64
         /// Of `heldByPinsBytes`, what several pins will share.
-        public var sharedBytes: UInt64
+        package var sharedBytes: UInt64
 
         init(_ next: SpaceUsage.NextCheckpoint, pageSize: Int) {
             let size = UInt64(pageSize)
@@ -85,7 +85,7 @@ public enum Pins {
         }
     }
 
-    public static func run(_ options: Options) throws(FirnError) -> Report {
+    package static func run(_ options: Options) throws(FirnError) -> Report {
         let access = try ReadAccess.open(options.path, label: "firn pins")
         defer { access.close() }
         let lock = access.store.lockFile

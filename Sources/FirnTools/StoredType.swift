@@ -2,28 +2,28 @@ import FirnCore
 /// The object types a version stores, read from its schema tree `sys.schema`
 /// alone (docs/FORMAT.md §12.1) — no application code, no SDK runtime. `info`
 /// lists them with their counts; `dump --objects` decodes their records.
-public struct StoredType: Codable, Sendable, Equatable {
-    public struct Property: Codable, Sendable, Equatable {
-        public var name: String
+package struct StoredType: Codable, Sendable, Equatable {
+    package struct Property: Codable, Sendable, Equatable {
+        package var name: String
         /// The stored type's Swift name (`Int`, `String`, `Date`, `Object`…);
         /// for a list, its elements' type.
-        public var type: String
-        public var optional: Bool
-        public var primaryKey: Bool
-        public var indexed: Bool
-        public var list: Bool
+        package var type: String
+        package var optional: Bool
+        package var primaryKey: Bool
+        package var indexed: Bool
+        package var list: Bool
         /// The type a link or a list of objects points to.
-        public var target: String?
+        package var target: String?
         /// As Swift declares it: `List<Dog>`, `String?`, `Person?`.
-        public var declaration: String
+        package var declaration: String
     }
 
-    public var name: String
+    package var name: String
     /// Objects in the version (entries of `obj.<name>`).
-    public var objects: UInt64
+    package var objects: UInt64
     /// The primary key property, nil when keys are generated.
-    public var primaryKey: String?
-    public var properties: [Property]
+    package var primaryKey: String?
+    package var properties: [Property]
 
     init(_ schema: ObjectSchema, objects: UInt64) {
         name = schema.name

@@ -5,7 +5,7 @@ import Glibc
 /// Errors of the toolkit's own making (FirnCore's are `FirnError`). Each
 /// case says what went wrong and where; the `firn` executable maps each to
 /// one exit status.
-public enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The arguments make no sense together.
     case usage(String)
     /// A policy threshold the user set was crossed (`pins --max-lag` …).
@@ -25,7 +25,7 @@ public enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// SIGINT or SIGTERM arrived; temporary files were removed, nothing changed.
     case interrupted
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .usage(detail): return detail
         case let .thresholdCrossed(path, detail): return "\(path): \(detail)"

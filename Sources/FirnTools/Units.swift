@@ -5,9 +5,9 @@ import Glibc
 
 /// Parsing and printing of sizes, durations and times, shared by the
 /// reports' sentences and the CLI's text output.
-public enum Units {
+package enum Units {
     /// "4.1 GiB", "812 KiB", "96 B".
-    public static func bytes(_ value: UInt64) -> String {
+    package static func bytes(_ value: UInt64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
         var amount = Double(value)
         var unit = 0
@@ -20,11 +20,11 @@ public enum Units {
     }
 
     /// Signed byte difference: "+1.2 MiB", "-40 KiB".
-    public static func delta(_ before: UInt64, _ after: UInt64) -> String {
+    package static func delta(_ before: UInt64, _ after: UInt64) -> String {
         after >= before ? "+" + bytes(after - before) : "-" + bytes(before - after)
     }
 
-    public static func oneDecimal(_ value: Double) -> String {
+    package static func oneDecimal(_ value: Double) -> String {
         // Beyond Int's range (or not a number), Int(_:) would trap.
         guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
         let scaled = (value * 10).rounded()
@@ -34,7 +34,7 @@ public enum Units {
     }
 
     /// 1532 → "1,532".
-    public static func grouped(_ value: UInt64) -> String {
+    package static func grouped(_ value: UInt64) -> String {
         let digits = Array(String(value))
         var out = ""
         for (i, d) in digits.enumerated() {
@@ -45,7 +45,7 @@ public enum Units {
     }
 
     /// "2 h", "5 min", "40 s", "3 d".
-    public static func duration(seconds: Double) -> String {
+    package static func duration(seconds: Double) -> String {
         let s = max(0, seconds)
         if s < 90 { return "\(Int(s.rounded())) s" }
         if s < 90 * 60 { return "\(Int((s / 60).rounded())) min" }
@@ -54,7 +54,7 @@ public enum Units {
     }
 
     /// Parses "1.5G", "100MiB", "512k", "4096": bytes (binary multiples).
-    public static func parseSize(_ text: String) -> UInt64? {
+    package static func parseSize(_ text: String) -> UInt64? {
         let lower = text.lowercased().trimmingSpaces
         let suffixes: [(String, Double)] = [
             ("tib", 0x1p40), ("gib", 0x1p30), ("mib", 0x1p20), ("kib", 0x1p10),
@@ -71,7 +71,7 @@ public enum Units {
     }
 
     /// Parses "90s", "15m", "2h", "1d", "1.5h" or plain seconds (finite, not negative).
-    public static func parseDuration(_ text: String) -> Double? {
+    package static func parseDuration(_ text: String) -> Double? {
         let lower = text.lowercased().trimmingSpaces
         let suffixes: [(String, Double)] = [
             ("ms", 0.001), ("sec", 1), ("min", 60), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 604800),
@@ -86,7 +86,7 @@ public enum Units {
     }
 
     /// "2025-01-31T12:00:00Z" for nanoseconds since 1970 (UTC).
-    public static func iso8601(nanoseconds: UInt64) -> String {
+    package static func iso8601(nanoseconds: UInt64) -> String {
         var seconds = time_t(nanoseconds / 1_000_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -96,7 +96,7 @@ public enum Units {
     }
 
     /// Seconds from `nanoseconds` (wall clock) to now; 0 for the future.
-    public static func secondsSince(nanoseconds: UInt64) -> Double {
+    package static func secondsSince(nanoseconds: UInt64) -> Double {
         elapsedSeconds(since: nanoseconds, until: wallClockNanoseconds())
     }
 }

@@ -2,42 +2,42 @@ import FirnCore
 /// `firn verify`: proves a readable version is intact (see `Verifier`),
 /// plus the lock file's sanity. Runs against a live database without
 /// blocking its writers: it pins what it checks.
-public enum Verify {
-    public struct Options: Sendable {
-        public var path: String
-        public var version: UInt64?
-        public var quick = false
-        public var maxErrors = 100
-        public init(path: String) { self.path = path }
+package enum Verify {
+    package struct Options: Sendable {
+        package var path: String
+        package var version: UInt64?
+        package var quick = false
+        package var maxErrors = 100
+        package init(path: String) { self.path = path }
     }
 
-    public struct LockFileState: Codable, Sendable, Equatable {
-        public var present: Bool
+    package struct LockFileState: Codable, Sendable, Equatable {
+        package var present: Bool
         /// False when it exists but could not be used (not writable, not a Firn lock file).
-        public var usable: Bool
-        public var sessions: Int
-        public var pins: Int
-        public var stalePins: Int
-        public var note: String?
+        package var usable: Bool
+        package var sessions: Int
+        package var pins: Int
+        package var stalePins: Int
+        package var note: String?
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var clean: Bool
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var clean: Bool
         /// The version asked for (by default the current one) when no reader
         /// can read it because a commit frame of its checkpoint's log checks
         /// out but cannot be applied (FORMAT.md 8.2): `verify` then checked
         /// that checkpoint's pages and its log, `verify.version` is the
         /// checkpoint's, and a `log` finding names the frame.
-        public var unreadableVersion: UInt64?
-        public var verify: VerifyReport
-        public var lockFile: LockFileState
-        public var seconds: Double
-        public var pinned: Bool
-        public var note: String?
+        package var unreadableVersion: UInt64?
+        package var verify: VerifyReport
+        package var lockFile: LockFileState
+        package var seconds: Double
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
+    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
         let started = monotonicNanoseconds()
         let access: ReadAccess
         var unreadable: UInt64?

@@ -2,22 +2,22 @@ import FirnCore
 /// `firn versions`: every version still readable — the current one, the
 /// previous commit slot, and each version a process has pinned — with its
 /// time and who holds it.
-public enum Versions {
-    public struct Options: Sendable {
-        public var path: String
-        public init(path: String) { self.path = path }
+package enum Versions {
+    package struct Options: Sendable {
+        package var path: String
+        package init(path: String) { self.path = path }
     }
 
-    public struct Holder: Codable, Sendable, Equatable {
-        public var pid: Int32
-        public var kind: String
-        public var label: String
-        public var sinceSeconds: Double
+    package struct Holder: Codable, Sendable, Equatable {
+        package var pid: Int32
+        package var kind: String
+        package var label: String
+        package var sinceSeconds: Double
     }
 
-    public struct Version: Codable, Sendable, Equatable {
-        public var version: UInt64
-        public var time: String?
+    package struct Version: Codable, Sendable, Equatable {
+        package var version: UInt64
+        package var time: String?
         /// "current", "durable" (the newest version that survives power loss;
         /// below current while a group of deferred commits is open),
         /// "previous" (the other commit slot), "pinned", or "rejected": a
@@ -25,28 +25,28 @@ public enum Versions {
         /// (its commit was cut short; not readable). On the commit log also
         /// what the version is: "checkpoint" (a commit record that made a
         /// log region) or "frame" (a commit in a checkpoint's log).
-        public var roles: [String]
+        package var roles: [String]
         /// Commits behind the current version.
-        public var lag: UInt64
+        package var lag: UInt64
         /// Whether `firn dump --version` (and every reader) can read it now:
         /// the current version, the previous slot's, a pinned one; false for
         /// a rejected record, or a pinned version of a file whose history no
         /// longer finds it (written before epoch entries, FORMAT.md 7).
-        public var readable: Bool
-        public var holders: [Holder]
+        package var readable: Bool
+        package var holders: [Holder]
     }
 
-    public struct Report: Codable, Sendable {
-        public var path: String
-        public var currentVersion: UInt64
+    package struct Report: Codable, Sendable {
+        package var path: String
+        package var currentVersion: UInt64
         /// See `Info.Report.durableVersion`.
-        public var durableVersion: UInt64
-        public var versions: [Version]
-        public var pinned: Bool
-        public var note: String?
+        package var durableVersion: UInt64
+        package var versions: [Version]
+        package var pinned: Bool
+        package var note: String?
     }
 
-    public static func run(_ options: Options) throws(FirnError) -> Report {
+    package static func run(_ options: Options) throws(FirnError) -> Report {
         let access = try ReadAccess.open(options.path, label: "firn versions")
         defer { access.close() }
         let slots = try access.store.readSlots()
