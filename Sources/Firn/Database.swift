@@ -109,8 +109,12 @@ public struct Database: @unchecked Sendable {
         }
     }
 
-    /// The engine store underneath (pins, versions, diagnostics).
-    public var store: Store {
+    /// A read-only view of the engine file underneath: versions, pins,
+    /// snapshots (diagnostics). Writes go through the `Database`.
+    public var store: StoreView { StoreView(store: engineStore) }
+
+    /// The engine store itself, for this package's demo and tests.
+    package var engineStore: Store {
         switch instance {
         case let .live(core): return core.store
         case let .frozen(frozen): return frozen.share.snapshot.store
@@ -222,16 +226,7 @@ public struct Database: @unchecked Sendable {
     /// `block` throws (and rethrows).
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            cancelWrite()
-            throw error
-        }
-        try commitWrite()
-        return result
+        try write(withoutNotifying: [], block)
     }
 
     /// Starts a write transaction (waits for the writer lock); the instance

@@ -27,7 +27,7 @@ final class DatabaseCore: ObjectSource {
     /// The first failure of a property setter in this write; the commit throws it.
     private var deferredError: DatabaseError?
     let infos: [ObjectIdentifier: ClassInfo]
-    private var readers: [String: TreeReader?] = [:]
+    private var readers = TreeReaders()
     private var readersGeneration: UInt64 = 0
     /// Next generated key per type without a primary key, in this write.
     var nextIDs: [String: UInt64] = [:]
@@ -105,14 +105,10 @@ final class DatabaseCore: ObjectSource {
     private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
         try repinIfReleased()
         if readersGeneration != generation {
-            readers.removeAll(keepingCapacity: true)
+            readers.removeAll()
             readersGeneration = generation
         }
-        if let cached = readers[name] { return cached }
-        let snapshot = snapshot
-        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
-        readers[name] = .some(reader)
-        return reader
+        return try readers.reader(name, in: snapshot)
     }
 
     func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {

@@ -10,11 +10,11 @@ import FirnCore
 /// retains its source, and one source shared by threads iterating at once
 /// had its reference count bounce between them on every object (in a side
 /// table, slower still: the live instance refers to it weakly).
-final class FrozenVersion: ObjectSource, @unchecked Sendable {
+final class FrozenVersion: SnapshotTreeSource, @unchecked Sendable {
     let share: SnapshotShare
     let configuration: Configuration
     private let infos: [ObjectIdentifier: ClassInfo]
-    private let readers = Locked<[String: TreeReader?]>([:])
+    private let readers = Locked(TreeReaders())
     /// The version this is a view of (nil for the one that owns the share);
     /// held so the share outlives every view.
     private let owner: FrozenVersion?
@@ -56,22 +56,10 @@ final class FrozenVersion: ObjectSource, @unchecked Sendable {
         return info
     }
 
-    private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
-        if let cached = readers.withLock({ $0[name] }) { return cached }
+    func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
         let snapshot = share.snapshot
-        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
-        readers.withLock { $0[name] = .some(reader) }
-        return reader
+        return try readers.withLock { (readers) throws(DatabaseError) in try readers.reader(name, in: snapshot) }
     }
-
-    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
-        guard let reader = try reader(tree) else { return nil }
-        return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
-    }
-
-    func cursor(in tree: String) throws(DatabaseError) -> Cursor? { try reader(tree)?.cursor() }
-
-    func count(in tree: String) throws(DatabaseError) -> Int { Int(clamping: try reader(tree)?.count ?? 0) }
 
     func objectCreated() { frozenObjects?.add(1) }
     func objectReleased() { frozenObjects?.add(-1) }

@@ -38,14 +38,7 @@ extension ManagedObject {
     /// a target that cannot be linked (frozen, another instance's, a
     /// duplicate primary key when added) fails the commit.
     func writeLink(_ index: Int, _ target: Object?) {
-        source.checkAccess()
-        let property = info.schema.properties[index]
-        guard let core = source as? DatabaseCore else {
-            fatalError("Firn: \(DatabaseError.frozen(type: info.name, operation: "set \(property.name)"))")
-        }
-        guard core.transaction != nil else {
-            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(info.name).\(property.name)"))")
-        }
+        let (core, property) = settable(index)
         do {
             var field: FieldValue?
             if let target {

@@ -102,10 +102,11 @@ final class ManagedObject {
         }
     }
 
-    /// Sets property `index`. Needs the live instance's write transaction;
-    /// a setter cannot throw, so misuse stops the program with the reason,
-    /// and an engine failure is kept and thrown by the commit.
-    func write(_ index: Int, _ field: PersistedField) {
+    /// The live instance in a write transaction that property `index` may
+    /// be set through, and the property. A setter cannot throw: used off
+    /// the instance's thread, on a frozen object or outside a write, it
+    /// stops the program with the reason.
+    func settable(_ index: Int) -> (DatabaseCore, PropertySchema) {
         source.checkAccess()
         let property = info.schema.properties[index]
         guard let core = source as? DatabaseCore else {
@@ -114,6 +115,14 @@ final class ManagedObject {
         guard core.transaction != nil else {
             fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(info.name).\(property.name)"))")
         }
+        return (core, property)
+    }
+
+    /// Sets property `index`. Needs the live instance's write transaction;
+    /// a setter cannot throw, so misuse stops the program with the reason,
+    /// and an engine failure is kept and thrown by the commit.
+    func write(_ index: Int, _ field: PersistedField) {
+        let (core, property) = settable(index)
         if property.isPrimaryKey {
             core.defer(DatabaseError.primaryKeyChange(type: info.name, property: property.name))
             return

@@ -207,16 +207,8 @@ extension QueryProperty where Value == AnyQueryValue {
     public static func >= (lhs: QueryProperty, rhs: any PersistableValue) -> QueryPredicate { lhs.comparison(.greaterOrEqual, rhs) }
 
     public func `in`(_ values: [(any PersistableValue)?]) -> QueryPredicate { oneOf(values) }
-
-    public func contains(_ text: String, caseInsensitive: Bool = false) -> QueryPredicate {
-        self.text(.contains, text, caseInsensitive: caseInsensitive)
-    }
-
-    public func beginsWith(_ text: String, caseInsensitive: Bool = false) -> QueryPredicate {
-        self.text(.beginsWith, text, caseInsensitive: caseInsensitive)
-    }
-
-    public func endsWith(_ text: String, caseInsensitive: Bool = false) -> QueryPredicate {
-        self.text(.endsWith, text, caseInsensitive: caseInsensitive)
-    }
 }
+
+/// A property named by string takes the text operators too (`contains`,
+/// `beginsWith`, `endsWith`); its type is checked when the predicate is made.
+extension AnyQueryValue: QueryText {}

@@ -71,7 +71,7 @@ package enum Demo {
         try child.run()
         defer { stop(child) }
         let line = readLine(pipe.fileHandleForReading)
-        let pin = writer.database.store.lockFile?.pins().first { $0.pid == child.processIdentifier && $0.kind == .frozen }
+        let pin = writer.database.store.pins().first { $0.pid == child.processIdentifier && $0.kind == .frozen }
         guard line.hasPrefix("cached"), let pin else {
             throw FirnError.misuse("demo: the caching child did not start (\(line.isEmpty ? "no output" : line))")
         }
@@ -85,7 +85,7 @@ package enum Demo {
             // Checkpoints move the log's changes into the trees: the pinned
             // version's checkpoint leaves the commit slots, and its pages
             // that the checkpoints replace stay for the pin.
-            if round < rounds - 1 { _ = try writer.database.store.checkpoint() }
+            if round < rounds - 1 { _ = try writer.database.engineStore.checkpoint() }
         }
         say("Committed \(options.commitsAfterPin) more versions (new dogs, birthdays, departures) and checkpointed while it caches v\(pin.version).")
         // The tour reads the file with no live instance of ours open: the
@@ -123,7 +123,7 @@ package enum Demo {
             + "It held \(Units.bytes(held)) alone; free space was \(Units.bytes(before.freeBytes)).")
         var last = try DemoWriter(path: database)
         try last.commit()
-        _ = try last.database.store.checkpoint()
+        _ = try last.database.engineStore.checkpoint()
         _ = consume last
         let after = try Info.run(Info.Options(path: database))
         if after.pinnedBytes == 0, after.freeBytes > before.freeBytes {

@@ -1,7 +1,7 @@
 import Testing
 @testable import FirnCore
 
-/// The commit log's entry budget (`LogTransaction.entryBudget`): how many
+/// The commit log's entry budget (`CheckpointPolicy.entryBudget`): how many
 /// entries the frames since a checkpoint may carry before the next commit
 /// checkpoints, from the checkpoint's counts. The room a checkpoint costs
 /// the file is the leaves it rewrites; the budget keeps their estimate
@@ -18,23 +18,23 @@ import Testing
 
     @Test func treesWithinTheRegionsPagesHaveNoBudget() {
         // 2 slots, the region, 100 pages of trees: a checkpoint rewrites at most 100.
-        #expect(LogTransaction.entryBudget(Self.record(logical: 230), regionPages: 128) == nil)
+        #expect(CheckpointPolicy.entryBudget(Self.record(logical: 230), regionPages: 128) == nil)
         // Free and retired pages are no tree's.
-        #expect(LogTransaction.entryBudget(Self.record(logical: 5_000, free: 2_000, retired: 2_800), regionPages: 128) == nil)
+        #expect(CheckpointPolicy.entryBudget(Self.record(logical: 5_000, free: 2_000, retired: 2_800), regionPages: 128) == nil)
     }
 
     @Test func aLargerTreeIsBoundByTheRegionOrAThirtySecondOfIt() throws {
         // 3,370 tree pages: 128 pages bound (more than 3,370 / 32); spread at
         // random, 130 entries are expected to hit 128 of them.
-        let budget = try #require(LogTransaction.entryBudget(Self.record(logical: 3_500), regionPages: 128))
+        let budget = try #require(CheckpointPolicy.entryBudget(Self.record(logical: 3_500), regionPages: 128))
         #expect((128...132).contains(budget), "\(budget)")
         // 63,870 tree pages: a thirty-second (1,996 pages), about 2,028 entries.
-        let large = try #require(LogTransaction.entryBudget(Self.record(logical: 64_000), regionPages: 128))
+        let large = try #require(CheckpointPolicy.entryBudget(Self.record(logical: 64_000), regionPages: 128))
         #expect((1_996...2_060).contains(large), "\(large)")
         // Never fewer entries than pages bound: each entry hits at most one leaf.
         for logical: UInt64 in [300, 1_000, 10_000, 1_000_000] {
             let record = Self.record(logical: logical)
-            if let budget = LogTransaction.entryBudget(record, regionPages: 128) {
+            if let budget = CheckpointPolicy.entryBudget(record, regionPages: 128) {
                 #expect(budget >= max(128, (logical - 130) / 32), "\(logical) pages: \(budget)")
             }
         }
@@ -43,8 +43,8 @@ import Testing
     @Test func countsThatDoNotAddUpGiveNoBudget() {
         // A record whose free and retired counts exceed its pages (damage the
         // open-time checks report): no budget rather than an overflow.
-        #expect(LogTransaction.entryBudget(Self.record(logical: 100, free: .max, retired: 2), regionPages: 128) == nil)
-        #expect(LogTransaction.entryBudget(Self.record(logical: 100, free: 90, retired: 90), regionPages: 128) == nil)
+        #expect(CheckpointPolicy.entryBudget(Self.record(logical: 100, free: .max, retired: 2), regionPages: 128) == nil)
+        #expect(CheckpointPolicy.entryBudget(Self.record(logical: 100, free: 90, retired: 90), regionPages: 128) == nil)
     }
 
     /// A group of deferred commits runs past the budget to its durability
@@ -67,7 +67,7 @@ import Testing
             for n in 0..<600 { try tree.put(key(n), [UInt8](repeating: UInt8(n % 251), count: 300)) }
         }
         let loaded = try #require(try store.readSlots().newest)
-        let budget = try #require(LogTransaction.entryBudget(loaded, regionPages: options.commitLogPages))
+        let budget = try #require(CheckpointPolicy.entryBudget(loaded, regionPages: options.commitLogPages))
         #expect(budget >= 2 && budget <= 8, "budget \(budget)")
         func commitOne(_ n: Int, _ durability: CommitDurability) throws -> UInt64 {
             let txn = try store.beginWriteBlocking()
@@ -82,7 +82,7 @@ import Testing
         // durability point seals, twice, and the checkpoint stays.
         var committed = 0
         for round in 1...2 {
-            let target = Int(budget * LogTransaction.groupSealShare) * round / 2
+            let target = Int(budget * CheckpointPolicy.groupSealShare) * round / 2
             while committed < target {
                 let version = try commitOne(committed, .deferred)
                 #expect(try store.readSlots().newest == loaded, "deferred commit \(committed) (v\(version)) checkpointed")
@@ -94,7 +94,7 @@ import Testing
             #expect(try store.durableVersion == open)
         }
         // On to `groupOverrun` budgets: frames, no checkpoint.
-        while committed < Int(budget * LogTransaction.groupOverrun) {
+        while committed < Int(budget * CheckpointPolicy.groupOverrun) {
             let version = try commitOne(committed, .deferred)
             #expect(try store.readSlots().newest == loaded, "deferred commit \(committed) (v\(version)) checkpointed within the overrun")
             committed += 1
@@ -110,18 +110,18 @@ import Testing
         #expect(try store.durableVersion == durable)
 
         // Past `groupOverrun` budgets, a deferred commit checkpoints at once.
-        let base = try #require(LogTransaction.entryBudget(checkpoint, regionPages: options.commitLogPages))
+        let base = try #require(CheckpointPolicy.entryBudget(checkpoint, regionPages: options.commitLogPages))
         var checkpointedAt: Int? = nil
-        for n in 0..<Int(base * LogTransaction.groupOverrun + 1) {
+        for n in 0..<Int(base * CheckpointPolicy.groupOverrun + 1) {
             let version = try commitOne(100 + n, .deferred)
             if try store.readSlots().newest?.version == version { checkpointedAt = n; break }
         }
-        #expect(checkpointedAt == Int(base * LogTransaction.groupOverrun), "checkpointed at deferred commit \(String(describing: checkpointedAt)) of a budget of \(base)")
+        #expect(checkpointedAt == Int(base * CheckpointPolicy.groupOverrun), "checkpointed at deferred commit \(String(describing: checkpointedAt)) of a budget of \(base)")
         _ = try store.sync()
 
         // A durable commit past the budget checkpoints at once.
         let durableBase = try #require(try store.readSlots().newest)
-        let durableBudget = try #require(LogTransaction.entryBudget(durableBase, regionPages: options.commitLogPages))
+        let durableBudget = try #require(CheckpointPolicy.entryBudget(durableBase, regionPages: options.commitLogPages))
         var durableCheckpointAt: Int? = nil
         for n in 0..<Int(durableBudget + 1) {
             let version = try commitOne(200 + n, .durable)

@@ -172,7 +172,7 @@ import Testing
             // From step 36 until a durability point has checkpointed for
             // the entry budget: deferred commits of several small entries,
             // the sync once the group is past the budget a group may run
-            // to (`LogTransaction.groupSealShare`).
+            // to (`CheckpointPolicy.groupSealShare`).
             let sealWanted = step >= 16 && !calls.contains { $0.kind == .sync && !$0.checkpoint }
             let fillingRegion = !sealWanted && step >= 30 && !calls.contains { $0.kind == .deferredCommit && $0.checkpoint }
             let groupingPastBudget = !sealWanted && !fillingRegion && step >= 36
@@ -182,7 +182,7 @@ import Testing
             var groupPastBudget = false
             if groupingPastBudget, groupOpen, let record = newestBefore,
                let link = try store.logLink(try store.currentVersion, of: record) {
-                groupPastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
+                groupPastBudget = CheckpointPolicy.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
             }
             let doSync = sealWanted ? groupOpen : fillingRegion ? false : groupingPastBudget ? groupPastBudget
                 : groupOpen && rng.chance(1, in: 4)
@@ -190,7 +190,7 @@ import Testing
             if doSync {
                 kind = .sync
                 if let record = newestBefore, let link = try store.logLink(try store.currentVersion, of: record) {
-                    pastBudget = LogTransaction.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
+                    pastBudget = CheckpointPolicy.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
                 }
                 version = try store.sync()
                 if all[version] == nil { all[version] = contents }

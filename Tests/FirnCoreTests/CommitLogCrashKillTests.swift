@@ -184,7 +184,7 @@ import Testing
         let version = try store.currentVersion
         let durable = try store.durableVersion
         if durable != version { problems.append("a first opener's durable version v\(durable) is not the version it opened, v\(version)") }
-        let pins = store.lockFile?.pins() ?? []
+        let pins = store.pins()
         if pins.contains(where: { !$0.stale }) { problems.append("a live pin after the kill: \(pins)") }
         if pins.count > 3 { problems.append("\(pins.count) pins left behind by dead children") }
         let snapshot = try store.snapshot(label: "log crash-test inspection")

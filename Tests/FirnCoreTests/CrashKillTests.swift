@@ -71,7 +71,7 @@ import Testing
             let inspection = try StoreInspection.inspect(store)
             // The dead child's pins are stale, never live; and they do not pile up
             // round after round (the next writer releases them).
-            let pins = store.lockFile?.pins() ?? []
+            let pins = store.pins()
             store.close()
             #expect(!pins.contains { !$0.stale }, "round \(round): a live pin after the kill: \(pins)")
             #expect(pins.count <= 3, "round \(round): \(pins.count) pins left behind by dead children")

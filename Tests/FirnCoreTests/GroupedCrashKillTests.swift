@@ -130,7 +130,7 @@ import Testing
         let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
         let version = try store.currentVersion
-        let pins = store.lockFile?.pins() ?? []
+        let pins = store.pins()
         #expect(!pins.contains { !$0.stale }, "\(label): a live pin after the kill: \(pins)")
         #expect(try store.durableVersion == version, "\(label): a first opener's durable version is not the version it opened")
         guard allowed.contains(version) else {

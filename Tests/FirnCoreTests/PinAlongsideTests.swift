@@ -43,7 +43,7 @@ import Testing
         #expect(extra.version == reader.version && extra.info.version == reader.info.version)
         #expect(try extra.tree("t")?.get(Array("b".utf8)) != nil && extra.tree("t")?.get(Array("c".utf8)) == nil)
         reader.close()
-        #expect(store.lockFile?.pins().map(\.version) == [extra.version])
+        #expect(store.pins().map(\.version) == [extra.version])
         extra.close()
     }
 
@@ -54,6 +54,6 @@ import Testing
         let reader = try store.snapshot()
         reader.close()
         #expect(throws: FirnError.self) { _ = try store.snapshot(alongside: reader, kind: .threadSafeReference, label: "") }
-        #expect(store.lockFile?.pins().isEmpty == true)
+        #expect(store.pins().isEmpty == true)
     }
 }

@@ -93,7 +93,7 @@ import Testing
         defer { store.close() }
         let snapshot = try store.snapshot(label: "claimed by a pool thread")
         snapshot.setHolder(threadID: 4242, label: "queue com.example.sync")
-        let pin = try #require(store.lockFile?.pins().first)
+        let pin = try #require(store.pins().first)
         #expect(pin.threadID == 4242 && pin.label == "queue com.example.sync")
         snapshot.close()
     }

@@ -95,7 +95,7 @@ import Testing
     /// share of the tree only at that size). A checkpoint replaces the
     /// leaves the frames since the last one touched, and those pages wait
     /// two checkpoints, so the log checkpoints once its frames carry about
-    /// as many entries as the region has pages (`LogTransaction.entryBudget`),
+    /// as many entries as the region has pages (`CheckpointPolicy.entryBudget`),
     /// each such checkpoint making a quarter-size region. Without the budget
     /// a checkpoint rewrote most of the tree and the file reached 5.1× (the
     /// bench); with it but a full-size region per checkpoint, the file grew

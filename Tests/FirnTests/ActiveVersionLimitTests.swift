@@ -84,7 +84,7 @@ import Testing
         }
         #expect(refused == "opening a Database")
         // No pin is left behind by the refused instance.
-        #expect(db.store.lockFile?.pins().map(\.version).allSatisfy { $0 == frozen.version } == true)
+        #expect(db.store.pins().map(\.version).allSatisfy { $0 == frozen.version } == true)
         // The same instance may not move on either by pinning again.
         db.invalidate()
         #expect(Self.tooMany { _ = try db.refresh() }?.operation == "pinning again after invalidate()")

@@ -145,7 +145,7 @@ import Testing
         let kennel = Kennel(scratch.configuration())
         #expect(try await kennel.isSameInstanceOnEachOpen())
         let db = try await kennel.open()
-        let pins = (db.store.lockFile?.pins() ?? []).filter { $0.kind == .read && $0.pid == getpid() }
+        let pins = (db.store.pins()).filter { $0.kind == .read && $0.pid == getpid() }
         #expect(pins.map(\.label) == ["Database on actor FirnTests.ConcurrencyTests.Kennel"])
         let other = Kennel(scratch.configuration())
         #expect(try await other.adopt(1) == 1)

@@ -7,7 +7,7 @@ import Testing
 /// frozen-object count, readable from other threads and after refresh.
 @Suite struct FrozenTests {
     static func frozenPins(_ db: Database) -> [PinRecord] {
-        (db.store.lockFile?.pins() ?? []).filter { $0.kind == .frozen && $0.pid == getpid() && $0.label == "frozen objects" }
+        (db.store.pins()).filter { $0.kind == .frozen && $0.pid == getpid() && $0.label == "frozen objects" }
     }
 
     static func addDogs(_ db: Database, _ ids: Range<Int>) throws {

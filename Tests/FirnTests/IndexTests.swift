@@ -73,7 +73,7 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration([Tagged.self]))
         try db.write { try db.add(Self.tagged(1, "seen")) }
-        let transaction = try db.store.beginWriteBlocking()
+        let transaction = try db.engineStore.beginWriteBlocking()
         let record = ObjectRecord.encode([(0, .int, .int(2)), (1, .string, .string("ghost")), (7, .string, .string("ghost"))])
         try transaction.tree("obj.Tagged")?.put(ObjectKey.encode(.int(2), as: .int) ?? [], record)
         _ = try transaction.commit()

@@ -7,7 +7,7 @@ import Testing
 /// invalidated; the next use pins the latest version again.
 @Suite struct InvalidateTests {
     static func readPins(_ db: Database) -> [PinRecord] {
-        (db.store.lockFile?.pins() ?? []).filter { $0.kind == .read && $0.pid == getpid() }
+        (db.store.pins()).filter { $0.kind == .read && $0.pid == getpid() }
     }
 
     @Test func releasesTheReadPinAndTheNextUsePinsTheLatestVersion() throws {

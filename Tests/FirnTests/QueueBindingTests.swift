@@ -45,7 +45,7 @@ import Testing
         let configuration = scratch.configuration()
         let queue = DispatchQueue(label: "firn-bg")
         let db = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
-        let pins = (db.store.lockFile?.pins() ?? []).filter { $0.kind == .read && $0.pid == getpid() }
+        let pins = (db.store.pins()).filter { $0.kind == .read && $0.pid == getpid() }
         #expect(pins.map(\.label) == ["Database on queue \"firn-bg\""])
         #expect(pins.first?.threadID == 0)  // no thread in particular
         withExtendedLifetime(db) {}

@@ -22,7 +22,7 @@ import Testing
     }
 
     static func frozenPins(_ db: Database) -> [PinRecord] {
-        (db.store.lockFile?.pins() ?? []).filter { $0.kind == .frozen && $0.pid == getpid() }
+        (db.store.pins()).filter { $0.kind == .frozen && $0.pid == getpid() }
     }
 
     /// "Freezing creates an immutable view of a specific object, collection, or realm."

@@ -16,7 +16,7 @@ import Testing
     }
 
     static func referencePins(_ db: Database) -> [PinRecord] {
-        (db.store.lockFile?.pins() ?? []).filter { $0.kind == .threadSafeReference && $0.pid == getpid() }
+        (db.store.pins()).filter { $0.kind == .threadSafeReference && $0.pid == getpid() }
     }
 
     @Test func resolvesToTheLiveObjectOfTheResolvingThread() throws {

@@ -40,10 +40,10 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         let dog = try Self.addDog(db, id: 1)
-        let before = db.store.lockFile?.pins().count
+        let before = db.store.pins().count
         let job = Job(dog: dog)
         let frozenJob = Job(dog: try dog.freeze())
-        let withWrappers = db.store.lockFile?.pins().filter { $0.kind != .frozen }.count
+        let withWrappers = db.store.pins().filter { $0.kind != .frozen }.count
         #expect(withWrappers == before)
         withExtendedLifetime((job, frozenJob)) {}
     }

@@ -31,7 +31,7 @@ if let cli {
     let subs = cli.available.sorted().joined(separator: ", ")
     header.append("firn CLI: \(cli.path) (\(subs.isEmpty ? "no maintenance commands yet" : subs))")
 } else {
-    header.append("firn CLI: not found (verify and compact run through FirnCore; export and memory are skipped)")
+    header.append("firn CLI: not found (verify, compact, export and memory are skipped)")
 }
 for line in header { log(line) }
 

@@ -289,10 +289,10 @@ final class VersionChanges {
 
 /// Reads one pinned snapshot as an object source: a query recomputed for
 /// a notification reads exactly the version the step goes to.
-final class SnapshotSource: ObjectSource {
+final class SnapshotSource: SnapshotTreeSource {
     let snapshot: Snapshot
     private let core: DatabaseCore
-    private var readers: [String: TreeReader?] = [:]
+    private var readers = TreeReaders()
 
     init(_ snapshot: Snapshot, core: DatabaseCore) {
         self.snapshot = snapshot
@@ -306,20 +306,7 @@ final class SnapshotSource: ObjectSource {
     func objectCreated() {}
     func objectReleased() {}
 
-    private func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
-        if let cached = readers[name] { return cached }
-        let snapshot = snapshot
-        let reader = try engine { () throws(FirnError) in try snapshot.tree(name) }
-        readers[name] = .some(reader)
-        return reader
+    func reader(_ name: String) throws(DatabaseError) -> TreeReader? {
+        try readers.reader(name, in: snapshot)
     }
-
-    func value(in tree: String, key: [UInt8]) throws(DatabaseError) -> RecordBytes? {
-        guard let reader = try reader(tree) else { return nil }
-        return try engine { () throws(FirnError) in try reader.get(key).map(RecordBytes.mapped) }
-    }
-
-    func cursor(in tree: String) throws(DatabaseError) -> Cursor? { try reader(tree)?.cursor() }
-
-    func count(in tree: String) throws(DatabaseError) -> Int { Int(clamping: try reader(tree)?.count ?? 0) }
 }

@@ -7,12 +7,12 @@
 /// | 20 | 8 | number of entries in the tree |
 /// | 28 | 4 | reserved, 0 |
 public struct CatalogEntry: Sendable, Equatable {
-    public static let size = 32
+    package static let size = 32
 
     public var root: PageRef
     public var count: UInt64
 
-    public init(root: PageRef, count: UInt64) {
+    package init(root: PageRef, count: UInt64) {
         self.root = root
         self.count = count
     }

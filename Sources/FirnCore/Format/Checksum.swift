@@ -2,14 +2,14 @@ import CFirnShims
 
 /// CRC32C (Castagnoli), the checksum of every page, reference and commit
 /// record. Uses the SSE4.2 instruction when the CPU has it.
-public enum CRC32C {
+package enum CRC32C {
     @inline(__always)
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
         return firn_crc32c(crc, base, bytes.count)
     }
 
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 }

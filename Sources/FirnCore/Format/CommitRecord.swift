@@ -30,54 +30,54 @@
 /// | 116 | 4 | the log region's page count (at least 1) |
 /// | 120 | 4 | reserved, zero |
 /// | 124 | 4 | CRC32C of bytes [0, 124) |
-public struct CommitRecord: Sendable, Equatable, Codable {
+package struct CommitRecord: Sendable, Equatable, Codable {
     /// The size of a format 2 record (no log region).
-    public static let size = 112
+    package static let size = 112
     /// The size of a format 3 record, the largest: how much of a slot a reader reads.
-    public static let maximumSize = 128
-    public static let magic: [UInt8] = [0x46, 0x49, 0x52, 0x4E, 0x44, 0x42, 0x0D, 0x0A]
+    package static let maximumSize = 128
+    package static let magic: [UInt8] = [0x46, 0x49, 0x52, 0x4E, 0x44, 0x42, 0x0D, 0x0A]
     /// 2: history entries moved from tag `H` to `C` (FORMAT.md 7), so a
     /// small commit's space entries share one leaf. Format 1 files are refused.
-    public static let formatVersion: UInt32 = 2
+    package static let formatVersion: UInt32 = 2
     /// 3: the record names the commit log region its checkpoint made.
-    public static let logFormatVersion: UInt32 = 3
+    package static let logFormatVersion: UInt32 = 3
 
-    public var pageSize: UInt32
-    public var version: UInt64
-    public var timestampNanoseconds: UInt64
-    public var logicalPageCount: UInt64
-    public var catalogRoot: PageRef
-    public var spaceRoot: PageRef
-    public var bytesWritten: UInt64
-    public var freePages: UInt64
-    public var retiredPages: UInt64
+    package var pageSize: UInt32
+    package var version: UInt64
+    package var timestampNanoseconds: UInt64
+    package var logicalPageCount: UInt64
+    package var catalogRoot: PageRef
+    package var spaceRoot: PageRef
+    package var bytesWritten: UInt64
+    package var freePages: UInt64
+    package var retiredPages: UInt64
     /// Written without a sync (a deferred commit of an open group): never
     /// accepted at open (FORMAT.md 2.1); the durable base is current then.
-    public var unsealed: Bool
+    package var unsealed: Bool
     /// Version − durable base as stored (bits 0–30 of offset 104); 0 is an
     /// ordinary commit's value and means 1. File data: `fieldDefect`
     /// refuses a distance that reaches below version 1.
-    public var storedDistance: UInt32
+    package var storedDistance: UInt32
     /// The commit log region this checkpoint made (format 3): its first
     /// page and page count; 0 pages for a record without one (format 2).
-    public var logRegionStart: UInt64 = 0
-    public var logRegionPages: UInt32 = 0
+    package var logRegionStart: UInt64 = 0
+    package var logRegionPages: UInt32 = 0
 
     /// Whether this checkpoint made a log region: the test to make
     /// instead of `logRegion != nil`, which computes the region's seed.
     package var hasLogRegion: Bool { logRegionPages > 0 }
     /// The format this record is written in: 3 with a log region.
-    public var format: UInt32 { hasLogRegion ? Self.logFormatVersion : Self.formatVersion }
+    package var format: UInt32 { hasLogRegion ? Self.logFormatVersion : Self.formatVersion }
     /// Its size on disk.
-    public var encodedSize: Int { hasLogRegion ? Self.maximumSize : Self.size }
+    package var encodedSize: Int { hasLogRegion ? Self.maximumSize : Self.size }
 
     /// The bit of offset 104 that marks an unsealed record.
     static let unsealedBit: UInt32 = 1 << 31
     /// The largest distance the field holds: a group is sealed before it
     /// would grow past it.
-    public static let maximumDistance: UInt64 = (1 << 31) - 1
+    package static let maximumDistance: UInt64 = (1 << 31) - 1
 
-    public init(
+    package init(
         pageSize: UInt32, version: UInt64, timestampNanoseconds: UInt64, logicalPageCount: UInt64,
         catalogRoot: PageRef, spaceRoot: PageRef, bytesWritten: UInt64, freePages: UInt64,
         retiredPages: UInt64, unsealed: Bool = false, distance: UInt64 = 1
@@ -98,23 +98,23 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     }
 
     /// Version − durable base (1 for an ordinary commit).
-    public var distance: UInt64 { storedDistance == 0 ? 1 : UInt64(storedDistance) }
+    package var distance: UInt64 { storedDistance == 0 ? 1 : UInt64(storedDistance) }
 
     /// The last durable version this record builds on: the version the other
     /// slot holds when both are valid (FORMAT.md 2). `fieldDefect` guarantees
     /// it is at least 1 unless this is version 1 (a new file: then 0, none).
-    public var durableBase: UInt64 { version > distance ? version - distance : 0 }
+    package var durableBase: UInt64 { version > distance ? version - distance : 0 }
 
     /// This record rewritten as the durability point of its group: sealed,
     /// same distance.
-    public var sealed: CommitRecord {
+    package var sealed: CommitRecord {
         var copy = self
         copy.unsealed = false
         return copy
     }
 
     /// Why a slot's bytes are not a valid record.
-    public enum Defect: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Defect: Error, Sendable, Equatable, CustomStringConvertible {
         case empty
         case badMagic
         case badChecksum(stored: UInt32, computed: UInt32)
@@ -124,7 +124,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         case badField(Field, value: UInt64, expected: String)
 
         /// The fields `badField` can name.
-        public enum Field: String, Sendable, Equatable {
+        package enum Field: String, Sendable, Equatable {
             case version
             case logicalPageCount = "logical page count"
             case catalogRoot = "catalog root page"
@@ -141,14 +141,14 @@ public struct CommitRecord: Sendable, Equatable, Codable {
         /// True for what a torn or lost slot write leaves behind (or a new
         /// file's empty slot); false when the bytes are checksum-valid and
         /// still wrong, which only damage or a hostile file produces.
-        public var isTornOrEmpty: Bool {
+        package var isTornOrEmpty: Bool {
             switch self {
             case .empty, .badMagic, .badChecksum: true
             case .unsupportedFormat, .badPageSize, .badField: false
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .empty: "slot is empty (all zero)"
             case .badMagic: "bad magic (expected FIRNDB\\r\\n)"
@@ -163,7 +163,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
 
     /// Decodes and checks a record from a slot's first bytes: at least
     /// `size` of them, `maximumSize` to read a format 3 record.
-    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<CommitRecord, Defect> {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<CommitRecord, Defect> {
         guard bytes.count >= size, let base = bytes.baseAddress else { return .failure(.empty) }
         if bytes[0..<min(bytes.count, maximumSize)].allSatisfy({ $0 == 0 }) { return .failure(.empty) }
         guard bytes[0..<8].elementsEqual(magic) else { return .failure(.badMagic) }
@@ -206,7 +206,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     }
 
     /// The record's checksum as encoded: the seed its log region's frames chain from.
-    public var checksum: UInt32 {
+    package var checksum: UInt32 {
         // On the stack: `logRegion` asks for it (the chain's seed) several
         // times per log commit, and an array per ask was 3 % of a grouped
         // commit's instructions.
@@ -225,7 +225,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
 
     /// Versions run from 1 to 2^63 − 1: a writer never gets near the top,
     /// so `version + 1` and version arithmetic in the space tree never overflow.
-    public static let maximumVersion: UInt64 = (1 << 63) - 1
+    package static let maximumVersion: UInt64 = (1 << 63) - 1
 
     /// The first field whose value no writer produces, if any.
     var fieldDefect: Defect? {
@@ -266,7 +266,7 @@ public struct CommitRecord: Sendable, Equatable, Codable {
     }
 
     /// Encodes the record, checksum included, into `size` bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: encodedSize)
         bytes.withUnsafeMutableBytes { encode(into: $0) }
         return bytes

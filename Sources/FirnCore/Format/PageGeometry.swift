@@ -1,27 +1,27 @@
 /// The size limits that follow from the page size. Every cell is at most a
 /// third of a page's usable space, which guarantees that an overfull node
 /// always splits into two pages that fit (each half at most 2/3 + 1/3).
-public struct PageGeometry: Sendable, Equatable {
-    public static let defaultPageSize = 4096
-    public static let minPageSize = 4096
-    public static let maxPageSize = 65536
+package struct PageGeometry: Sendable, Equatable {
+    package static let defaultPageSize = 4096
+    package static let minPageSize = 4096
+    package static let maxPageSize = 65536
 
-    public let pageSize: Int
+    package let pageSize: Int
 
-    public static func isValidPageSize(_ size: Int) -> Bool {
+    package static func isValidPageSize(_ size: Int) -> Bool {
         size >= minPageSize && size <= maxPageSize && size & (size - 1) == 0
     }
 
-    public init(pageSize: Int) {
+    package init(pageSize: Int) {
         self.pageSize = pageSize
     }
 
     /// Bytes after the page header.
-    public var capacity: Int { pageSize - PageHeader.size }
+    package var capacity: Int { pageSize - PageHeader.size }
     /// The largest cell (plus its 2-byte offset slot) a branch or leaf may hold.
     var maxCellFootprint: Int { capacity / 3 }
     /// The longest key: a quarter page (1 KiB with 4 KiB pages).
-    public var maxKeyLength: Int { pageSize / 4 }
+    package var maxKeyLength: Int { pageSize / 4 }
     /// Bytes of value data an overflow page carries.
     var overflowPayloadCapacity: Int { capacity - PageRef.size }
 

@@ -10,17 +10,17 @@
 /// | 16 | 8 | birth: the version that wrote the page |
 /// | 24 | 4 | reserved, 0 |
 /// | 28 | 4 | CRC32C of bytes [0, 28) followed by [32, page size) |
-public struct PageHeader: Sendable, Equatable {
-    public static let size = 32
+package struct PageHeader: Sendable, Equatable {
+    package static let size = 32
     static let checksumOffset = 28
 
-    public var type: PageType
-    public var level: UInt8
-    public var count: UInt16
-    public var payloadLength: UInt32
-    public var pageNumber: UInt64
-    public var birth: UInt64
-    public var checksum: UInt32
+    package var type: PageType
+    package var level: UInt8
+    package var count: UInt16
+    package var payloadLength: UInt32
+    package var pageNumber: UInt64
+    package var birth: UInt64
+    package var checksum: UInt32
 
     /// Decodes the header; nil when the type byte is not a known page type.
     init?(loading base: UnsafeRawPointer) {
@@ -66,12 +66,12 @@ public struct PageHeader: Sendable, Equatable {
 }
 
 /// What a page holds.
-public enum PageType: UInt8, Sendable, Codable, CustomStringConvertible {
+package enum PageType: UInt8, Sendable, Codable, CustomStringConvertible {
     case branch = 1
     case leaf = 2
     case overflow = 3
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .branch: "branch"
         case .leaf: "leaf"

@@ -11,14 +11,14 @@
 /// | 8 | 8 | birth version of the page |
 /// | 16 | 4 | CRC32C of the page (see `PageHeader`) |
 public struct PageRef: Hashable, Sendable, Codable, CustomStringConvertible {
-    public static let size = 20
-    public static let none = PageRef(page: 0, birth: 0, checksum: 0)
+    package static let size = 20
+    package static let none = PageRef(page: 0, birth: 0, checksum: 0)
 
     public var page: UInt64
     public var birth: UInt64
     public var checksum: UInt32
 
-    public init(page: UInt64, birth: UInt64, checksum: UInt32) {
+    package init(page: UInt64, birth: UInt64, checksum: UInt32) {
         self.page = page
         self.birth = birth
         self.checksum = checksum

@@ -10,7 +10,7 @@ import Glibc
 
 /// Nanoseconds since 1970 by the wall clock (0 for a clock set before 1970).
 /// For stamps; never subtract two readings to time something.
-public func wallClockNanoseconds() -> UInt64 {
+package func wallClockNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     return nanoseconds(now)
@@ -18,7 +18,7 @@ public func wallClockNanoseconds() -> UInt64 {
 
 /// Nanoseconds of the monotonic clock (since an arbitrary point, never
 /// stepped back): for durations, timeouts and deadlines.
-public func monotonicNanoseconds() -> UInt64 {
+package func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return nanoseconds(now)
@@ -27,20 +27,20 @@ public func monotonicNanoseconds() -> UInt64 {
 /// Seconds from `start` to `end`, two readings of one clock (monotonic for a
 /// duration; the wall clock only for the age of a recorded stamp); 0 when
 /// `end` is not after `start`, so a duration is never negative and never traps.
-public func elapsedSeconds(since start: UInt64, until end: UInt64 = monotonicNanoseconds()) -> Double {
+package func elapsedSeconds(since start: UInt64, until end: UInt64 = monotonicNanoseconds()) -> Double {
     end > start ? Double(end - start) / 1e9 : 0
 }
 
 /// `seconds` as nanoseconds for a timeout: NaN and negatives are 0, values
 /// past `Int64.max` nanoseconds (about 292 years) are `Int64.max`.
-public func timeoutNanoseconds(seconds: Double) -> Int64 {
+package func timeoutNanoseconds(seconds: Double) -> Int64 {
     guard seconds > 0 else { return 0 }  // also NaN
     let scaled = seconds * 1e9
     return scaled < 0x1p63 ? Int64(scaled) : Int64.max
 }
 
 /// The monotonic reading `seconds` from `now` (saturating; see `timeoutNanoseconds`).
-public func monotonicDeadline(afterSeconds seconds: Double, now: UInt64 = monotonicNanoseconds()) -> UInt64 {
+package func monotonicDeadline(afterSeconds seconds: Double, now: UInt64 = monotonicNanoseconds()) -> UInt64 {
     let (sum, overflow) = now.addingReportingOverflow(UInt64(timeoutNanoseconds(seconds: seconds)))
     return overflow ? UInt64.max : sum
 }
@@ -48,7 +48,7 @@ public func monotonicDeadline(afterSeconds seconds: Double, now: UInt64 = monoto
 /// Nanoseconds of CPU time the calling thread has used: for measuring
 /// work (a benchmark's or a profile's), unaffected by other threads' and
 /// processes' load, unlike the monotonic clock.
-public func threadCPUNanoseconds() -> UInt64 {
+package func threadCPUNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
     return nanoseconds(now)

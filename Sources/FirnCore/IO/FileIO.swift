@@ -37,13 +37,13 @@ extension FileIO {
 }
 
 /// `FileIO` over a POSIX descriptor: pwrite, pwritev, pread, fdatasync, fallocate.
-public final class POSIXFile: FileIO, @unchecked Sendable {
-    public let path: String
-    public let descriptor: Int32
+package final class POSIXFile: FileIO, @unchecked Sendable {
+    package let path: String
+    package let descriptor: Int32
     private var closed = false
 
     /// Opens `path`. `create` makes it (exclusively) when missing.
-    public init(path: String, writable: Bool, create: Bool = false) throws(FirnError) {
+    package init(path: String, writable: Bool, create: Bool = false) throws(FirnError) {
         self.path = path
         // O_NONBLOCK: opening a FIFO read-only would otherwise wait for a
         // writer forever (hostile input); fstat below rejects non-regular files,
@@ -78,20 +78,20 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
 
     deinit { close() }
 
-    public func close() {
+    package func close() {
         if !closed {
             closed = true
             Glibc.close(descriptor)
         }
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
         if let error = SystemCall.writeAll(descriptor, bytes, at: offset) {
             throw FirnError.io(path: path, operation: "pwrite at offset \(offset)", errno: error.code)
         }
     }
 
-    public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError) {
+    package func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws(FirnError) {
         if buffers.count == 1 { return try write(buffers[0], at: offset) }
         var vectors = buffers.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
         var first = 0
@@ -121,18 +121,18 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
         }
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FirnError) -> Int {
         switch SystemCall.readAll(descriptor, into: buffer, at: offset) {
         case let .success(count): return count
         case let .failure(error): throw FirnError.io(path: path, operation: "pread at offset \(offset)", errno: error.code)
         }
     }
 
-    public func sync() throws(FirnError) {
+    package func sync() throws(FirnError) {
         _ = try SystemCall.run(path: path, "fdatasync") { fdatasync(descriptor) }
     }
 
-    public func extend(to size: UInt64) throws(FirnError) {
+    package func extend(to size: UInt64) throws(FirnError) {
         let current = try self.size()
         guard size > current else { return }
         let code = firn_fallocate(descriptor, Int64(current), Int64(size - current))
@@ -156,7 +156,7 @@ public final class POSIXFile: FileIO, @unchecked Sendable {
     /// durable commit one more device round trip (measured: 2 inode writes
     /// per 2 commits with `fstat`, ~0 with `lseek`). The descriptor's offset
     /// is never used (all I/O is positional), so moving it is harmless.
-    public func size() throws(FirnError) -> UInt64 {
+    package func size() throws(FirnError) -> UInt64 {
         let end = try SystemCall.run(path: path, "lseek to the end") { lseek(descriptor, 0, SEEK_END) }
         return UInt64(end)
     }

@@ -19,16 +19,16 @@ import Glibc
 /// exclusive lock itself without waiting — so a live owner's file is never
 /// removed, even when its pid is not visible from here (another pid
 /// namespace) or a new process has reused a dead owner's pid.
-public enum OwnedTemporaryFile {
+package enum OwnedTemporaryFile {
     /// A fresh name for a temporary file of this process: `<prefix><pid>-<random>`.
-    public static func name(prefix: String) -> String {
+    package static func name(prefix: String) -> String {
         "\(prefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// Takes the owner's exclusive lock on a temporary file just created.
     /// False when another process holds it: a sweeper is about to remove the
     /// file, so the creator picks another name (and leaves this one to it).
-    public static func lock(_ descriptor: Int32) -> Bool {
+    package static func lock(_ descriptor: Int32) -> Bool {
         if case .success = SystemCall.result({ flock(descriptor, LOCK_EX | LOCK_NB) }) { return true }
         return false
     }
@@ -38,7 +38,7 @@ public enum OwnedTemporaryFile {
     /// Best effort: a file that cannot be examined is left alone. Returns
     /// the names removed.
     @discardableResult
-    public static func removeLeftovers(in directory: String, prefixes: [String]) -> [String] {
+    package static func removeLeftovers(in directory: String, prefixes: [String]) -> [String] {
         var removed: [String] = []
         for name in candidates(in: directory, prefixes: prefixes) {
             let path = directory == "/" ? "/" + name : directory + "/" + name

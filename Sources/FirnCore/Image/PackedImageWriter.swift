@@ -9,16 +9,16 @@
 /// the two slot pages last; `stream` makes a first pass that only computes
 /// (the layout is deterministic), then emits the image strictly in order to
 /// a sink that cannot seek (a compressor, a pipe).
-public struct PackedImageWriter {
+package struct PackedImageWriter {
     /// What was written.
-    public struct Summary: Sendable, Codable, Equatable {
-        public var version: UInt64
-        public var pages: UInt64
-        public var bytes: UInt64
-        public var trees: Int
-        public var entries: UInt64
+    package struct Summary: Sendable, Codable, Equatable {
+        package var version: UInt64
+        package var pages: UInt64
+        package var bytes: UInt64
+        package var trees: Int
+        package var entries: UInt64
         /// The image's commit record.
-        public var record: CommitRecord
+        package var record: CommitRecord
     }
 
     private let snapshot: Snapshot
@@ -35,7 +35,7 @@ public struct PackedImageWriter {
 
     /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
     /// exactly `pages × pageSize` bytes. `out` is not synced.
-    public static func write(
+    package static func write(
         _ snapshot: Snapshot, to out: any FileIO, progress: ((UInt64) -> Void)? = nil
     ) throws(FirnError) -> Summary {
         let pageSize = UInt64(snapshot.store.pageSize)
@@ -46,7 +46,7 @@ public struct PackedImageWriter {
     /// Emits the image's pages in file order (0, 1, 2, …) to `emit`. Makes
     /// two passes over the version: the first computes the commit record.
     /// `planned` learns the image (its size, its commit record) between the passes.
-    public static func stream(
+    package static func stream(
         _ snapshot: Snapshot, progress: ((UInt64) -> Void)? = nil,
         planned: (Summary) throws(FirnError) -> Void = { _ in },
         into emit: @escaping (UnsafeRawBufferPointer) throws(FirnError) -> Void

@@ -2,44 +2,44 @@
 /// header, its cells, and whether its checksum holds. Decoding is lenient:
 /// a damaged field becomes a `problems` line, never an error or a read
 /// outside the page.
-public struct InspectedPage: Codable, Sendable, Equatable {
+package struct InspectedPage: Codable, Sendable, Equatable {
     /// One cell of a branch or leaf page.
-    public struct Entry: Codable, Sendable, Equatable {
-        public var index: Int
+    package struct Entry: Codable, Sendable, Equatable {
+        package var index: Int
         /// The key (a branch's separator; empty for separator 0).
-        public var key: [UInt8]
+        package var key: [UInt8]
         /// Leaf: the inline value, cut to `valuePreviewLimit` bytes.
-        public var value: [UInt8]?
+        package var value: [UInt8]?
         /// Leaf: the whole value's length (inline or in an overflow chain).
-        public var valueLength: UInt64?
+        package var valueLength: UInt64?
         /// Leaf: the head of the value's overflow chain.
-        public var overflow: PageRef?
+        package var overflow: PageRef?
         /// Branch: the child page.
-        public var child: PageRef?
+        package var child: PageRef?
     }
 
-    public static let valuePreviewLimit = 64
+    package static let valuePreviewLimit = 64
 
-    public var page: UInt64
-    public var pageSize: Int
+    package var page: UInt64
+    package var pageSize: Int
     /// `commitSlot`, `branch`, `leaf`, `overflow`, `free` (all zero) or `unknown`.
-    public var kind: String
-    public var typeByte: UInt8
-    public var level: Int?
-    public var count: Int?
-    public var storedPageNumber: UInt64?
-    public var birth: UInt64?
-    public var storedChecksum: UInt32?
-    public var computedChecksum: UInt32?
-    public var checksumOK: Bool
+    package var kind: String
+    package var typeByte: UInt8
+    package var level: Int?
+    package var count: Int?
+    package var storedPageNumber: UInt64?
+    package var birth: UInt64?
+    package var storedChecksum: UInt32?
+    package var computedChecksum: UInt32?
+    package var checksumOK: Bool
     /// Overflow pages: payload bytes and the next page of the chain.
-    public var payloadLength: Int?
-    public var next: PageRef?
+    package var payloadLength: Int?
+    package var next: PageRef?
     /// Commit slots: the record, or why it is not valid.
-    public var commitRecord: CommitRecord?
-    public var slotProblem: String?
+    package var commitRecord: CommitRecord?
+    package var slotProblem: String?
     /// Bytes the header, offset table and cells occupy.
-    public var usedBytes: Int?
-    public var entries: [Entry]
-    public var problems: [String]
+    package var usedBytes: Int?
+    package var entries: [Entry]
+    package var problems: [String]
 }

@@ -1,9 +1,9 @@
 /// Decodes any single page of a database file for inspection, reading it
 /// with `pread` (not through a version's map), so pages past the current
 /// version's end, free pages and damaged pages can all be looked at.
-public enum PageInspector {
+package enum PageInspector {
     /// Decodes page `number` of `store`'s file.
-    public static func inspect(_ store: Store, page number: UInt64) throws(FirnError) -> InspectedPage {
+    package static func inspect(_ store: Store, page number: UInt64) throws(FirnError) -> InspectedPage {
         let pageSize = store.pageSize
         let fileSize = try store.io.size()
         let pages = fileSize / UInt64(pageSize)
@@ -21,7 +21,7 @@ public enum PageInspector {
     }
 
     /// Decodes one page image (`bytes.count` is the page size).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, page number: UInt64) -> InspectedPage {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, page number: UInt64) -> InspectedPage {
         let pageSize = bytes.count
         var page = InspectedPage(
             page: number, pageSize: pageSize, kind: "unknown", typeByte: bytes.first ?? 0, checksumOK: false,

@@ -4,7 +4,7 @@
 /// rather than loop or blow up exponentially.
 extension Snapshot {
     /// What `walkPages` visits.
-    public enum WalkDepth: Sendable {
+    package enum WalkDepth: Sendable {
         /// Branch pages only (leaves are counted but not read): a cheap
         /// check that the tree's shape is a tree before iterating it.
         case branches
@@ -14,14 +14,14 @@ extension Snapshot {
 
     /// The root of the catalog tree and of the space tree (none when the
     /// version was read from the commit history).
-    public var catalogRootRef: PageRef { info.catalogRoot }
-    public var spaceRootRef: PageRef { info.spaceRoot ?? .none }
+    package var catalogRootRef: PageRef { info.catalogRoot }
+    package var spaceRootRef: PageRef { info.spaceRoot ?? .none }
 
     /// Visits every page of the tree rooted at `root` in depth-first order.
     /// Throws `.corrupt` when a page is reached twice, a level is wrong or a
     /// page cannot be decoded. `visited` is shared across calls so a page
     /// used by two trees is caught as well.
-    public func walkPages(
+    package func walkPages(
         root: PageRef, tree: String, depth: WalkDepth = .all, visited: inout Set<UInt64>,
         visit: (PageSummary) throws(FirnError) -> Void
     ) throws(FirnError) {

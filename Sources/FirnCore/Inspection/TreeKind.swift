@@ -3,13 +3,13 @@
 /// the catalog of named trees and the space tree (free and retired pages,
 /// pins, commit history). Reports carry it so that a user tree named
 /// "(catalog)", "(space)" or "(x" is never taken for a system tree.
-public enum TreeKind: String, Codable, Sendable, Equatable {
+package enum TreeKind: String, Codable, Sendable, Equatable {
     case user
     case catalog
     case space
 
     /// How reports name a system tree: "(catalog)", "(space)"; nil for a user tree.
-    public var systemTreeName: String? {
+    package var systemTreeName: String? {
         switch self {
         case .user: nil
         case .catalog: "(catalog)"

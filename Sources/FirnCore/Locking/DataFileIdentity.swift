@@ -6,21 +6,21 @@ import Glibc
 /// in the lock file's header so a lock file left over from a database that
 /// was deleted and recreated (or replaced by rename) is recognized. Zero
 /// means unknown (the data file did not exist when the lock file was made).
-public struct DataFileIdentity: Sendable, Hashable, CustomStringConvertible {
-    public let device: UInt64
-    public let inode: UInt64
+package struct DataFileIdentity: Sendable, Hashable, CustomStringConvertible {
+    package let device: UInt64
+    package let inode: UInt64
 
-    public init(device: UInt64, inode: UInt64) {
+    package init(device: UInt64, inode: UInt64) {
         self.device = device
         self.inode = inode
     }
 
-    public static let unknown = DataFileIdentity(device: 0, inode: 0)
+    package static let unknown = DataFileIdentity(device: 0, inode: 0)
 
-    public var isKnown: Bool { device != 0 || inode != 0 }
+    package var isKnown: Bool { device != 0 || inode != 0 }
 
     /// The identity of the file at `path`, or `.unknown` when it cannot be stat'ed.
-    public static func of(path: String) -> DataFileIdentity {
+    package static func of(path: String) -> DataFileIdentity {
         var info = stat()
         guard stat(path, &info) == 0 else { return .unknown }
         return DataFileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
@@ -28,7 +28,7 @@ public struct DataFileIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// The identity of the file open on `descriptor`, or `.unknown` when
     /// fstat fails.
-    public static func of(descriptor: Int32) -> DataFileIdentity {
+    package static func of(descriptor: Int32) -> DataFileIdentity {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .unknown }
         return DataFileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
@@ -39,5 +39,5 @@ public struct DataFileIdentity: Sendable, Hashable, CustomStringConvertible {
         isKnown && other.isKnown && self != other
     }
 
-    public var description: String { "device \(device) inode \(inode)" }
+    package var description: String { "device \(device) inode \(inode)" }
 }

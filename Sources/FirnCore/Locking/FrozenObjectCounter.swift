@@ -11,7 +11,7 @@ import CFirnShims
 /// both): the snapshot's store keeps the lock file mapped, and its pin
 /// keeps the slot from being freed or reused; the state word still proves
 /// the slot is the pin's generation before each add.
-public struct FrozenObjectCounter: Sendable {
+package struct FrozenObjectCounter: Sendable {
     private let mapping: SharedMapping
     private let slot: PinSlot
     /// The slot's state word and its counter in stripe 0 (nil for a slot
@@ -33,7 +33,7 @@ public struct FrozenObjectCounter: Sendable {
     }
 
     /// Adds `delta` (which may be negative) to the count.
-    public func add(_ delta: Int64) {
+    package func add(_ delta: Int64) {
         guard let offsets else { return }
         guard SlotStateWord(raw: mapping.load32(offsets.state))
                 == SlotStateWord(state: SlotStateWord.active, generation: slot.generation) else { return }

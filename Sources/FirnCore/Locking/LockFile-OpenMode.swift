@@ -1,7 +1,7 @@
 extension LockFile {
     /// How `LockFile.open(databasePath:readerSlots:mode:)` treats a missing
     /// or unusable lock file.
-    public enum OpenMode: Sendable, Equatable {
+    package enum OpenMode: Sendable, Equatable {
         /// Create the lock file when missing; (re)initialize it when nobody
         /// else has it open. Never returns nil.
         case readWrite

@@ -18,7 +18,7 @@ extension LockFile {
     /// Claims a reader slot pinning `version`. `label` is cut to 64 UTF-8
     /// bytes on a character boundary. When the table is full, stale slots
     /// are reclaimed first; throws `.busy` when it is full of live pins.
-    public func claimPin(version: UInt64, kind: PinKind, label: String) throws(FirnError) -> PinSlot {
+    package func claimPin(version: UInt64, kind: PinKind, label: String) throws(FirnError) -> PinSlot {
         try ensureOpen()
         let labelBytes = PinLabel.encode(label)
         if let slot = claimFreeSlot(version: version, kind: kind, label: labelBytes) { return slot }
@@ -34,13 +34,13 @@ extension LockFile {
     }
 
     /// Moves our pin to `version` (a later one, in the pin protocol).
-    public func setPinVersion(_ slot: PinSlot, _ version: UInt64) {
+    package func setPinVersion(_ slot: PinSlot, _ version: UInt64) {
         guard let offset = ownedSlotOffset(slot) else { return }
         mapping.store64(offset + ReaderSlotLayout.versionOffset, version)
     }
 
     /// Releases our pin. Releasing twice, or after close, does nothing.
-    public func releasePin(_ slot: PinSlot) {
+    package func releasePin(_ slot: PinSlot) {
         let owned = local.withLock { state -> Bool in
             guard !state.closed else { return false }
             return state.pins.remove(slot) != nil
@@ -51,7 +51,7 @@ extension LockFile {
     /// Sets the pin's holder thread and label. A reader listing pins at the
     /// same moment may see the old label or the new one (the label is
     /// informational; it is written after the thread id).
-    public func setPinHolder(_ slot: PinSlot, threadID: Int64, label: String) {
+    package func setPinHolder(_ slot: PinSlot, threadID: Int64, label: String) {
         guard let offset = ownedSlotOffset(slot) else { return }
         mapping.storeInt64(offset + ReaderSlotLayout.threadIDOffset, threadID)
         mapping.write(PinLabel.encode(label), at: offset + ReaderSlotLayout.labelOffset, paddedTo: ReaderSlotLayout.labelCapacity)
@@ -59,12 +59,12 @@ extension LockFile {
 
     /// The pin's frozen-object count as a handle that adds without looking
     /// anything up (see `FrozenObjectCounter`).
-    public func frozenObjectCounter(_ slot: PinSlot) -> FrozenObjectCounter {
+    package func frozenObjectCounter(_ slot: PinSlot) -> FrozenObjectCounter {
         FrozenObjectCounter(mapping: mapping, slot: slot, readerSlots: readerSlotCount)
     }
 
     /// Every active slot, with `stale` set for processes that are gone.
-    public func pins() -> [PinRecord] {
+    package func pins() -> [PinRecord] {
         guard !isClosed else { return [] }
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         var records: [PinRecord] = []
@@ -79,7 +79,7 @@ extension LockFile {
     /// (`SlotClaim.reclaimAbandoned`: claimed by a process that died before
     /// publishing, or in an undefined state) are freed too; they pinned
     /// nothing, so they are not among the pins returned.
-    public func reclaimStalePins() -> [PinRecord] {
+    package func reclaimStalePins() -> [PinRecord] {
         guard !isClosed else { return [] }
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         var cleared: [PinRecord] = []
@@ -97,7 +97,7 @@ extension LockFile {
 
     /// The distinct versions pinned by live processes, ascending. Reclaims
     /// stale slots on the way. One pass; one liveness probe per foreign pid.
-    public func livePinnedVersions() -> [UInt64] {
+    package func livePinnedVersions() -> [UInt64] {
         guard !isClosed else { return [] }
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         var versions: [UInt64] = []

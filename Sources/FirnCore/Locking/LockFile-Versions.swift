@@ -10,13 +10,13 @@ import CFirnShims
 /// and its wait is never missed.
 extension LockFile {
     /// The latest published version (0 until one is published).
-    public var latestVersion: UInt64 {
+    package var latestVersion: UInt64 {
         mapping.load64(LockFileLayout.latestVersionOffset)
     }
 
     /// The change counter, bumped by every `publish(version:)` (and by
     /// `wakeWaiters`, which publishes nothing).
-    public var changeCounter: UInt32 {
+    package var changeCounter: UInt32 {
         mapping.load32(LockFileLayout.changeCounterOffset)
     }
 
@@ -26,7 +26,7 @@ extension LockFile {
     /// under it (which would let a compaction pack an old version).
     /// `durable` also records it as durable (`publishDurable`), with one
     /// wake for both.
-    public func publish(version: UInt64, durable: Bool = false) {
+    package func publish(version: UInt64, durable: Bool = false) {
         guard !isClosed else { return }
         let latest = raise(LockFileLayout.latestVersionOffset, to: version)
         let durableRaised = durable && raise(LockFileLayout.durableVersionOffset, to: version)
@@ -38,7 +38,7 @@ extension LockFile {
     /// the open-time check. Two first openers accept the same version; a
     /// later writer's publication is never overwritten. True when stored.
     @discardableResult
-    public func publishInitial(version: UInt64) -> Bool {
+    package func publishInitial(version: UInt64) -> Bool {
         guard !isClosed,
               mapping.cas64(LockFileLayout.latestVersionOffset, expected: 0, desired: version) else { return false }
         notifyChange()
@@ -47,14 +47,14 @@ extension LockFile {
 
     /// The newest version known to be durable (0 = not known yet). Lags
     /// `latestVersion` while a group of deferred commits is open.
-    public var durableVersion: UInt64 {
+    package var durableVersion: UInt64 {
         mapping.load64(LockFileLayout.durableVersionOffset)
     }
 
     /// Records that `version` (and every version before it) is durable,
     /// unless a later one already is, and wakes every waiter (the same
     /// futex word as `publish`). Monotonic like `publish`.
-    public func publishDurable(version: UInt64) {
+    package func publishDurable(version: UInt64) {
         guard !isClosed else { return }
         if raise(LockFileLayout.durableVersionOffset, to: version) { notifyChange() }
     }
@@ -74,7 +74,7 @@ extension LockFile {
     /// and is only now going to sleep returns at once (a bare wake would be
     /// lost on it). Waiters in other processes wake, see no new version and
     /// wait again.
-    public func wakeWaiters() {
+    package func wakeWaiters() {
         guard !isClosed else { return }
         notifyChange()
     }
@@ -97,7 +97,7 @@ extension LockFile {
 
     /// Waits until the change counter differs from `counter`, at most
     /// `timeout`. True when it changed, false on timeout.
-    public func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {
+    package func waitForChange(after counter: UInt32, timeout: Duration) -> Bool {
         let deadline = monotonicNanoseconds() &+ UInt64(LockClock.nanoseconds(timeout))
         while true {
             if mapping.load32(LockFileLayout.changeCounterOffset) != counter { return true }

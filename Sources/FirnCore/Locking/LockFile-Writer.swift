@@ -10,7 +10,7 @@ import Synchronization
 /// released on another. Releasing a lease that is no longer current (twice,
 /// or after close) does nothing, so a late release never frees a lock that
 /// has since been granted to someone else.
-public struct WriterLease: Sendable, Hashable {
+package struct WriterLease: Sendable, Hashable {
     let generation: UInt64
     /// The writer release counter when the lock was granted.
     let releaseCounter: UInt32
@@ -51,7 +51,7 @@ extension LockFile {
     /// when this thread began a transaction that still holds it (waiting
     /// would deadlock).
     @discardableResult
-    public func lockWriter(timeout: Duration?) throws(FirnError) -> WriterLease {
+    package func lockWriter(timeout: Duration?) throws(FirnError) -> WriterLease {
         try ensureOpen()
         let thread = firn_gettid()
         if mapping.loadInt32(LockFileLayout.writerPIDOffset) == ownPID
@@ -75,7 +75,7 @@ extension LockFile {
     /// is granted, at most `timeout` (nil: forever). Throws
     /// `CancellationError` when the task is cancelled before it got the
     /// lock — it then never held it — or `FirnError.busy` on timeout.
-    public func lockWriter(timeout: Duration?) async throws -> WriterLease {
+    package func lockWriter(timeout: Duration?) async throws -> WriterLease {
         try ensureOpen()
         let nanoseconds = timeout.map { LockClock.nanoseconds($0) } ?? -1
         let deadline = nanoseconds < 0 ? nil : Optional(monotonicNanoseconds() &+ UInt64(nanoseconds))
@@ -123,7 +123,7 @@ extension LockFile {
     }
 
     /// Takes the writer lock if it is free; nil when someone holds it.
-    public func tryLockWriter() throws(FirnError) -> WriterLease? {
+    package func tryLockWriter() throws(FirnError) -> WriterLease? {
         try ensureOpen()
         guard writerQueue.tryAcquire() else { return nil }
         if takeRetainedWriterByte() { return didAcquireWriter(thread: firn_gettid(), retained: true) }
@@ -155,7 +155,7 @@ extension LockFile {
     ///   (`WriterByteSiblings`: one thread may hold both).
     /// The release counter moves as for a release (`releaseWriterByte`).
     @discardableResult
-    public func unlockWriter(_ lease: WriterLease, keepingByteForGroup: Bool = false) -> UInt32? {
+    package func unlockWriter(_ lease: WriterLease, keepingByteForGroup: Bool = false) -> UInt32? {
         let keep = keepingByteForGroup && mapping.load32(LockFileLayout.writerWaitersOffset) == 0
         let (holds, arm) = local.withLock { state -> (Bool, Bool) in
             guard !state.closed, state.writerLease == lease.generation else { return (false, false) }
@@ -186,6 +186,23 @@ extension LockFile {
     @discardableResult
     func dropRetainedWriterByte() -> Bool {
         guard writerQueue.tryAcquire() else { return false }
+        defer { writerQueue.release() }
+        guard takeRetainedWriterByte() else { return false }
+        clearWriterRecord()
+        releaseWriterByte()
+        return true
+    }
+
+    /// `dropRetainedWriterByte`, waiting up to `nanoseconds` for the
+    /// in-process permit instead of giving up at once. The kept-byte watch
+    /// holds the permit for as long as it takes to let the byte go (and,
+    /// through the release hook, to write the kept frames): a caller that
+    /// needs the frames in the file must not read it in that window. A
+    /// transaction of this `LockFile` holds the permit until its end, which
+    /// decides; then the wait gives up (false).
+    @discardableResult
+    func dropRetainedWriterByte(waitingUpTo nanoseconds: UInt64) -> Bool {
+        guard writerQueue.acquire(deadline: monotonicNanoseconds() &+ nanoseconds) else { return false }
         defer { writerQueue.release() }
         guard takeRetainedWriterByte() else { return false }
         clearWriterRecord()
@@ -236,7 +253,7 @@ extension LockFile {
     }
 
     /// True while `lease` is the lease currently held through this `LockFile`.
-    public func holdsWriter(_ lease: WriterLease) -> Bool {
+    package func holdsWriter(_ lease: WriterLease) -> Bool {
         local.withLock { !$0.closed && $0.writerLease == lease.generation }
     }
 
@@ -248,7 +265,7 @@ extension LockFile {
 
     /// The pid holding the writer lock, or nil when it is free or its
     /// holder has exited (the next locker will recover it).
-    public var writerPID: Int32? {
+    package var writerPID: Int32? {
         guard !isClosed else { return nil }
         let pid = mapping.loadInt32(LockFileLayout.writerPIDOffset)
         guard pid != 0 else { return nil }
@@ -258,7 +275,7 @@ extension LockFile {
 
     /// True when the last acquisition of the writer lock through this
     /// `LockFile` found that its previous holder had died holding it.
-    public var lastLockRecoveredFromDeadOwner: Bool {
+    package var lastLockRecoveredFromDeadOwner: Bool {
         local.withLock { $0.lastLockRecoveredFromDeadOwner }
     }
 

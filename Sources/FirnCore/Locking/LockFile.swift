@@ -39,21 +39,21 @@ import Synchronization
 /// `@unchecked Sendable`: the shared state lives in the mapping and is only
 /// accessed with atomics (or under the writer mutex); the little local
 /// state (our pins, session entry, writer ownership) is behind a `Locked`.
-public final class LockFile: @unchecked Sendable {
+package final class LockFile: @unchecked Sendable {
     /// The lock file's path (`<database path>.lock`).
-    public let path: String
+    package let path: String
     /// The database file the lock file belongs to.
-    public let databasePath: String
+    package let databasePath: String
     /// How it was opened.
-    public let mode: OpenMode
+    package let mode: OpenMode
     /// The number of reader slots (from the header; the `readerSlots`
     /// argument only applies when this open initialized the file).
-    public let readerSlotCount: Int
+    package let readerSlotCount: Int
     /// True when this open (re)initialized the lock file: no other process
     /// had the database open, and `latestVersion` is 0 until published. A
     /// read-only open of a lock file nobody holds does not reinitialize it
     /// but clears its published version: `latestVersion` is 0 then too.
-    public let didInitialize: Bool
+    package let didInitialize: Bool
 
     let fd: Int32
     /// The lock file's own device and inode: which `LockFile`s of this
@@ -137,7 +137,7 @@ public final class LockFile: @unchecked Sendable {
 
     /// Opens (creating when missing) the lock file of `databasePath` for a
     /// process that may write. `readerSlots` sizes a newly initialized file.
-    public static func open(
+    package static func open(
         databasePath: String, readerSlots: Int = LockFileLayout.defaultReaderSlots
     ) throws(FirnError) -> LockFile {
         guard let lock = try open(databasePath: databasePath, readerSlots: readerSlots, mode: .readWrite) else {
@@ -153,7 +153,7 @@ public final class LockFile: @unchecked Sendable {
     /// Throws `.corrupt` when the file is not a valid lock file and other
     /// processes hold it, `.busy` when another process holds the database
     /// exclusively, `.invalidArgument` for a slot count outside 1…65536.
-    public static func open(
+    package static func open(
         databasePath: String, readerSlots: Int = LockFileLayout.defaultReaderSlots, mode: OpenMode
     ) throws(FirnError) -> LockFile? {
         let lockPath = databasePath + ".lock"
@@ -363,7 +363,7 @@ public final class LockFile: @unchecked Sendable {
     /// Releases our pins, our session entry, the writer lock when it is
     /// held through us (from whichever thread), and every OFD lock.
     /// Idempotent; also run by deinit.
-    public func close() {
+    package func close() {
         let taken = local.withLock { state -> LocalState? in
             guard !state.closed else { return nil }
             let snapshot = state
@@ -397,7 +397,7 @@ public final class LockFile: @unchecked Sendable {
     }
 
     /// True once `close()` ran.
-    public var isClosed: Bool { local.withLock { $0.closed } }
+    package var isClosed: Bool { local.withLock { $0.closed } }
 
     /// Checks that the lock file still covers our mapping; when it was
     /// truncated under us (by hand: Firn resizes a lock file only while
@@ -407,7 +407,7 @@ public final class LockFile: @unchecked Sendable {
     /// without using it (`firn hold`) calls this as it waits, and before it
     /// lets go: a truncation is then an error, not SIGBUS. Only the moment
     /// between this check and the next access is not covered.
-    public func checkMapped() throws(FirnError) {
+    package func checkMapped() throws(FirnError) {
         guard !isClosed else { return }
         var info = stat()
         guard fstat(fd, &info) == 0, Int(info.st_size) < mapping.size else { return }
@@ -434,7 +434,7 @@ public final class LockFile: @unchecked Sendable {
 
     /// Upgrades our session lock to exclusive without waiting. Throws
     /// `.busy` naming the processes that hold the database open.
-    public func tryExclusiveSession() throws(FirnError) {
+    package func tryExclusiveSession() throws(FirnError) {
         try ensureOpen()
         let result = firn_ofd_lock(fd, 1, LockFileLayout.sessionLockByte, 1)
         if result == 0 {
@@ -458,7 +458,7 @@ public final class LockFile: @unchecked Sendable {
     }
 
     /// Downgrades an exclusive session back to a shared one.
-    public func releaseExclusiveSession() {
+    package func releaseExclusiveSession() {
         let wasExclusive = local.withLock { state -> Bool in
             guard !state.closed, state.exclusive else { return false }
             state.exclusive = false
@@ -469,7 +469,7 @@ public final class LockFile: @unchecked Sendable {
 
     /// The pids of live session entries other than our own, sorted (a
     /// process with several sessions appears once per session).
-    public func otherSessionHolders() -> [Int32] {
+    package func otherSessionHolders() -> [Int32] {
         guard let own = local.withLock({ $0.closed ? nil : Optional($0.sessionEntry) }) else { return [] }
         var probe = LivenessProbe(fd: fd, ownPID: ownPID)
         return Self.sessionEntries(mapping)
@@ -479,7 +479,7 @@ public final class LockFile: @unchecked Sendable {
     }
 
     /// True while this `LockFile` holds the database exclusively.
-    public var isExclusive: Bool { local.withLock { !$0.closed && $0.exclusive } }
+    package var isExclusive: Bool { local.withLock { !$0.closed && $0.exclusive } }
 
     /// Completes an in-place replacement of the data file (a rename onto
     /// `databasePath`, made while this `LockFile` held the database
@@ -488,7 +488,7 @@ public final class LockFile: @unchecked Sendable {
     /// replaced file's — so that openers accept the new file and readers pin
     /// its versions. Throws `.misuse` without exclusivity: a replacement
     /// made while others could open the file is exactly what loses commits.
-    public func didReplaceDataFile(version: UInt64) throws(FirnError) {
+    package func didReplaceDataFile(version: UInt64) throws(FirnError) {
         try ensureOpen()
         guard isExclusive else {
             throw FirnError.misuse("\(path): the data file may only be replaced while the database is held exclusively")
@@ -500,7 +500,7 @@ public final class LockFile: @unchecked Sendable {
     }
 
     /// The data file identity recorded in the header.
-    public var dataFileIdentity: DataFileIdentity {
+    package var dataFileIdentity: DataFileIdentity {
         DataFileIdentity(device: mapping.load64(LockFileLayout.dataFileDeviceOffset),
                          inode: mapping.load64(LockFileLayout.dataFileInodeOffset))
     }

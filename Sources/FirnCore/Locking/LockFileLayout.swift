@@ -48,54 +48,54 @@
 ///
 /// A slot or session entry whose pid is not ours is stale when nobody holds a
 /// lock on its liveness byte.
-public enum LockFileLayout {
-    public static let magic: [UInt8] = Array("FIRNLOCK".utf8)
+package enum LockFileLayout {
+    package static let magic: [UInt8] = Array("FIRNLOCK".utf8)
     /// 4: waiter counts beside the writer release and change counters (3
     /// woke on every release and publication; its waiters would not be
     /// counted, so a layout 4 releaser could leave them asleep until their
     /// retry). 3: frozen-object counts are striped (2 had one counter per
     /// slot; 1 had a pthread mutex for the writer lock).
-    public static let layoutVersion: UInt32 = 4
+    package static let layoutVersion: UInt32 = 4
 
-    public static let magicOffset = 0
-    public static let layoutVersionOffset = 8
-    public static let readerSlotCountOffset = 12
-    public static let latestVersionOffset = 16
-    public static let changeCounterOffset = 24
-    public static let sessionEntryCountOffset = 28
-    public static let dataFileDeviceOffset = 32
-    public static let dataFileInodeOffset = 40
-    public static let writerPIDOffset = 48
-    public static let writerThreadOffset = 52
-    public static let writerSinceOffset = 56
-    public static let writerReleaseCounterOffset = 64
+    package static let magicOffset = 0
+    package static let layoutVersionOffset = 8
+    package static let readerSlotCountOffset = 12
+    package static let latestVersionOffset = 16
+    package static let changeCounterOffset = 24
+    package static let sessionEntryCountOffset = 28
+    package static let dataFileDeviceOffset = 32
+    package static let dataFileInodeOffset = 40
+    package static let writerPIDOffset = 48
+    package static let writerThreadOffset = 52
+    package static let writerSinceOffset = 56
+    package static let writerReleaseCounterOffset = 64
     /// Threads waiting on the writer release counter (4: a release skips
     /// the futex wake, a system call, while nobody waits).
-    public static let writerWaitersOffset = 68
+    package static let writerWaitersOffset = 68
     /// Threads waiting on the change counter (4: likewise for publications).
-    public static let changeWaitersOffset = 80
+    package static let changeWaitersOffset = 80
     /// The durable version (grouped commits): in the header's reserved
     /// space, zero in a file made before it existed, so the layout version
     /// stays 2 (0 reads as "not known yet").
-    public static let durableVersionOffset = 72
-    public static let sessionTableOffset = 128
-    public static let sessionEntryCount = 128
-    public static let readerTableOffset = 4096
+    package static let durableVersionOffset = 72
+    package static let sessionTableOffset = 128
+    package static let sessionEntryCount = 128
+    package static let readerTableOffset = 4096
 
-    public static let defaultReaderSlots = 126
-    public static let maximumReaderSlots = 65536
+    package static let defaultReaderSlots = 126
+    package static let maximumReaderSlots = 65536
 
     /// OFD lock byte held for read by every open `LockFile`; write = exclusive.
-    public static let sessionLockByte: Int64 = 0
+    package static let sessionLockByte: Int64 = 0
     /// OFD lock byte held for write while a process validates or initializes.
-    public static let initLockByte: Int64 = 1
+    package static let initLockByte: Int64 = 1
     /// OFD lock byte held for write by the one writer.
-    public static let writerLockByte: Int64 = 2
+    package static let writerLockByte: Int64 = 2
     /// The liveness byte of process pid is `livenessBase + pid`.
-    public static let livenessBase: Int64 = 1 << 32
+    package static let livenessBase: Int64 = 1 << 32
 
     /// How many counters each slot's frozen-object count is spread over.
-    public static let frozenObjectStripes = 8
+    package static let frozenObjectStripes = 8
 
     /// The bytes of one stripe region: a counter per slot, whole cache lines.
     static func stripeRegionSize(readerSlots: Int) -> Int {
@@ -103,7 +103,7 @@ public enum LockFileLayout {
     }
 
     /// The size of a lock file with `readerSlots` slots.
-    public static func fileSize(readerSlots: Int) -> Int {
+    package static func fileSize(readerSlots: Int) -> Int {
         readerTableOffset + readerSlots * ReaderSlotLayout.size
             + frozenObjectStripes * stripeRegionSize(readerSlots: readerSlots)
     }

@@ -22,7 +22,7 @@ public struct PinRecord: Codable, Sendable, Equatable {
     /// True when the pinning process no longer has the database open.
     public let stale: Bool
 
-    public init(slot: Int, pid: Int32, threadID: Int64, version: UInt64, kind: PinKind?,
+    package init(slot: Int, pid: Int32, threadID: Int64, version: UInt64, kind: PinKind?,
                 rawKind: UInt8, sinceNanoseconds: UInt64, frozenObjects: UInt64,
                 label: String, stale: Bool) {
         self.slot = slot

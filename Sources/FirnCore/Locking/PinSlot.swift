@@ -1,9 +1,9 @@
 /// A pin this process holds: the index of its reader slot and the slot's
 /// generation when it was claimed, so a stale handle can never touch a slot
 /// that has since been reused. Returned by `LockFile.claimPin`.
-public struct PinSlot: Sendable, Hashable, CustomStringConvertible {
+package struct PinSlot: Sendable, Hashable, CustomStringConvertible {
     /// The reader slot's index (0-based).
-    public let index: Int
+    package let index: Int
     let generation: UInt32
 
     init(index: Int, generation: UInt32) {
@@ -11,5 +11,5 @@ public struct PinSlot: Sendable, Hashable, CustomStringConvertible {
         self.generation = generation
     }
 
-    public var description: String { "slot \(index)" }
+    package var description: String { "slot \(index)" }
 }

@@ -95,7 +95,7 @@ package struct LogInspection: Sendable, Equatable {
 
 /// Why a scan of a commit log region stopped (FORMAT.md 8.2): the kinds
 /// the tools report, as JSON spells them.
-public enum LogEndKind: String, Codable, Sendable, Equatable, CaseIterable {
+package enum LogEndKind: String, Codable, Sendable, Equatable, CaseIterable {
     /// Fewer than 64 bytes left after the last frame: the region is full.
     case full
     /// Zeros where the next frame would start: the next frame goes there.
@@ -115,7 +115,7 @@ public enum LogEndKind: String, Codable, Sendable, Equatable, CaseIterable {
     /// torn, stale or damaged end a frame of this epoch may lie beyond it,
     /// and after a full region nothing fits, so the next commit there is a
     /// checkpoint.
-    public var allowsAppend: Bool {
+    package var allowsAppend: Bool {
         switch self {
         case .blank, .foreign, .otherEpoch: return true
         case .full, .torn, .stale, .damaged: return false

@@ -91,25 +91,25 @@ enum SpaceKey {
 /// | 56 | 8 | logical page count of the version |
 /// | 64 | 20 | catalog root of the version (`PageRef`), so a pinned version
 ///   can be read after its commit slot has been reused |
-public struct HistoryRecord: Sendable, Codable, Equatable {
-    public static let size = 84
-    public static let retained: UInt64 = 1024
+package struct HistoryRecord: Sendable, Codable, Equatable {
+    package static let size = 84
+    package static let retained: UInt64 = 1024
     /// Old entries are deleted this many at a time (on versions that are a
     /// multiple of it), so between `retained` and `retained + trimBatch − 1`
     /// entries are kept.
-    public static let trimBatch: UInt64 = 64
+    package static let trimBatch: UInt64 = 64
 
-    public var version: UInt64
-    public var timestampNanoseconds: UInt64
-    public var fileBytes: UInt64
-    public var liveBytes: UInt64
-    public var freeBytes: UInt64
-    public var heldByPinsBytes: UInt64
-    public var pagesWritten: UInt64
-    public var logicalPageCount: UInt64
-    public var catalogRoot: PageRef
+    package var version: UInt64
+    package var timestampNanoseconds: UInt64
+    package var fileBytes: UInt64
+    package var liveBytes: UInt64
+    package var freeBytes: UInt64
+    package var heldByPinsBytes: UInt64
+    package var pagesWritten: UInt64
+    package var logicalPageCount: UInt64
+    package var catalogRoot: PageRef
 
-    public init(
+    package init(
         version: UInt64, timestampNanoseconds: UInt64, fileBytes: UInt64, liveBytes: UInt64,
         freeBytes: UInt64, heldByPinsBytes: UInt64, pagesWritten: UInt64, logicalPageCount: UInt64,
         catalogRoot: PageRef

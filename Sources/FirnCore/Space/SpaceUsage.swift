@@ -2,61 +2,61 @@
 /// retired pages, split by who still needs them — each pinned version's
 /// pages that only it holds, pages several pins share, and pages that only
 /// the versions in the two commit slots see (free again within two commits).
-public struct SpaceUsage: Sendable, Codable, Equatable {
-    public var version: UInt64
-    public var pageSize: Int
-    public var fileBytes: UInt64
-    public var logicalPages: UInt64
-    public var livePages: UInt64
-    public var freePages: UInt64
-    public var retiredPages: UInt64
+package struct SpaceUsage: Sendable, Codable, Equatable {
+    package var version: UInt64
+    package var pageSize: Int
+    package var fileBytes: UInt64
+    package var logicalPages: UInt64
+    package var livePages: UInt64
+    package var freePages: UInt64
+    package var retiredPages: UInt64
     /// Retired pages at least one pinned version sees.
-    public var heldByPinsPages: UInt64
+    package var heldByPinsPages: UInt64
     /// Retired pages that no pin sees (retired by the last two commits).
-    public var awaitingReclaimPages: UInt64
+    package var awaitingReclaimPages: UInt64
     /// For each pinned version, the pages only it holds (freed when it is released).
-    public var retainedByPin: [UInt64: UInt64]
+    package var retainedByPin: [UInt64: UInt64]
     /// Retired pages that two or more pinned versions see.
-    public var sharedByPinsPages: UInt64
+    package var sharedByPinsPages: UInt64
     /// Of `awaitingReclaimPages`, those the next commit that reclaims
     /// space frees (on the commit log, the next checkpoint): retired by a
     /// version no later than the previous slot's. The rest wait one more.
-    public var freedByNextCommitPages: UInt64 = 0
+    package var freedByNextCommitPages: UInt64 = 0
     /// On the commit log, while the version read is a frame and when asked
     /// for (`forecastingCheckpoint`): what the next checkpoint replaces and
     /// which pins will hold it then.
-    public var nextCheckpoint: NextCheckpoint?
+    package var nextCheckpoint: NextCheckpoint?
 
     /// What the next checkpoint of the current log epoch takes from the
     /// pages the epoch stands on (`CheckpointForecast`), and who will hold
     /// them: a pin on a version of the epoch holds nothing until then.
-    public struct NextCheckpoint: Sendable, Codable, Equatable {
+    package struct NextCheckpoint: Sendable, Codable, Equatable {
         /// The checkpoint the frames stand on, and how many frames since.
-        public var checkpoint: UInt64
-        public var frames: UInt64
+        package var checkpoint: UInt64
+        package var frames: UInt64
         /// Pages it replaces (at least), of them the log region's.
-        public var replacedPages: UInt64
-        public var regionPages: UInt64
+        package var replacedPages: UInt64
+        package var regionPages: UInt64
         /// Of those, pages a live pin will see (kept), the rest reusable
         /// after the checkpoint after it.
-        public var heldByPinsPages: UInt64
+        package var heldByPinsPages: UInt64
         /// For each pinned version, the pages of those only it will see.
-        public var retainedByPin: [UInt64: UInt64]
-        public var sharedByPinsPages: UInt64
+        package var retainedByPin: [UInt64: UInt64]
+        package var sharedByPinsPages: UInt64
     }
 
-    public var liveBytes: UInt64 { livePages * UInt64(pageSize) }
+    package var liveBytes: UInt64 { livePages * UInt64(pageSize) }
     /// Free pages plus file space past the last page in use.
-    public var freeBytes: UInt64 { freePages * UInt64(pageSize) + (fileBytes - min(fileBytes, logicalPages * UInt64(pageSize))) }
-    public var pinnedBytes: UInt64 { heldByPinsPages * UInt64(pageSize) }
-    public func retainedBytes(byPinAt version: UInt64) -> UInt64 { (retainedByPin[version] ?? 0) * UInt64(pageSize) }
+    package var freeBytes: UInt64 { freePages * UInt64(pageSize) + (fileBytes - min(fileBytes, logicalPages * UInt64(pageSize))) }
+    package var pinnedBytes: UInt64 { heldByPinsPages * UInt64(pageSize) }
+    package func retainedBytes(byPinAt version: UInt64) -> UInt64 { (retainedByPin[version] ?? 0) * UInt64(pageSize) }
     /// Bytes the pin at `version` will hold alone once the next checkpoint
     /// has run: what it holds now plus its share of what that checkpoint
     /// replaces.
-    public func retainedBytesAfterCheckpoint(byPinAt version: UInt64) -> UInt64 {
+    package func retainedBytesAfterCheckpoint(byPinAt version: UInt64) -> UInt64 {
         retainedBytes(byPinAt: version) + (nextCheckpoint?.retainedByPin[version] ?? 0) * UInt64(pageSize)
     }
-    public var freedByNextCommitBytes: UInt64 { freedByNextCommitPages * UInt64(pageSize) }
+    package var freedByNextCommitBytes: UInt64 { freedByNextCommitPages * UInt64(pageSize) }
 
     /// Pins in `[birth, death − 1]`, at most two (one alone holds the page).
     static func holders(birth: UInt64, death: UInt64, pins: [UInt64]) -> [UInt64] {
@@ -84,7 +84,7 @@ extension Snapshot {
     /// what the next checkpoint replaces (`nextCheckpoint`): a walk of the
     /// paths to every key the log's frames change, which the reports
     /// (`firn pins`, `info`) want and compaction does not.
-    public func spaceUsage(pinnedVersions: [UInt64], slots: CommitSlots? = nil,
+    package func spaceUsage(pinnedVersions: [UInt64], slots: CommitSlots? = nil,
                            forecastingCheckpoint: Bool = false) throws(FirnError) -> SpaceUsage {
         guard let record = info.commitRecord else {
             throw FirnError.invalidArgument("\(store.path): space accounting needs a version from a commit slot")

@@ -1,30 +1,30 @@
 /// Reading the two commit slots of a file and choosing the current version
 /// (FORMAT.md 2.1).
-public struct CommitSlots: Sendable {
+package struct CommitSlots: Sendable {
     /// Each slot's record, or why it is not valid.
-    public let slots: [Result<CommitRecord, CommitRecord.Defect>]
-    public let pageSize: Int
+    package let slots: [Result<CommitRecord, CommitRecord.Defect>]
+    package let pageSize: Int
     /// The newest valid record, when the open-time check rejected it: a
     /// page born in its version that it reaches did not check out, so its
     /// commit never completed its sync (a power loss). Not a defect.
-    public private(set) var rejected: Rejection?
+    package private(set) var rejected: Rejection?
     /// Pages the open-time check read (0 when it did not run): the pages the
     /// newest record's commit wrote and still reaches, whatever the file's size.
-    public private(set) var pagesChecked = 0
+    package private(set) var pagesChecked = 0
     /// True once `validated(_:)` ran.
-    public private(set) var isValidated = false
+    package private(set) var isValidated = false
     /// The references whose pages the check proved, by page (only when
     /// asked for: `StoreOptions.keepOpenCheckPages`).
     private(set) var checkedPages: [UInt64: PageRef]? = nil
 
     /// A newest record that the open-time check rejected, and why.
-    public struct Rejection: Sendable, Equatable, Codable, CustomStringConvertible {
-        public var version: UInt64
+    package struct Rejection: Sendable, Equatable, Codable, CustomStringConvertible {
+        package var version: UInt64
         /// The page that did not check out.
-        public var page: UInt64
-        public var reason: String
+        package var page: UInt64
+        package var reason: String
 
-        public var description: String {
+        package var description: String {
             "the record of version \(version) was rejected: page \(page): \(reason) (its commit did not complete; "
                 + "the previous version is current)"
         }
@@ -38,7 +38,7 @@ public struct CommitSlots: Sendable {
     private var valid: [CommitRecord] { slots.compactMap { try? $0.get() } }
 
     /// The valid record with the highest version, accepted or not.
-    public var newest: CommitRecord? {
+    package var newest: CommitRecord? {
         // Without the array `valid` makes: every transaction asks.
         var newest: CommitRecord? = nil
         for case let .success(record) in slots where newest.map({ record.version > $0.version }) ?? true {
@@ -49,18 +49,18 @@ public struct CommitSlots: Sendable {
 
     /// The current version: the newest valid record, unless the open-time
     /// check rejected it (then the other slot's).
-    public var current: CommitRecord? {
+    package var current: CommitRecord? {
         valid.filter { $0.version != rejected?.version }.max { $0.version < $1.version }
     }
 
     /// The valid record that is neither current nor rejected.
-    public var previous: CommitRecord? {
+    package var previous: CommitRecord? {
         guard let current else { return nil }
         return valid.first { $0.version != current.version && $0.version != rejected?.version }
     }
 
     /// The record of `version`, if a slot holds it (rejected or not).
-    public func record(version: UInt64) -> CommitRecord? {
+    package func record(version: UInt64) -> CommitRecord? {
         for case let .success(record) in slots where record.version == version { return record }
         return nil
     }
@@ -79,7 +79,7 @@ public struct CommitSlots: Sendable {
     /// `earlier`, a check already made on this file: when its newest record
     /// is the same record, its verdict stands (the pages that record
     /// reaches are never rewritten while it is the newest) and nothing is read.
-    public func validated(_ io: any FileIO, reusing earlier: CommitSlots? = nil) -> CommitSlots {
+    package func validated(_ io: any FileIO, reusing earlier: CommitSlots? = nil) -> CommitSlots {
         validated(io, reusing: earlier, keepingCheckedPages: false)
     }
 
@@ -136,7 +136,7 @@ public struct CommitSlots: Sendable {
     }
 
     /// The slot (0 or 1) whose valid record has `version`.
-    public func slotIndex(of version: UInt64) -> Int? {
+    package func slotIndex(of version: UInt64) -> Int? {
         slots.firstIndex { (try? $0.get())?.version == version }
     }
 
@@ -160,7 +160,7 @@ public struct CommitSlots: Sendable {
     /// Why the two slots do not describe one history (FORMAT.md 2): two
     /// valid records are a version and its durable base. Which slot holds
     /// which is not a rule (a group writes all its records into one slot).
-    public enum RelationDefect: Sendable, Equatable, CustomStringConvertible {
+    package enum RelationDefect: Sendable, Equatable, CustomStringConvertible {
         case sameVersion(UInt64)
         /// The older record is not the newer one's durable base.
         case notDurableBase(newer: UInt64, older: UInt64, expected: UInt64, slot: Int)
@@ -168,14 +168,14 @@ public struct CommitSlots: Sendable {
         /// The slot page the defect is reported at: the older record's.
         /// (Two copies of one version cannot be told apart; the one an
         /// alternating history would not have written is named.)
-        public var slot: Int {
+        package var slot: Int {
             switch self {
             case let .sameVersion(version): Int((version &+ 1) % 2)
             case let .notDurableBase(_, _, _, slot): slot
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .sameVersion(version): "both commit slots hold version \(version)"
             case let .notDurableBase(newer, older, expected, _):
@@ -185,7 +185,7 @@ public struct CommitSlots: Sendable {
     }
 
     /// The first relation defect between the valid slots, if any.
-    public var relationDefect: RelationDefect? {
+    package var relationDefect: RelationDefect? {
         guard case let .success(first) = slots[0], slots.count > 1, case let .success(second) = slots[1] else { return nil }
         if first.version == second.version { return .sameVersion(first.version) }
         let (newer, older, olderSlot) = first.version > second.version ? (first, second, 1) : (second, first, 0)

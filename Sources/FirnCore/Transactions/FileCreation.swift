@@ -92,19 +92,19 @@ extension FirnError {
 }
 
 /// The directory part of `path`: "." for a bare name, "/" for a file in the root.
-public func parentDirectory(of path: String) -> String {
+package func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
 /// The last component of `path`.
-public func fileName(of path: String) -> String {
+package func fileName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return path }
     return String(path[path.index(after: slash)...])
 }
 
 /// fsync of the directory holding `path`, making a rename or link durable.
-public func syncDirectory(of path: String) throws(FirnError) {
+package func syncDirectory(of path: String) throws(FirnError) {
     let directory = parentDirectory(of: path)
     let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw FirnError.io(path: directory, operation: "open directory", errno: errno) }

@@ -3,7 +3,7 @@ extension TreeReader {
     /// Calls `body` for each entry with `lower <= key < upper` (nil: unbounded),
     /// in key order, until it returns false. Keys and inline values point into
     /// the map; they are valid during the call.
-    public func forEach(
+    package func forEach(
         from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: Value) throws(FirnError) -> Bool
     ) throws(FirnError) {
@@ -51,7 +51,7 @@ extension TreeReader {
 extension WriteTree {
     /// The entries with `lower <= key < upper` (nil: unbounded) as this
     /// transaction sees them, in key order, at most `limit`.
-    public func entries(from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil, limit: Int = .max) throws(FirnError) -> [(key: [UInt8], value: [UInt8])] {
+    package func entries(from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil, limit: Int = .max) throws(FirnError) -> [(key: [UInt8], value: [UInt8])] {
         let cursor = try cursor()
         if let lower { try cursor.seek(lower) } else { try cursor.first() }
         var out: [(key: [UInt8], value: [UInt8])] = []

@@ -4,10 +4,10 @@
 /// its pages; values read from it point into the map and stay valid while
 /// it lives. Thread-safe: share it freely.
 public final class Snapshot: @unchecked Sendable {
-    public let store: Store
+    package let store: Store
     /// The version's checkpoint: for a version between checkpoints, the
     /// commit whose trees the log's frames stand over.
-    public let info: VersionInfo
+    package let info: VersionInfo
     let source: PageSource
     private let pinState: Locked<PinSlot?>
     /// The log's frames up to this version, for a version between
@@ -40,7 +40,7 @@ public final class Snapshot: @unchecked Sendable {
     /// The reader-table slot holding this snapshot's pin (`PinRecord.slot`),
     /// nil once closed or when unpinned: lets a holder tell its own pin
     /// apart in `LockFile.pins()`.
-    public var pinSlotIndex: Int? { pin?.index }
+    package var pinSlotIndex: Int? { pin?.index }
 
     /// Releases the pin; reading afterwards is undefined for pages a writer
     /// reused. Readable until then, even after the store was closed.
@@ -62,18 +62,18 @@ public final class Snapshot: @unchecked Sendable {
     /// Names who holds the pin, for `firn pins`: the holder's thread (a
     /// queue- or actor-bound instance is not the thread that happened to
     /// claim the slot; 0 = none in particular) and a label.
-    public func setHolder(threadID: Int64, label: String) {
+    package func setHolder(threadID: Int64, label: String) {
         if let pin { store.lockFile?.setPinHolder(pin, threadID: threadID, label: label) }
     }
 
     /// Adds to the frozen-object count shown for this snapshot's pin.
-    public func addFrozenObjects(_ delta: Int64) {
+    package func addFrozenObjects(_ delta: Int64) {
         frozenObjectCounter?.add(delta)
     }
 
     /// The pin's frozen-object count as a handle (nil when unpinned): valid
     /// while this snapshot keeps its pin.
-    public var frozenObjectCounter: FrozenObjectCounter? {
+    package var frozenObjectCounter: FrozenObjectCounter? {
         guard let pin, let lockFile = store.lockFile else { return nil }
         return lockFile.frozenObjectCounter(pin)
     }
@@ -90,7 +90,7 @@ public final class Snapshot: @unchecked Sendable {
     /// Every tree with its catalog entry. A catalog key that is not a tree
     /// name (empty, too long, not UTF-8) fails with `.corrupt` naming its
     /// page: tools copying the version must not skip or rename a tree.
-    public func catalog() throws(FirnError) -> [(name: String, entry: CatalogEntry)] {
+    package func catalog() throws(FirnError) -> [(name: String, entry: CatalogEntry)] {
         var cursor = catalogCursor
         var out: [(String, CatalogEntry)] = []
         do {
@@ -171,7 +171,7 @@ public final class Snapshot: @unchecked Sendable {
     /// A cursor over the tree rooted at `root` in this version: a named
     /// tree's catalog root, or the catalog's or space tree's own root.
     /// `tree` names it in the error a damaged page raises.
-    public func cursor(root: PageRef, tree: String? = nil) -> Cursor {
+    package func cursor(root: PageRef, tree: String? = nil) -> Cursor {
         Cursor(TreeCursor(source: source, rootRef: root), owner: self, path: store.path, tree: tree, version: version)
     }
 
@@ -186,7 +186,7 @@ public final class Snapshot: @unchecked Sendable {
     // MARK: space
 
     /// The commit history kept in this version's space tree (oldest first).
-    public func history() throws(FirnError) -> [HistoryRecord] {
+    package func history() throws(FirnError) -> [HistoryRecord] {
         guard let spaceRoot = info.spaceRoot else { return [] }
         var cursor = TreeCursor(source: source, rootRef: spaceRoot)
         var out: [HistoryRecord] = []

@@ -13,7 +13,7 @@ public final class SnapshotShare: Sendable {
     /// Resolved once: every frozen object made and released adds to it
     /// (holders on many threads keep a copy: reading it here made each of
     /// them retain this shared object per object).
-    public let frozenObjects: FrozenObjectCounter?
+    package let frozenObjects: FrozenObjectCounter?
 
     init(snapshot: Snapshot, registry: SnapshotShares, key: SnapshotShares.Key) {
         self.snapshot = snapshot

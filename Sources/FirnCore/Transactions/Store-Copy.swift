@@ -11,7 +11,7 @@ extension Store {
     /// Writes `snapshot`'s version as a new, packed database at `path`.
     /// Never replaces a file: one already at `path` is `.cannotCreate`.
     @discardableResult
-    public func writeCopy(of snapshot: Snapshot, to path: String) throws(FirnError) -> PackedImageWriter.Summary {
+    package func writeCopy(of snapshot: Snapshot, to path: String) throws(FirnError) -> PackedImageWriter.Summary {
         let (temporary, file, summary) = try packedTemporary(of: snapshot, for: path)
         defer {
             file.close()
@@ -31,7 +31,7 @@ extension Store {
     /// nil when one has. After a compaction this store's descriptor refers
     /// to the replaced file: the caller closes it and opens the path again
     /// (until then its commits fail `.busy`, see `WriteTransaction.chooseBase`).
-    public func compactInPlaceIfAlone() throws(FirnError) -> PackedImageWriter.Summary? {
+    package func compactInPlaceIfAlone() throws(FirnError) -> PackedImageWriter.Summary? {
         guard let lock = lockFile else {
             throw FirnError.misuse("\(path): compacting in place needs the lock file (a store opened for writing)")
         }

@@ -212,7 +212,7 @@ extension Store {
     /// deferred (it may have been written without its sync, `.none`); a
     /// seal frame right after the group's last frame, then its sync; or,
     /// when the group's frames carry the log past the budget a group may
-    /// run to (`LogTransaction.groupSealShare` entry budgets) or no
+    /// run to (`CheckpointPolicy.sealsGroup`) or no
     /// seal can go there (no page left, frames past the published version,
     /// an end no frame may follow), `.needsCheckpoint`. Nil when the
     /// published version is not a frame of that log.
@@ -225,14 +225,11 @@ extension Store {
                 try io.sync()
             } else {
                 // Past the budget a group may run to (deferred frames run on
-                // past the budget, `LogTransaction.admission`): the
+                // past the budget, `CheckpointPolicy.admission`): the
                 // checkpoint the next durable commit would make is the
                 // durability point, its one sync the group's.
-                if options.checkpointsOnEntryBudget, let link = try logLink(published, of: record),
-                   LogTransaction.budgetStanding(record, entries: link.loggedEntries,
-                                                 regionPages: options.commitLogPages).checkpointsGroup {
-                    return .needsCheckpoint
-                }
+                let logged = checkpointPolicy.budgeted ? try logLink(published, of: record)?.loggedEntries ?? 0 : 0
+                guard checkpointPolicy.sealsGroup(record, entries: logged) else { return .needsCheckpoint }
                 try checkLogRegionForWriting(record)
                 guard let appender = LogAppender.resume(io: io, region: region, geometry: geometry, scan: scan, acceptOpenGroup: true),
                       appender.fits(payloadLength: 0) else { return .needsCheckpoint }
@@ -312,10 +309,22 @@ extension Store {
     /// reads the log from the file in this process (`inspectLog`, which
     /// `verify` and the tools read it with): it then finds every version
     /// this store reads.
+    ///
+    /// It waits (up to `unwrittenFramesWait`) for the in-process writer
+    /// permit rather than trying once: the kept-byte watch may be letting
+    /// the byte go at that moment, its write of the frames not done yet,
+    /// and a caller that read the region then found frames missing that
+    /// this store's snapshots read (a crash test's in-process `verify`
+    /// right after a deferred commit, on a loaded machine).
     package func writeUnwrittenFramesIfIdle() {
         guard unpublishedVersion.load(ordering: .acquiring) != 0 else { return }
-        lockFile?.dropRetainedWriterByte()
+        lockFile?.dropRetainedWriterByte(waitingUpTo: Self.unwrittenFramesWait)
     }
+
+    /// How long `writeUnwrittenFramesIfIdle` waits for the writer permit
+    /// (250 ms): the watch holds it for microseconds; a transaction of this
+    /// store under way holds it until its end, and then the frames stay.
+    static let unwrittenFramesWait: UInt64 = 250_000_000
 
     /// Writes the deferred frames this store keeps in memory now, under the
     /// writer lock (waiting up to `timeout`, default `lockTimeout`); throws

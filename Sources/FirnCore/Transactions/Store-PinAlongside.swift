@@ -5,7 +5,7 @@ extension Store {
     /// this way). No slot or history lookup: `other`'s pin keeps the version
     /// readable until the new pin is published, which is checked after it
     /// is. Throws `.misuse` when `other` is closed or of another store.
-    public func snapshot(alongside other: Snapshot, kind: PinKind, label: String) throws(FirnError) -> Snapshot {
+    package func snapshot(alongside other: Snapshot, kind: PinKind, label: String) throws(FirnError) -> Snapshot {
         try checkOpen()
         guard other.store === self else {
             throw FirnError.misuse("\(path): the snapshot to pin alongside belongs to \(other.store.path)")

@@ -15,10 +15,10 @@ import Synchronization
 public final class Store: @unchecked Sendable {
     public let path: String
     public let options: StoreOptions
-    public let geometry: PageGeometry
+    package let geometry: PageGeometry
     /// The lock file (reader table, writer lock), or nil for a read-only
     /// store that found none it could use: its snapshots are not pinned.
-    public let lockFile: LockFile?
+    package let lockFile: LockFile?
     let io: any FileIO
     /// The device and inode of the file `io` has open, as the open proved it
     /// was the file at `path` and the lock file's.
@@ -28,7 +28,7 @@ public final class Store: @unchecked Sendable {
     /// opener after a crash or reboot (it initialized the lock file) and
     /// every open without a lock file. `openCheck.pagesChecked` counts the
     /// pages the check read.
-    public let openCheck: CommitSlots
+    package let openCheck: CommitSlots
     /// The last open-time check this store made (first the open's): a later
     /// check of the same newest record reuses its verdict instead of reading
     /// that record's pages again (they can be a whole bulk-loaded file).
@@ -79,6 +79,8 @@ public final class Store: @unchecked Sendable {
     /// already read and other processes do not see yet.
     let unwrittenLog = Locked<LogAppender?>(nil)
     let unpublishedVersion = Atomic<UInt64>(0)
+    /// When a commit on the log is a frame and when a checkpoint.
+    let checkpointPolicy: CheckpointPolicy
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -92,6 +94,7 @@ public final class Store: @unchecked Sendable {
         self.geometry = geometry
         self.lockFile = lockFile
         self.io = io
+        checkpointPolicy = CheckpointPolicy(options: options, geometry: geometry)
         state = Locked(State(map: map))
         // Deferred frames kept in memory are written before the writer
         // byte goes (a kept byte dropped by the idle watch, for a writer
@@ -273,6 +276,11 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Every live pin of the file, in every process (what `firn pins`
+    /// lists): empty when the store has no lock file (read-only, the lock
+    /// file not writable) or is closed.
+    public func pins() -> [PinRecord] { lockFile?.pins() ?? [] }
+
     /// The newest version known to survive power loss: the latest version,
     /// or, while a group of deferred commits is open, the version the group
     /// builds on. 0 when not known yet (a lock file published by a read-only
@@ -421,7 +429,7 @@ public final class Store: @unchecked Sendable {
     /// of the newest record (FORMAT.md 2.1): `current` is the version a
     /// reader without a lock file would choose. The check reads only the
     /// pages the newest record's commit wrote.
-    public func readSlots() throws(FirnError) -> CommitSlots {
+    package func readSlots() throws(FirnError) -> CommitSlots {
         checked(try CommitSlots.read(io))
     }
 

@@ -26,6 +26,10 @@ public struct StoreOptions: Sendable {
     /// 65 instead of being copied into a file that verifies clean. A
     /// writer checks the pages it builds on whatever this says.
     package var checksPages = false
+    /// Wraps the store's file I/O (every write, sync and extension of the
+    /// data file goes through it): to count what a workload writes, delay
+    /// syncs, or inject faults in tests — SQLite's VFS shim, narrowed to
+    /// one file. Nil: the file as it is.
     public var wrapIO: (@Sendable (any FileIO) -> any FileIO)? = nil
     /// Commits through the commit log (docs/COMMIT-PATH.md, FORMAT.md 8.2):
     /// each checkpoint makes a region of this many pages, and a small commit
@@ -48,7 +52,7 @@ public struct StoreOptions: Sendable {
     /// pages is 256 MiB at 4 KiB pages).
     public static let commitLogPageRange: ClosedRange<UInt32> = 1...65_536
     /// Whether the log checkpoints once its frames carry more entries than
-    /// a checkpoint should rewrite (`LogTransaction.entryBudget`); off, only
+    /// a checkpoint should rewrite (`CheckpointPolicy.entryBudget`); off, only
     /// a full region or a large transaction makes a checkpoint (tests that
     /// walk a region to its end).
     package var checkpointsOnEntryBudget = true

@@ -5,8 +5,8 @@ public struct TreeReader: Sendable {
     /// The tree's root and count. For a version between checkpoints, the
     /// root is the checkpoint's tree (none after a reset) and the count the
     /// version's own.
-    public let entry: CatalogEntry
-    public let snapshot: Snapshot
+    package let entry: CatalogEntry
+    package let snapshot: Snapshot
     /// The commit log's entries over the checkpoint's tree, for a version
     /// between checkpoints whose frames touched it.
     let log: LogLayer?

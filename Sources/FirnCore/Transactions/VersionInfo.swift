@@ -1,17 +1,17 @@
 /// What it takes to read a version: its number, time, catalog root and
 /// page count. From a commit slot, or from the commit history for a pinned
 /// version whose slot has since been reused.
-public struct VersionInfo: Sendable, Equatable, Codable {
-    public var version: UInt64
-    public var timestampNanoseconds: UInt64
-    public var logicalPageCount: UInt64
-    public var catalogRoot: PageRef
+package struct VersionInfo: Sendable, Equatable, Codable {
+    package var version: UInt64
+    package var timestampNanoseconds: UInt64
+    package var logicalPageCount: UInt64
+    package var catalogRoot: PageRef
     /// The commit record, for versions read from a commit slot.
-    public var commitRecord: CommitRecord?
+    package var commitRecord: CommitRecord?
     /// Known only for versions read from a commit slot.
-    public var spaceRoot: PageRef? { commitRecord?.spaceRoot }
+    package var spaceRoot: PageRef? { commitRecord?.spaceRoot }
 
-    public init(_ record: CommitRecord) {
+    package init(_ record: CommitRecord) {
         version = record.version
         timestampNanoseconds = record.timestampNanoseconds
         logicalPageCount = record.logicalPageCount
@@ -27,7 +27,7 @@ public struct VersionInfo: Sendable, Equatable, Codable {
         commitRecord = nil
     }
 
-    public init(_ history: HistoryRecord) {
+    package init(_ history: HistoryRecord) {
         version = history.version
         timestampNanoseconds = history.timestampNanoseconds
         logicalPageCount = history.logicalPageCount

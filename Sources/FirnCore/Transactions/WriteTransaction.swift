@@ -23,7 +23,7 @@ public final class WriteTransaction {
     public let version: UInt64
     /// The version it started from.
     public let baseVersion: UInt64
-    public let store: Store
+    package let store: Store
     private let lockFile: LockFile
     private let lease: WriterLease
     /// The thread that began the transaction, until another uses it.
@@ -31,14 +31,21 @@ public final class WriteTransaction {
     private var finished = false
     /// The last durable version: the base itself, or, when the base is an
     /// unsealed member of an open group, the version the group builds on.
-    public let durableBase: UInt64
+    package let durableBase: UInt64
     private let slots: CommitSlots
     private let slotBytes: [[UInt8]]
-    /// Copy-on-write state: every commit without a log; in log mode made
-    /// only when the commit is a checkpoint.
-    private var pages: PageCommit?
-    /// Log mode: the changes as the next frame carries them.
-    private let log: LogTransaction?
+    /// How this transaction commits, with the state of that path only.
+    private let path: Path
+
+    /// The two commit paths (FORMAT.md 2 and 8.2).
+    private enum Path {
+        /// Copy-on-write pages and a commit record: a file without a commit log.
+        case pages(PageCommit)
+        /// The changes as the next frame carries them; the commit is that
+        /// frame, or a checkpoint (a `PageCommit` made at commit) when the
+        /// checkpoint policy says so or no frame can go in the region.
+        case log(LogTransaction)
+    }
 
     init(store: Store, lockFile: LockFile, lease: WriterLease) throws(FirnError) {
         self.store = store
@@ -55,9 +62,7 @@ public final class WriteTransaction {
             try Self.checkDataFile(store: store, lockFile: lockFile)
             slots = cache.slots
             slotBytes = cache.slotBytes
-            let log = try Self.continueLog(store: store, cache: cache)
-            self.log = log
-            pages = nil
+            path = .log(try Self.continueLog(store: store, cache: cache))
             baseVersion = cache.version
             durableBase = min(lockFile.durableVersion, baseVersion)
             version = baseVersion + 1
@@ -73,14 +78,12 @@ public final class WriteTransaction {
         if store.options.commitLogPages == 0 && !record.hasLogRegion {
             let pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: record,
                                        version: record.version + 1, slotBytes: slotBytes)
-            self.pages = pages
-            log = nil
+            path = .pages(pages)
             baseVersion = record.version
             durableBase = pages.durableBase
         } else {
             let log = try Self.beginLog(store: store, lockFile: lockFile, slots: slots, record: record)
-            self.log = log
-            pages = nil
+            path = .log(log)
             baseVersion = log.changes.base.version
             durableBase = min(lockFile.durableVersion, baseVersion)
         }
@@ -225,7 +228,8 @@ public final class WriteTransaction {
     /// The tree called `name`; created (empty) when missing if `create`.
     public func tree(_ name: String, create: Bool = true) throws(FirnError) -> WriteTree? {
         try checkActive()
-        if let log {
+        switch path {
+        case let .log(log):
             try Self.checkTreeName(name, geometry: store.geometry)
             return try located { () throws(FirnError) -> WriteTree? in
                 if try !log.changes.exists(name) {
@@ -234,17 +238,19 @@ public final class WriteTransaction {
                 }
                 return WriteTree(name: name, storage: .log(log.changes, generation: log.generations[name] ?? 0), transaction: self)
             }
+        case let .pages(pages):
+            guard let tree = try located({ () throws(FirnError) in try pages.tree(name, create: create) }) else { return nil }
+            return WriteTree(name: name, storage: .pages(tree, pages), transaction: self)
         }
-        guard let pages, let tree = try located({ () throws(FirnError) in try pages.tree(name, create: create) }) else { return nil }
-        return WriteTree(name: name, storage: .pages(tree, pages), transaction: self)
     }
 
     /// Names of the trees as this transaction sees them.
     public func treeNames() throws(FirnError) -> [String] {
         try checkActive()
-        if let log { return try located { () throws(FirnError) in try log.changes.treeNames() } }
-        guard let pages else { return [] }
-        return try located { () throws(FirnError) in try pages.treeNames() }
+        switch path {
+        case let .log(log): return try located { () throws(FirnError) in try log.changes.treeNames() }
+        case let .pages(pages): return try located { () throws(FirnError) in try pages.treeNames() }
+        }
     }
 
     /// Deletes a tree and all its entries; false when there was none.
@@ -252,13 +258,14 @@ public final class WriteTransaction {
     @discardableResult
     public func dropTree(_ name: String) throws(FirnError) -> Bool {
         try checkActive()
-        if let log {
+        switch path {
+        case let .log(log):
             let dropped = try located { () throws(FirnError) in try log.changes.dropTree(name) }
             if dropped { log.generations[name, default: 0] += 1 }
             return dropped
+        case let .pages(pages):
+            return try located { () throws(FirnError) in try pages.dropTree(name) }
         }
-        guard let pages else { return false }
-        return try located { () throws(FirnError) in try pages.dropTree(name) }
     }
 
     /// True while the handle's tree is the one this transaction holds under
@@ -267,7 +274,8 @@ public final class WriteTransaction {
         switch storage {
         case let .pages(tree, pages): return pages.isCurrent(tree, name: name)
         case let .log(changes, generation):
-            return log?.generations[name] ?? 0 == generation && (try? changes.exists(name)) == true
+            guard case let .log(log) = path else { return false }
+            return log.generations[name] ?? 0 == generation && (try? changes.exists(name)) == true
         }
     }
 
@@ -286,8 +294,11 @@ public final class WriteTransaction {
     @discardableResult
     public func commit(durability: CommitDurability = .durable) throws(FirnError) -> UInt64 {
         try checkActive()
-        if let log { return try commitLog(log, durability: durability, checkpoint: false) }
-        guard let pages else { return baseVersion }
+        let pages: PageCommit
+        switch path {
+        case let .log(log): return try commitLog(log, durability: durability, checkpoint: false)
+        case let .pages(commit): pages = commit
+        }
         // The distance field holds 31 bits: a group that would outgrow it
         // is made durable by this commit instead.
         let deferred = durability == .deferred && version - durableBase < CommitRecord.maximumDistance
@@ -351,15 +362,13 @@ public final class WriteTransaction {
         // Why the log took no frame, for the checkpoint's region size. A
         // checkpoint asked for counts as the budget's when the log is past
         // it (a group's durability point, `Store.sealLog`).
-        var admission: LogTransaction.FrameAdmission? = nil
-        if checkpoint, store.options.checkpointsOnEntryBudget,
-           log.budgetStanding(regionPages: store.options.commitLogPages) != .within {
-            admission = .overBudget
-        }
+        let policy = store.checkpointPolicy
+        var admission: CheckpointPolicy.FrameAdmission? = nil
+        if checkpoint { admission = policy.askedCheckpointAdmission(log.record, entries: log.entries) }
         if !checkpoint, let appender = log.appender {
             let payload = log.changes.payload()
-            let verdict = log.admission(payload, deferred: deferred, regionPages: store.options.commitLogPages,
-                                        budgeted: store.options.checkpointsOnEntryBudget, geometry: store.geometry)
+            let verdict = policy.admission(payloadLength: payload.count, deferred: deferred, record: log.record,
+                                           entries: log.entries, appender: appender)
             admission = verdict
             if verdict == .admitted {
                 do {
@@ -410,8 +419,7 @@ public final class WriteTransaction {
             throw error.located(in: store.path, version: version)
         }
         return try commitPages(pages, deferred: false,
-                               logRegionPages: log.checkpointRegionPages(configured: store.options.commitLogPages,
-                                                                         after: admission, geometry: store.geometry),
+                               logRegionPages: policy.checkpointRegionPages(after: admission, appender: log.appender),
                                retiring: log.record.logRegion)
     }
 
@@ -420,7 +428,7 @@ public final class WriteTransaction {
     /// in the region. The base version when there is nothing to checkpoint.
     func commitCheckpoint() throws(FirnError) -> UInt64 {
         try checkActive()
-        guard let log else {
+        guard case let .log(log) = path else {
             abort()
             return baseVersion
         }

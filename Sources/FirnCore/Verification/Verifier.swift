@@ -11,13 +11,13 @@
 ///
 /// Memory is a bitmap of two bits per page plus one root-to-leaf path (and
 /// a second bitmap while the previous slot's version is checked).
-public struct Verifier {
-    public struct Options: Sendable {
+package struct Verifier {
+    package struct Options: Sendable {
         /// Skip the checksum of every page (structure and references only).
-        public var quick = false
+        package var quick = false
         /// Stop after this many findings.
-        public var maxErrors = 100
-        public init() {}
+        package var maxErrors = 100
+        package init() {}
     }
 
     private let snapshot: Snapshot
@@ -42,7 +42,7 @@ public struct Verifier {
     private var epochEntries: [UInt64: (record: LogEpochRecord, page: UInt64, retired: UInt64)] = [:]
     private var source: PageSource { snapshot.source }
 
-    public init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
+    package init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
         provedPages = snapshot.store.openCheck.checkedPages
         self.snapshot = snapshot
         self.slots = slots
@@ -57,12 +57,12 @@ public struct Verifier {
     }
 
     /// Runs every check and returns the findings.
-    public static func verify(_ snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) -> VerifyReport {
+    package static func verify(_ snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) -> VerifyReport {
         var verifier = Verifier(snapshot: snapshot, slots: slots, options: options)
         return verifier.run()
     }
 
-    public mutating func run() -> VerifyReport {
+    package mutating func run() -> VerifyReport {
         checkSlots()
         checkSlotPadding()
         let version = snapshot.info.version

@@ -1,17 +1,17 @@
 /// What `Verifier` found: one finding per defect, each naming the page,
 /// tree and version, and what was expected against what was found.
-public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertible {
+package struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertible {
     /// A stable category; JSON spells it as the case's name (`slot`,
     /// `range`, `doubleUse`…).
-    public var kind: Kind
-    public var page: UInt64?
-    public var tree: String?
-    public var version: UInt64?
-    public var expected: String?
-    public var found: String?
-    public var message: String
+    package var kind: Kind
+    package var page: UInt64?
+    package var tree: String?
+    package var version: UInt64?
+    package var expected: String?
+    package var found: String?
+    package var message: String
 
-    public init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
+    package init(_ kind: Kind, page: UInt64? = nil, tree: String? = nil, version: UInt64? = nil,
                 expected: String? = nil, found: String? = nil, message: String) {
         self.kind = kind
         self.page = page
@@ -23,7 +23,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The categories of findings (a string in JSON: the case's name).
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+    package enum Kind: String, Codable, Sendable, CaseIterable {
         case slot, range, type, misdirected, birth, checksum, structure, order, depth, count, overflow
         case doubleUse, leak, space, history, lockFile
         /// A length beyond a limit docs/FORMAT.md states (the key limit, the inline limit).
@@ -44,7 +44,7 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
     }
 
 
-    public var description: String {
+    package var description: String {
         var parts: [String] = []
         if let page { parts.append("page \(page)") }
         if let tree { parts.append("tree \"\(tree)\"") }
@@ -56,81 +56,81 @@ public struct VerifyFinding: Codable, Sendable, Equatable, CustomStringConvertib
 }
 
 /// One tree as verification saw it.
-public struct VerifiedTree: Codable, Sendable, Equatable {
-    public var name: String
+package struct VerifiedTree: Codable, Sendable, Equatable {
+    package var name: String
     /// A user tree, or the catalog or space tree (whatever the user trees are named).
-    public var kind: TreeKind
-    public var entries: UInt64
-    public var depth: Int
-    public var branchPages: UInt64
-    public var leafPages: UInt64
-    public var overflowPages: UInt64
+    package var kind: TreeKind
+    package var entries: UInt64
+    package var depth: Int
+    package var branchPages: UInt64
+    package var leafPages: UInt64
+    package var overflowPages: UInt64
 }
 
 /// One commit slot as verification saw it.
-public struct VerifiedSlot: Codable, Sendable, Equatable {
-    public var slot: Int
-    public var valid: Bool
-    public var version: UInt64?
-    public var timestampNanoseconds: UInt64?
-    public var current: Bool
+package struct VerifiedSlot: Codable, Sendable, Equatable {
+    package var slot: Int
+    package var valid: Bool
+    package var version: UInt64?
+    package var timestampNanoseconds: UInt64?
+    package var current: Bool
     /// Why the slot is not valid; for a valid record the open-time check
     /// rejected (a commit cut short by a power loss), why it was rejected.
-    public var problem: String?
+    package var problem: String?
     /// An unsealed record: a deferred commit whose group has not reached
     /// its durability point yet (FORMAT.md 8.1).
-    public var unsealed: Bool = false
+    package var unsealed: Bool = false
 }
 
 /// The result of verifying one version.
-public struct VerifyReport: Codable, Sendable {
-    public var path: String
-    public var version: UInt64
-    public var pageSize: Int
-    public var quick: Bool
-    public var slots: [VerifiedSlot]
-    public var trees: [VerifiedTree]
+package struct VerifyReport: Codable, Sendable {
+    package var path: String
+    package var version: UInt64
+    package var pageSize: Int
+    package var quick: Bool
+    package var slots: [VerifiedSlot]
+    package var trees: [VerifiedTree]
     /// Pages the version reaches (catalog, trees, overflow chains, space tree), slots included.
-    public var reachablePages: UInt64
-    public var freePages: UInt64
+    package var reachablePages: UInt64
+    package var freePages: UInt64
     /// Pages retired but still seen by an older (previous or pinned) version.
-    public var retiredPages: UInt64
-    public var logicalPages: UInt64
-    public var bytesChecked: UInt64
-    public var findings: [VerifyFinding]
+    package var retiredPages: UInt64
+    package var logicalPages: UInt64
+    package var bytesChecked: UInt64
+    package var findings: [VerifyFinding]
     /// True when `maxErrors` stopped the run early.
-    public var truncated: Bool
+    package var truncated: Bool
     /// The commit log of the checkpoint the version reads through, when it
     /// made one (FORMAT.md 8.2).
-    public var log: VerifiedLog? = nil
+    package var log: VerifiedLog? = nil
 
-    public var isClean: Bool { findings.isEmpty }
+    package var isClean: Bool { findings.isEmpty }
 }
 
 /// A checkpoint's commit log as verification saw it (FORMAT.md 8.2): the
 /// frames a scan of its region accepts, each commit frame applied over the
 /// versions before it as readers apply it.
-public struct VerifiedLog: Codable, Sendable, Equatable {
+package struct VerifiedLog: Codable, Sendable, Equatable {
     /// The checkpoint's version.
-    public var epoch: UInt64
-    public var firstPage: UInt64
-    public var pages: UInt64
-    public var commitFrames: Int
-    public var sealFrames: Int
+    package var epoch: UInt64
+    package var firstPage: UInt64
+    package var pages: UInt64
+    package var commitFrames: Int
+    package var sealFrames: Int
     /// The last commit frame accepted (the epoch with none).
-    public var newestVersion: UInt64
+    package var newestVersion: UInt64
     /// The last commit written with its sync or the last seal: what a
     /// first opener takes.
-    public var durableVersion: UInt64
+    package var durableVersion: UInt64
     /// Why the scan stopped, at which byte of the region, and (inside the
     /// region) in which file page.
-    public var end: LogEndKind
-    public var endOffset: UInt64
-    public var endPage: UInt64?
+    package var end: LogEndKind
+    package var endOffset: UInt64
+    package var endPage: UInt64?
     /// The newest version whose frames, and every frame before them, apply.
-    public var appliedVersion: UInt64
+    package var appliedVersion: UInt64
     /// What is normal but worth knowing: a torn, stale or damaged end after
     /// the version's frame (what a crash during a write leaves), frames
     /// past the version.
-    public var notes: [String]
+    package var notes: [String]
 }

@@ -46,8 +46,13 @@ final class Context {
         return p
     }
 
-    /// Verify and compact go through the CLI when it has the subcommand.
-    func usesCLI(_ sub: String) -> Bool {
-        !options.forceLibrary && (cli?.has(sub) ?? false)
+    /// The `firn` CLI when it has `sub`; else nil, and the row is reported
+    /// skipped (verify and compact are measured as people run them).
+    func cli(for sub: String) -> FirnCLI? {
+        guard let cli, cli.has(sub) else {
+            report.skip(sub, "needs the firn CLI with `\(sub)` (--firn PATH)")
+            return nil
+        }
+        return cli
     }
 }

@@ -9,8 +9,6 @@ struct Options {
     var repetitions: Int? = nil
     var dir: String? = nil
     var firn: String? = nil
-    /// Use the library for verify and compact even when the CLI has them.
-    var forceLibrary = false
     var keep = false
     /// Profiling aid: run only Firn's side of each workload (no figures written).
     var firnOnly = false
@@ -20,7 +18,7 @@ struct Options {
 
     static let usage = """
         usage: firn-bench [--quick] [--only NAME[,NAME]] [--repetitions N] [--dir PATH]
-                          [--firn PATH] [--library] [--keep] [--output FILE]
+                          [--firn PATH] [--keep] [--output FILE]
 
           --quick          smaller sizes: the whole run takes under two minutes
           --only           run these workloads: \(workloads.joined(separator: ", "))
@@ -28,7 +26,6 @@ struct Options {
           --dir PATH       scratch directory (default: a new directory under $TMPDIR or
                            /tmp when that is a real disk, else under the working directory)
           --firn PATH      the firn CLI (default ../.build/release/firn, then .build/release/firn)
-          --library        verify and compact through FirnCore even when the CLI has them
           --keep           keep the scratch directory
           --firn-only      profiling aid: run only Firn's side (nothing is appended)
           --output FILE    append JSON lines here (default bench-results.jsonl)
@@ -54,7 +51,6 @@ struct Options {
                 o.repetitions = n
             case "--dir": o.dir = value()
             case "--firn": o.firn = value()
-            case "--library": o.forceLibrary = true
             case "--keep": o.keep = true
             case "--firn-only": o.firnOnly = true
             case "--output": o.output = value()

@@ -36,7 +36,7 @@ struct Figure {
     var ratio: Double
     var unit: String
     var target: Target?
-    /// "library" when Firn ran through FirnCore instead of the `firn` CLI.
+    /// How Firn ran when not as the row says (e.g. "2 threads").
     var mode: String = ""
     var note: String = ""
 

@@ -108,7 +108,7 @@ func runCommitChild(_ args: [String]) -> Never {
     do {
         switch engine {
         case "firn", "firn-2phase", "firn-pages":
-            let pageSize = PageGeometry.defaultPageSize
+            let pageSize = StoreOptions().pageSize
             final class Slot: @unchecked Sendable { var io: CountingIO? }
             let counter = Slot()
             let e = try FirnEngine(path: path, durability: engine == "firn-2phase" ? .twoPhase : .full, wrapIO: { base in

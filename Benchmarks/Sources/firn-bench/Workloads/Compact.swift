@@ -3,25 +3,19 @@ import Glibc
 #endif
 
 /// 7. compact — `firn compact -o` vs `mdb_copy -c` of the same records:
-/// MB/s of output. Firn through FirnCore's PackedImageWriter (plus an
-/// fsync of the output) until the CLI has compact (marked "library").
+/// MB/s of output, through the `firn` CLI as people run it.
 func runCompact(_ ctx: Context) throws {
     let firnFile = try ctx.fixture(FirnEngine.self)
     guard let mdbCopy = which("mdb_copy") else {
         ctx.report.skip("compact", "mdb_copy not found (apt-get install lmdb-utils)")
         return
     }
-    let useCLI = ctx.usesCLI("compact")
+    guard let cli = ctx.cli(for: "compact") else { return }
     let firnOut = ctx.path("compact-out.firn"), lmdbOut = ctx.path("compact-out.mdb")
     var sizes: [String: Double] = [:]
     let firn = Contender(name: "firn") { _ in
         removeDatabase(firnOut)
-        let t: Double
-        if useCLI, let cli = ctx.cli {
-            t = try runChild(cli.compact(firnFile, to: firnOut), scratch: ctx.scratch).seconds
-        } else {
-            t = try timed { try FirnLibrary.compact(firnFile, to: firnOut) }
-        }
+        let t = try runChild(cli.compact(firnFile, to: firnOut), scratch: ctx.scratch).seconds
         let size = Double(fileSize(firnOut))
         sizes["firn"] = size
         removeDatabase(firnOut)
@@ -39,5 +33,5 @@ func runCompact(_ ctx: Context) throws {
     let m = try alternate("compact", reps: ctx.reps, [firn, lmdb])
     log("  compact output: firn \(formatBytes(sizes["firn"] ?? 0)), lmdb \(formatBytes(sizes["lmdb"] ?? 0))")
     ctx.report.add(.higherIsBetter("compact", firn: m["firn"]!, peer: "mdb_copy -c", peerValue: m["lmdb"]!,
-                                   unit: "MB/s", target: .ratioAtLeast(1.0), mode: useCLI ? "" : "library"))
+                                   unit: "MB/s", target: .ratioAtLeast(1.0)))
 }

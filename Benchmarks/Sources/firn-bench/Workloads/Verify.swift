@@ -4,19 +4,13 @@ import Glibc
 
 /// 6. verify — Firn's verify of its data-set file vs SQLite's
 /// `PRAGMA integrity_check` of the same records: MB/s of each one's own file
-/// (1 MB = 10^6 bytes). Firn through `firn verify` when the CLI has it,
-/// else through FirnCore's Verifier (marked "library").
+/// (1 MB = 10^6 bytes). Firn through `firn verify`, as people run it.
 func runVerify(_ ctx: Context) throws {
     let firnFile = try ctx.fixture(FirnEngine.self)
-    let useCLI = ctx.usesCLI("verify")
+    guard let cli = ctx.cli(for: "verify") else { return }
     let firnBytes = Double(fileSize(firnFile))
     let firn = Contender(name: "firn") { _ in
-        let t: Double
-        if useCLI, let cli = ctx.cli {
-            t = try runChild(cli.verify(firnFile), scratch: ctx.scratch).seconds
-        } else {
-            t = try timed { try FirnLibrary.verify(firnFile) }
-        }
+        let t = try runChild(cli.verify(firnFile), scratch: ctx.scratch).seconds
         return firnBytes / 1e6 / t
     }
     let sqlite = Contender(name: "sqlite") { _ in
@@ -31,5 +25,5 @@ func runVerify(_ ctx: Context) throws {
     }
     let m = try alternate("verify", reps: ctx.reps, [firn, sqlite])
     ctx.report.add(.higherIsBetter("verify", firn: m["firn"]!, peer: "sqlite integrity_check", peerValue: m["sqlite"]!,
-                                   unit: "MB/s", target: .ratioAtLeast(2.0), mode: useCLI ? "" : "library"))
+                                   unit: "MB/s", target: .ratioAtLeast(2.0)))
 }

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// The public API of the SDK (`Firn`) and the engine (`FirnCore`) is what the
+/// README lists, no more and no less. The list is read from the modules
+/// built with these tests by `swift-symbolgraph-extract` (the compiler's own
+/// account of what an app can call), so a declaration made `public` by
+/// accident — or an internal type leaking through a public signature —
+/// fails here until it is either listed, on purpose, or made `package`.
+@Suite struct PublicAPITests {
+    /// Every public symbol declared in `module`'s sources: a type as `Type`,
+    /// a member as `Type.member` (nested: `Type.Inner.member`). Symbols the
+    /// compiler synthesizes or inherits (`!=` from Equatable…) carry no
+    /// source location and are left out; overloads collapse into one name.
+    static func publicSymbols(of module: String, scratch: Scratch) throws -> Set<String> {
+        let build = ChildProcess.buildDirectory
+        let info = try ChildProcess.run("/usr/bin/env", ["swiftc", "-print-target-info"], timeout: .seconds(60))
+        guard let data = info.output.data(using: .utf8),
+              let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let target = json["target"] as? [String: Any], let triple = target["triple"] as? String
+        else {
+            Issue.record("swiftc -print-target-info gave no target triple: \(info.output) \(info.errors)")
+            return []
+        }
+        let run = try ChildProcess.run("/usr/bin/env", [
+            "swift-symbolgraph-extract", "-module-name", module, "-target", triple,
+            "-I", build + "/Modules",
+            "-Xcc", "-fmodule-map-file=\(build)/CFirnShims.build/module.modulemap",
+            "-minimum-access-level", "public", "-output-dir", scratch.path,
+        ], timeout: .seconds(120))
+        #expect(run.status == 0, "swift-symbolgraph-extract \(module): \(run.errors)")
+        var symbols = Set<String>()
+        // `Module.symbols.json` plus `Module@Other.symbols.json` for members
+        // the module adds to other modules' types.
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+            .filter { $0 == "\(module).symbols.json" || $0.hasPrefix("\(module)@") }
+        for file in files {
+            let graph = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path + "/" + file)))
+            let entries = (graph as? [String: Any])?["symbols"] as? [[String: Any]] ?? []
+            for entry in entries where entry["location"] != nil {
+                guard let path = entry["pathComponents"] as? [String], let type = path.first else { continue }
+                symbols.insert(type)
+                if path.count > 1 { symbols.insert(path.joined(separator: ".")) }
+            }
+        }
+        return symbols
+    }
+
+    /// The README's list for `module`: the lines between
+    /// `<!-- public API: module -->` and `<!-- end public API -->`, each
+    /// "- `Type`: `member`, `member`…".
+    static func listedSymbols(of module: String) throws -> Set<String>? {
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        guard let start = readme.range(of: "<!-- public API: \(module) -->"),
+              let end = readme.range(of: "<!-- end public API -->", range: start.upperBound..<readme.endIndex)
+        else { return nil }
+        var listed = Set<String>()
+        for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("- `") {
+            let names = line.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            guard let type = names.first else { continue }
+            listed.insert(type)
+            for member in names.dropFirst() { listed.insert(type + "." + member) }
+        }
+        return listed
+    }
+
+    static var repositoryRoot: String {
+        // Tests/FirnTests/PublicAPITests.swift → the repository.
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+    }
+
+    @Test(arguments: ["Firn", "FirnCore"])
+    func theReadmeListsThePublicAPI(module: String) throws {
+        let scratch = Scratch()
+        let built = try Self.publicSymbols(of: module, scratch: scratch)
+        #expect(built.count > 20, "the symbol graph of \(module) looks empty: \(built.sorted())")
+        guard let listed = try Self.listedSymbols(of: module) else {
+            Issue.record("README.md has no `<!-- public API: \(module) -->` … `<!-- end public API -->` list")
+            return
+        }
+        let unlisted = built.subtracting(listed).sorted()
+        let gone = listed.subtracting(built).sorted()
+        #expect(unlisted.isEmpty, """
+            public in \(module) but not in the README's list (list it on purpose, or make it `package`): \
+            \(unlisted.joined(separator: ", "))
+            """)
+        #expect(gone.isEmpty, "in the README's \(module) list but not public in the built module: \(gone.joined(separator: ", "))")
+    }
+
+    /// The check can fail: a symbol missing from the list, or listed but not
+    /// built, is reported (the same comparison on a list with one line cut
+    /// and one line added).
+    @Test func aListThatDiffersIsReported() throws {
+        let scratch = Scratch()
+        let built = try Self.publicSymbols(of: "FirnCore", scratch: scratch)
+        let listed = try #require(try Self.listedSymbols(of: "FirnCore"))
+        #expect(built.contains("Store.open(_:options:)"))
+        #expect(!built.contains("LockFile"), "the lock file's API is the package's, not an app's")
+        var edited = listed
+        edited.remove("Store.open(_:options:)")
+        edited.insert("Store.publish(version:durable:)")
+        #expect(built.subtracting(edited) == ["Store.open(_:options:)"])
+        #expect(edited.subtracting(built) == ["Store.publish(version:durable:)"])
+    }
+}
