@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A process following a log another appends to (`LogChain`): each version
 /// wanted is read once its frame is whole, reads exactly as the writer's

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A write transaction's changes as the commit log carries them
 /// (`LogChangeSet`): while the transaction runs, every read sees its own

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss while committing through the commit log, across checkpoints
 /// (FORMAT.md 8.2; `CommitLogPowerLossTests` covers one region's frames, not

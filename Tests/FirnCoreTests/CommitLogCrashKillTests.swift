@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Process kills while committing through the commit log (FORMAT.md 8.2).
 /// A child (`firn-testkit log-loop`) runs the ledger workload with

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The commit log's frames and payloads (docs/COMMIT-PATH.md, "The commit
 /// log"): every field a reader takes from the file is checked, and each

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// I/O errors while committing through the commit log (FORMAT.md 8.2), as
 /// `GroupedIOFaultTests` does for the default commit. A fixed ledger

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Reading versions between checkpoints (docs/COMMIT-PATH.md, "The commit
 /// log"): the frames' changes laid over the checkpoint's trees must read

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss while appending to a commit log. Workloads of durable
 /// commits, deferred commits and seals are recorded; then every crash point

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The commit log (FORMAT.md 8.2) and replacement of the data file at its
 /// path (FORMAT.md 11, "Replacing the data file"; in-place compaction,

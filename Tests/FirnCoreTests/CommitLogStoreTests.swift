@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Commits through the commit log (`StoreOptions.commitLogPages`): frames
 /// for small commits, checkpoints when the region fills or a transaction

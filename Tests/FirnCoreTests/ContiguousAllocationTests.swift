@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The allocator's runs (issue 8 §3): a commit's short-lived pages go to
 /// runs of consecutive pages, reclaimed pages are handed out without

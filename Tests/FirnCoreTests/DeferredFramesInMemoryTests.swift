@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// A deferred commit's frame waits in the writer's memory until its group's
 /// durability point, the writer byte going to another writer, the idle

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Grouped commits (FORMAT.md 8.1): deferred commits write their pages and
 /// an unsealed record without a sync, each into the slot not holding the
@@ -394,10 +395,10 @@ import Testing
         #expect(try store.currentVersion == n && (store.durableVersion) == d)
         #expect(try other.currentVersion == n && (other.durableVersion) == d)
         #expect(try other.waitForDurable(version: n, timeout: .milliseconds(20)) == d)
-        let waiter = Thread.detachNewThreadWithResult { try? other.waitForDurable(version: n, timeout: .seconds(10)) }
+        let waiter = BackgroundThread { try? other.waitForDurable(version: n, timeout: .seconds(10)) }
         usleep(50_000)
         #expect(try store.sync() == n)
-        #expect(waiter.wait() == n)
+        #expect(waiter.join() == n)
         #expect(try other.durableVersion == n)
         // Nothing pending: sync returns at once with the same version.
         #expect(try other.sync() == n)
@@ -423,21 +424,5 @@ import Testing
         record.storedDistance = 2
         #expect(CommitSlots(slots: [.success(older), .success(record)], pageSize: 4096).relationDefect == nil)
         #expect(CommitSlots(slots: [.success(record), .success(older)], pageSize: 4096).relationDefect == nil)
-    }
-}
-
-extension Thread {
-    /// Runs `body` on a new thread; `wait()` returns its result.
-    final class ResultBox<T: Sendable>: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var value: T?
-        func set(_ v: T) { value = v; done.signal() }
-        func wait() -> T? { done.wait(); return value }
-    }
-
-    static func detachNewThreadWithResult<T: Sendable>(_ body: @escaping @Sendable () -> T) -> ResultBox<T> {
-        let box = ResultBox<T>()
-        Thread.detachNewThread { box.set(body()) }
-        return box
     }
 }

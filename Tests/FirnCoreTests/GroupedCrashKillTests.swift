@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Process kills during grouped commits (FORMAT.md 8.1). Child processes
 /// (`firn-testkit group-loop`) commit `.deferred` in groups, call `sync()`
@@ -93,7 +94,7 @@ import Testing
 
     /// Reads whatever `child` prints until `deadline` (or until `enough`
     /// says so) into `transcript`.
-    static func collect(_ child: TestKitProcess, into transcript: inout Transcript, until deadline: ContinuousClock.Instant,
+    static func collect(_ child: ChildProcess, into transcript: inout Transcript, until deadline: ContinuousClock.Instant,
                         enough: (Transcript) -> Bool = { _ in false }) {
         while !enough(transcript) {
             let remaining = deadline - ContinuousClock.now
@@ -104,7 +105,7 @@ import Testing
     }
 
     /// SIGKILLs `child`, waits for it, and reads what it printed before.
-    static func kill(_ child: TestKitProcess, into transcript: inout Transcript, _ label: String) -> Bool {
+    static func kill(_ child: ChildProcess, into transcript: inout Transcript, _ label: String) -> Bool {
         child.kill(SIGKILL)
         let status = child.waitForExit(timeout: .seconds(10))
         #expect(status == SIGKILL, "\(label): the child ended with \(String(describing: status)) before the kill: \(child.errorOutput())")
@@ -112,8 +113,8 @@ import Testing
         return status == SIGKILL
     }
 
-    static func start(_ arguments: [String], _ label: String) throws -> TestKitProcess? {
-        let child = try TestKitProcess(arguments)
+    static func start(_ arguments: [String], _ label: String) throws -> ChildProcess? {
+        let child = try ChildProcess.testkit(arguments)
         guard child.waitUntilReady(timeout: .seconds(30)) else {
             child.kill(SIGKILL)
             _ = child.waitForExit(timeout: .seconds(10))
@@ -272,7 +273,7 @@ import Testing
         // A first group member, so the dead writer continues an open group.
         try GroupModel.commit(observer, durability: .deferred)
         let durableBase = try observer.durableVersion
-        let child = try TestKitProcess(["group-loop", path, "7", "0", "\(recordsBeforeDeath)"])
+        let child = try ChildProcess.testkit(["group-loop", path, "7", "0", "\(recordsBeforeDeath)"])
         var transcript = Transcript()
         Self.collect(child, into: &transcript, until: ContinuousClock.now + .seconds(20))
         #expect(child.waitForExit(timeout: .seconds(10)) == SIGKILL, "the writer did not die after its record: \(child.errorOutput())")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// I/O errors during grouped commits (FORMAT.md 8.1). A fixed ledger
 /// workload commits `.deferred`, calls `store.sync()` every few commits and

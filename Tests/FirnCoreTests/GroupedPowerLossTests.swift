@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss around the durability point of a group written by another
 /// process (FORMAT.md 8.1). `GroupedCommitTests` covers groups whose own

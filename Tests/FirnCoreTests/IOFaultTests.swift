@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// I/O errors: a fixed ledger workload runs once to count its writes, syncs
 /// and extends, then once for every one of them failing (EIO or ENOSPC,

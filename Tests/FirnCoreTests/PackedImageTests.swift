@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The packed-image writer: a version streamed as a fresh compact file.
 @Suite struct PackedImageTests {

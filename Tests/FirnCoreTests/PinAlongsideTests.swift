@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// `Store.snapshot(alongside:kind:label:)`: a second pin on a pinned
 /// snapshot's version, however old, released on its own.

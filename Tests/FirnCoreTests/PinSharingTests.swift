@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Pins the SDK can share and move: refresh keeps the reader slot, one pin
 /// serves every holder of a version in a process with an exact frozen-object

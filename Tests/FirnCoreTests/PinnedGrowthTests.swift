@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Free space is reused by the interval rule: a page alive in versions
 /// b…d-1 is free once no pinned version lies in that range. So one old

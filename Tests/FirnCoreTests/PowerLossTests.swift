@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss: a ledger workload runs through `RecordingIO`, then the file
 /// is rebuilt as a crash after every recorded operation could have left it

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// A database replaced at its path (in-place compaction, import --force) is
 /// never written through a descriptor of the replaced file, and a replaced

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A version another process pins stays readable by every process for as
 /// long as it is pinned (FORMAT.md 7, epoch entries and history entries):

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The single-sync commit (durability `.full`): a commit's page writes and
 /// its record write share one sync, so a power loss during that sync can

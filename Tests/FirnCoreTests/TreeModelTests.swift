@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The trees against a model: a sorted dictionary per tree, under long
 /// random sequences of put, delete, commit and rollback, with snapshots

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Asynchronous writes as an app makes them: an instance bound to a
 /// serial queue (the reference documents' background queue), writes asked

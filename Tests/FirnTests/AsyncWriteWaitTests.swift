@@ -2,6 +2,7 @@
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `waitForAsyncWrites()` (and `close()`, `invalidate()`): the caller waits
 /// for every request, so the syncs that fall due while it waits run on the

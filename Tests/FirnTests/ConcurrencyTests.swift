@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Swift concurrency as an app uses it: an actor that owns its instance
 /// (`Database.open` binds it to the calling actor), writes that suspend,

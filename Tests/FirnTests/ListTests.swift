@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `List<T>` of objects and of scalars: lazy live reads, changes in a
 /// write (typed errors outside one), one tree entry per element, frozen
@@ -93,7 +94,7 @@ import Testing
         let bag = Bag()
         try db.write { try db.add(bag) }
         var model: [Int] = []
-        var generator = SplitMix(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         try db.write {
             for step in 0..<400 {
                 let count = model.count
@@ -321,18 +322,5 @@ import Testing
         #expect(throws: DatabaseError.self) {
             _ = try Database(configuration: scratch.configuration([OptionalObjects.self, Dog.self, Person.self]))
         }
-    }
-}
-
-/// A small deterministic generator, so a failing sequence of list changes replays.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

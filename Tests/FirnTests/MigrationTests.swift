@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Schema migrations at open (docs/SDK.md, "Migrations"): additive changes
 /// by themselves, others with a higher `schemaVersion` and a migration

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Change notifications as an app uses them (docs/SDK.md "Notifications"):
 /// results, objects and the database, on a thread (delivered when it

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `Database(configuration:queue:)`: an instance bound to a serial queue,
 /// usable from whichever thread runs the queue, cached per configuration

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The reference documents' frozen-object examples, adapted to our names
 /// (`Database` for their realm, `try` where ours throw, `.first` where

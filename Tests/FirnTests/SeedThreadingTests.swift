@@ -1,6 +1,7 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The reference documents' threading examples, adapted to our names
 /// (`Database` for their realm, `try` where ours throw, waits added so a

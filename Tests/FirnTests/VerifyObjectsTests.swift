@@ -1,21 +1,15 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The built `firn verify` finds nothing wrong in a file with links,
 /// lists and index trees (their trees are ordinary trees to the verifier).
 @Suite struct VerifyObjectsTests {
-    /// The `firn` binary next to the test bundle (built with the tests).
-    static var firn: String {
-        let built = ChildProcess.buildDirectory + "/firn"
-        if FileManager.default.isExecutableFile(atPath: built) { return built }
-        return FileManager.default.currentDirectoryPath + "/.build/debug/firn"
-    }
-
-    /// The status, and stdout then stderr.
+    /// The built `firn`'s status, and stdout then stderr.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let outcome = try ChildProcess.run(firn, arguments)
-        return (outcome.status, outcome.output + outcome.errors)
+        let outcome = try ChildProcess.run(BuiltProducts.firn, arguments)
+        return (outcome.status, outcome.stdout + outcome.stderr)
     }
 
     @Test func verifyIsCleanOnAFileWithLinksListsAndIndexes() throws {

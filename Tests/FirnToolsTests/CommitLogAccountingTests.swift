@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `pins`, `info`, `growth` and `versions` on the commit log, through the
 /// built binary: a pin on a frame holds no page yet, and the reports say
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func aPinOnAFrameShowsWhatTheNextCheckpointWillHold() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         let (hold, version) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 300, inLog: 10)
         let before = try Self.json(PinsReport.self, ["pins", db])
@@ -92,8 +93,8 @@ import Testing
         #expect(after.nextCheckpoint == nil && held.retainedAfterCheckpointBytes == held.retainedBytes)
         #expect(try Self.json(InfoReport.self, ["info", db]).pinnedBytes == held.retainedBytes)
 
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
         try PinnedFrameToolTests.load(db, "b", 1)
         try PinnedFrameToolTests.checkpoint(db)
         try PinnedFrameToolTests.load(db, "b", 1)
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func spaceWaitingForTheSlotsIsNotHeldByPins() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         for round in 0..<5 {
             try PinnedFrameToolTests.load(db, "r\(round)", 30)
@@ -125,7 +126,7 @@ import Testing
     }
 
     @Test func versionsSayWhatEachVersionIsAndWhetherItCanBeRead() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         let (hold, pinned) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 5, inLog: 2)
         for _ in 0..<2 {
@@ -149,7 +150,7 @@ import Testing
         let fresh = try #require(info.trees.first { $0.name == "fresh" })
         #expect(fresh.depth == 0 && fresh.entries == 1 && fresh.loggedKeys == 1)
         #expect(try FirnRun.run(["info", db]).stdout.contains("all 1 key(s) in the log: no pages until the next checkpoint"))
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
     }
 }

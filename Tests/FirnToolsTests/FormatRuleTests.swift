@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Each rule docs/FORMAT.md states about a field, broken alone in a file
 /// whose checksums are all correct (the Merkle references re-sealed up to
@@ -27,7 +28,7 @@ import FirnTools
         let space: UInt64
     }
 
-    static func small(_ dir: Scratch) throws -> Small {
+    static func small(_ dir: TemporaryDirectory) throws -> Small {
         let path = dir.file("small.firn")
         let store = try Store.open(path, options: .pageCommits)
         for commit in 0..<5 {
@@ -93,7 +94,7 @@ import FirnTools
     // MARK: 5.1, 5.4: where a value lives
 
     @Test func anOverflowValueThatFitsInlineIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         let index = try #require(file.leafIndex(small.t, key: Self.bytes("one")))
@@ -111,7 +112,7 @@ import FirnTools
 
     @Test(arguments: ["a short page", "an extra page", "a next reference after the last page"])
     func anOverflowChainOfTheWrongShapeIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         let (pages, index) = try Self.blobChain(file, small)
@@ -142,7 +143,7 @@ import FirnTools
     // MARK: 5, 5.2: tree shape
 
     @Test func aNonEmptyFirstSeparatorIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         var cells = file.branchCells(small.u)
@@ -158,7 +159,7 @@ import FirnTools
     /// (issue "Nothing laundered" §1: verify said 0, `dump --entries` 0
     /// with a garbled key).
     @Test func overlappingLeafCellsAreAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         let index = try #require(file.leafIndex(small.t, key: Self.bytes("k1")))
@@ -176,7 +177,7 @@ import FirnTools
     }
 
     @Test func anEmptyLeafIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         file.writeLeaf(small.t, [])
@@ -190,7 +191,7 @@ import FirnTools
     }
 
     @Test func separatorsOutsideTheParentsBoundsAreAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let path = dir.file("deep.firn")
         let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in
@@ -216,7 +217,7 @@ import FirnTools
 
     @Test(arguments: ["newer than its parent", "birth 0"])
     func aPageBirthOutOfOrderIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         if defect == "birth 0" {
@@ -245,7 +246,7 @@ import FirnTools
         "none reference with a birth",
     ])
     func aNonZeroReservedFieldIsAFinding(_ field: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var file = try FileSurgery(small.db)
         var page: UInt64? = small.t
@@ -321,7 +322,7 @@ import FirnTools
         "missing current record", "old catalog root",
     ])
     func aHistoryRecordThatDisagreesWithTheCommitRecordIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var words = ["history:"]
         try Self.editSpace(small) { cells, _ in
@@ -358,7 +359,7 @@ import FirnTools
     }
 
     @Test func aRecordedPinThatIsNotAnEarlierVersionIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         try Self.editSpace(small) { cells, _ in
             cells.append(.inline(FileSurgery.spaceKey("K", small.version), []))
@@ -368,7 +369,7 @@ import FirnTools
     }
 
     @Test func aRetiredEntryWithBirthZeroIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var page: UInt64 = 0
         try Self.editSpace(small) { cells, _ in
@@ -381,7 +382,7 @@ import FirnTools
     }
 
     @Test func aFreeOrRetiredEntryWithAValueIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         try Self.editSpace(small) { cells, _ in
             let index = try #require(cells.firstIndex { $0.key.first == UInt8(ascii: "F") || $0.key.first == UInt8(ascii: "P") })
@@ -394,7 +395,7 @@ import FirnTools
     /// retired, with every count adjusted so nothing else disagrees: the
     /// writer would reuse it while that version is still in its slot.
     @Test func aFreePageThePreviousSlotsVersionSeesIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let small = try Self.small(dir)
         var page: UInt64 = 0
         try Self.editSpace(small) { cells, file in
@@ -419,7 +420,7 @@ import FirnTools
     /// A file on the commit log with a two-page region whose space tree is
     /// one leaf holding an epoch entry E(end): the last checkpoint retired
     /// the region of the one before (still in the other slot).
-    static func smallLog(_ dir: Scratch) throws -> (db: String, space: UInt64, end: UInt64) {
+    static func smallLog(_ dir: TemporaryDirectory) throws -> (db: String, space: UInt64, end: UInt64) {
         let path = dir.file("log.firn")
         var options = StoreOptions()
         options.commitLogPages = 2
@@ -443,7 +444,7 @@ import FirnTools
 
     @Test(arguments: ["region not retired", "epoch not before end", "later checkpoint", "short value", "region past the pages"])
     func anEpochEntryThatFindsNoRetiredRegionIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let log = try Self.smallLog(dir)
         var words = ["space:"]
         var file = try FileSurgery(log.db)

@@ -4,6 +4,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Damaged and hostile files: every command answers with one clear line and
 /// the documented exit status — never a crash, a hang or a backtrace — and
@@ -30,7 +31,7 @@ import Glibc
     /// loss during that commit leaves, so the newest record is rejected and
     /// the previous version opens clean (FORMAT.md 2.1) — these tests are
     /// about damage `verify` must name.
-    static func fixture(_ dir: Scratch, keepPreviousSlot: Bool = false) throws -> (String, Layout) {
+    static func fixture(_ dir: TemporaryDirectory, keepPreviousSlot: Bool = false) throws -> (String, Layout) {
         let db = try dir.sampleDatabase()
         try FileManager.default.removeItem(atPath: db + ".lock")
         if !keepPreviousSlot {
@@ -76,7 +77,7 @@ import Glibc
 
     @Test(arguments: ["branch", "leaf", "overflow", "space", "catalog"])
     func aFlippedBitInEveryPageTypeIsNamedByVerify(_ kind: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir)
         let page = switch kind {
         case "branch": layout.usersRoot
@@ -94,7 +95,7 @@ import Glibc
 
     @Test(arguments: [0, 1])
     func aFlippedBitInEachCommitSlotIsNamedByVerify(_ slot: Int) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
         var file = try FileSurgery(db)
         file.flipBit(page: UInt64(slot), at: 20)
@@ -110,7 +111,7 @@ import Glibc
     }
 
     @Test func aZeroedPageIsNamedByVerify() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir)
         var file = try FileSurgery(db)
         file.zero(page: layout.usersLeaf)
@@ -120,7 +121,7 @@ import Glibc
     }
 
     @Test func aBranchPointingAtItselfIsACycleNotAHang() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let root = layout.usersRoot
@@ -134,7 +135,7 @@ import Glibc
     }
 
     @Test func twoBranchCellsSharingAChildAreCaught() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let root = layout.usersRoot
@@ -150,7 +151,7 @@ import Glibc
     }
 
     @Test func absurdCountsAndLengthsAreRefused() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir)
         let pristine = try FileSurgery(db)
 
@@ -207,7 +208,7 @@ import Glibc
     /// and versions say which record is current and that the newer one was
     /// rejected.
     @Test func aLostPageOfTheLastCommitIsARejectedRecordNotAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, layout) = try Self.fixture(dir, keepPreviousSlot: true)
         var file = try FileSurgery(db)
         let newest = file.u64(file.currentSlot * file.pageSize + 16)
@@ -227,7 +228,7 @@ import Glibc
     }
 
     @Test func truncatedFilesAtSeveralLengths() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
         let pristine = try Data(contentsOf: URL(fileURLWithPath: db))
         struct Logical: Decodable { let logicalBytes: Int }
@@ -244,7 +245,7 @@ import Glibc
     }
 
     @Test func aGarbageLockFileIsReportedNotFatal() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let (db, _) = try Self.fixture(dir)
         try Data((0..<5000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: db + ".lock"))
         let verify = try FirnRun.run(["verify", db])
@@ -256,7 +257,7 @@ import Glibc
     }
 
     @Test func notADatabaseFileExits66() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.file("adir"), withIntermediateDirectories: false)
         #expect(mkfifo(dir.file("fifo"), 0o644) == 0)
         #expect(FileManager.default.createFile(atPath: dir.file("empty"), contents: Data()))

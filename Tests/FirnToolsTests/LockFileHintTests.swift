@@ -4,6 +4,7 @@ import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The lock file is a hint; the data file is the truth (issue 33 §2,
 /// FORMAT.md 2.1 and 11): a lock file nobody holds vouches for nothing, so
@@ -12,7 +13,7 @@ import Glibc
 @Suite struct LockFileHintTests {
     /// A database made as a user makes one (`firn load`), with the commit
     /// log, three entries in tree "t" over two loads.
-    static func loadedDatabase(_ dir: Scratch) throws -> String {
+    static func loadedDatabase(_ dir: TemporaryDirectory) throws -> String {
         let db = dir.file("app.firn")
         for lines in ["\"t\"\t\"a\"\t\"1\"\n\"t\"\t\"b\"\t\"2\"\n", "\"t\"\t\"c\"\t\"3\"\n"] {
             let run = try FirnRun.run(["load", db, "--no-progress"], stdin: Data(lines.utf8))
@@ -34,7 +35,7 @@ import Glibc
     }
 
     @Test func aBackupCopiedOverTheFileAfterLoadAndCheckpointIsRead() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let backup = dir.file("backup.firn")
         try FileManager.default.copyItem(atPath: db, toPath: backup)
@@ -53,7 +54,7 @@ import Glibc
     }
 
     @Test func aLowerPublishedVersionNobodyHoldsDoesNotShowOldData() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         try #require(before.status == 0 && before.stdout.contains("\"c\""))
@@ -64,7 +65,7 @@ import Glibc
     }
 
     @Test func aFlippedByteInThePublishedVersionNobodyHoldsIsIgnored() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         let lock = db + ".lock"
@@ -78,7 +79,7 @@ import Glibc
     }
 
     @Test func anotherDatabasesLockFileCopiedBesideIsTakenOver() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         // Another database, further along, and its lock file copied over ours.
@@ -100,7 +101,7 @@ import Glibc
     /// file publishing (latest and durable) versions the data file never
     /// got, and no process holding it.
     @Test func versionsBeyondTheFileInALockFileNobodyHoldsAreNotTrusted() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         let lock = db + ".lock"
@@ -132,19 +133,19 @@ import Glibc
     }
 
     @Test func aPublishedVersionBeyondTheFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
         let lock = db + ".lock"
         let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 50
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
         try Self.expectLockFileBlamed(db, published: beyond, "log file")
         // The holder is never reinitialized under: the lock file still says so.
         #expect(try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) == beyond)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
         // Once nobody holds it, the data file decides.
         #expect(try Self.entries(db).stdout == before.stdout)
     }
@@ -154,16 +155,16 @@ import Glibc
     /// log's durable version, and commits on top of it — never on the
     /// checkpoint alone, which would drop the acknowledged frames after it.
     @Test func aLowerPublishedVersionWhileHeldLosesNoAcknowledgedCommit() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
         let lock = db + ".lock"
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, 1)
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
         #expect(load.status == 0, "\(load.stderr)")
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
         let after = try Self.entries(db)
         for key in ["a", "b", "c", "d"] {
             #expect(after.stdout.contains("\"t\"\t\"\(key)\""), "entry \(key) lost: \(after.stdout)")
@@ -175,10 +176,10 @@ import Glibc
     /// The same on a file written with page commits (no commit log): the
     /// writer's check is on its base record, not on a log.
     @Test func aPublishedVersionBeyondAPageCommitFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
         let lock = db + ".lock"
         let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 1
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
@@ -186,15 +187,15 @@ import Glibc
     }
 
     @Test func aBackupCopiedOverTheFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let backup = dir.file("backup.firn")
         try FileManager.default.copyItem(atPath: db, toPath: backup)
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
         try #require(load.status == 0, "\(load.stderr)")
         try #require(try FirnRun.run(["checkpoint", db]).status == 0)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
         let published = try LockBytes.read64(db + ".lock", at: LockFileLayout.latestVersionOffset)
         try LockBytes.overwriteInPlace(db, with: backup)
         try Self.expectLockFileBlamed(db, published: published, "restored under a holder")
@@ -220,7 +221,7 @@ import Glibc
     /// Every reader slot `claiming` (generation 1) under a process that
     /// died before publishing it, nobody holding the lock file.
     @Test func deadClaimingReaderSlotsAreReclaimed() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         let lock = db + ".lock"
@@ -235,10 +236,10 @@ import Glibc
     /// dead processes and slots in a state no process writes (5) — even
     /// under the live holder's pid — are freed; the holder's pin stays.
     @Test func deadClaimingAndUndefinedReaderSlotsAreReclaimedWhileHeld() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db, "--label", "holder"])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--label", "holder"])
+        try #require(hold.readLine() != nil)
         let lock = db + ".lock"
         let slots = try Self.readerSlotCount(lock)
         for index in 1..<slots {
@@ -269,19 +270,13 @@ import Glibc
     }
 
     @Test func holdExits65NamingItsLockFileWhenItIsTruncated() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let lock = db + ".lock"
-        let result = CrossThreadBox<FirnRun?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            result.set(try? FirnRun.run(["hold", db, "--seconds", "60"], timeout: 120))
-            done.signal()
-        }.start()
+        let hold = BackgroundThread { try? FirnRun.run(["hold", db, "--seconds", "60"], timeout: 120) }
         try Self.waitForPin(lock)
         #expect(truncate(lock, 0) == 0)
-        done.wait()
-        let run = try #require(result.get())
+        let run = try #require(hold.join())
         #expect(run.status == 65 && run.isCleanFailure && !run.crashed, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("firn: \(lock):") && run.stderr.contains("truncated"), "\(run.stderr)")
     }
@@ -289,24 +284,15 @@ import Glibc
     /// Interrupted right after the truncation: it lets go of its pin
     /// without touching the lock file.
     @Test func holdInterruptedAfterItsLockFileWasTruncatedDoesNotCrash() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
         #expect(truncate(db + ".lock", 100) == 0)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 65)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 65)
         #expect(hold.process.terminationReason == .exit)
     }
-}
-
-/// A value set on one thread and read on another.
-final class CrossThreadBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ new: Value) { lock.lock(); value = new; lock.unlock() }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// Byte edits of a lock file in place (never truncating it: a process

@@ -5,6 +5,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// `ReplacementRaceTests` with writers that commit through the commit log
 /// (FORMAT.md 8.2, `StoreOptions.commitLogPages`): `firn compact` in place
@@ -106,24 +107,22 @@ import Glibc
     /// One race, every check made; what it fell short of to count as run
     /// (how many replacements, acknowledged keys, frames and checkpoints), or nil.
     static func compactRace() throws -> String? {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
         let record = RaceRecord()
-        let children = Shared<[WriterRun]>([])
+        let children = Box<[WriterRun]>([])
         let deadline = ContinuousClock.now + .seconds(Self.compactSeconds)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children,
-                                             scratch: dir.path)
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children)
             + (0..<ReplacementRaceTests.compactors).map { _ in {
                 while ContinuousClock.now < deadline {
-                    Self.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact",
-                                 record: record, scratch: dir.path)
+                    ReplacementRaceTests.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact", record: record)
                 }
             } })
         let elapsed = ContinuousClock.now - started
 
-        let output = WriterOutput(children.withLock { $0 })
+        let output = WriterOutput(children.value)
         let final = try Self.finalKeys(db)
         let lost = output.acknowledged.filter { !final.contains($0.key) }
         let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
@@ -163,7 +162,7 @@ import Glibc
     /// (how many replacements, acknowledged keys, frames and checkpoints;
     /// keys both in the final file and dropped by an import), or nil.
     static func importRace() throws -> String? {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
         let base = dir.file("base.lz4")
@@ -172,14 +171,13 @@ import Glibc
         let watcher = try RenameWatcher(directory: dir.path, name: "race.firn")
         defer { watcher.stop() }
         let record = RaceRecord()
-        let children = Shared<[WriterRun]>([])
-        let replaced = Shared<[(path: String, renamedAt: UInt64)]>([])
+        let children = Box<[WriterRun]>([])
+        let replaced = Box<[(path: String, renamedAt: UInt64)]>([])
         // The imports stop a little before the writers, so that some
         // acknowledged keys end up in the final file too.
         let importDeadline = ContinuousClock.now + .seconds(Self.importSeconds - 2)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children,
-                                             scratch: dir.path) + [{
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children) + [{
             var generation = 0
             while ContinuousClock.now < importDeadline {
                 let kept = dir.file("gen-\(generation).firn")
@@ -188,13 +186,12 @@ import Glibc
                     return
                 }
                 let seen = watcher.count
-                if Self.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import",
-                                record: record, scratch: dir.path) {
+                if ReplacementRaceTests.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import", record: record) {
                     guard let renamedAt = watcher.waitForRename(after: seen, timeout: 10) else {
                         record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
                         return
                     }
-                    replaced.withLock { $0.append((kept, renamedAt)) }
+                    replaced.update { $0.append((kept, renamedAt)) }
                     generation += 1
                 } else {
                     unlink(kept)
@@ -204,9 +201,9 @@ import Glibc
         let elapsed = ContinuousClock.now - started
         watcher.stop()
 
-        let output = WriterOutput(children.withLock { $0 })
+        let output = WriterOutput(children.value)
         let final = try Self.finalKeys(db)
-        let files = replaced.withLock { $0 }
+        let files = replaced.value
         var writtenAfterRename: [String] = []
         var inReplacedFile = Set<String>()
         for file in files {
@@ -251,7 +248,7 @@ import Glibc
     /// at the path), `unsynced` or `busy`: never `missing`.
     @Test(arguments: ["compact", "import --force"])
     func logWriterOpenedJustBeforeTheRenameNeverCommitsIntoTheReplacedFile(_ replacement: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
         let base = dir.file("base.lz4")
@@ -259,11 +256,11 @@ import Glibc
         try #require(export.status == 0, "export: \(export.stderr)")
         // One more session, so the file replaced has frames past the export.
         let more = try FirnRun.run(["commit-check", db, "more", "0.2", "0", "--log-pages", "\(Self.regionPages)"],
-                                   timeout: 60, executable: FirnRun.testkit)
+                                   timeout: 60, executable: BuiltProducts.testkit)
         try #require(more.status == 0 && !more.stdout.contains("missing") && !more.stdout.contains("error"), "\(more.stdout)")
         let go = dir.file("go")
-        let child = try Background(FirnRun.testkit, ["open-paused-commit", db, "paused", go, "--log-pages", "\(Self.regionPages)"])
-        let opened = child.firstLine(timeout: 60)
+        let child = try ChildProcess.testkit(["open-paused-commit", db, "paused", go, "--log-pages", "\(Self.regionPages)"])
+        let opened = child.readLine(timeout: .seconds(60))
         try #require(opened == "opened", "open-paused-commit said \(opened ?? "nothing")")
         let arguments = replacement == "compact"
             ? ["compact", db, "--lock-timeout", "0", "--no-progress"]
@@ -272,12 +269,12 @@ import Glibc
         #expect(replaced.status == 0 || replaced.status == 75, "\(replacement): exit \(replaced.status): \(replaced.stderr)")
         #expect(FileManager.default.createFile(atPath: go, contents: nil))
         var lines: [String] = []
-        while let line = child.firstLine(timeout: 60) { lines.append(line) }
+        while let line = child.readLine(timeout: .seconds(60)) { lines.append(line) }
         print("LogReplacementRaceTests.paused (\(replacement)): replacement exit \(replaced.status); the store: \(lines)")
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.hasPrefix("ack ") || $0.hasPrefix("unsynced ") || $0.hasPrefix("busy ") },
                 "after \(replacement) (exit \(replaced.status)) the store opened before it said: \(lines)")
-        #expect(child.wait(timeout: 30) == 0)
+        #expect(child.waitForExit(timeout: .seconds(30)) == 0)
         let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
     }
@@ -290,7 +287,7 @@ import Glibc
     /// whole by `firn dump`, exported and imported whole, and compacted in
     /// place whole, at its version; each result verifies.
     @Test func dumpExportImportAndCompactOfAFileWhoseCurrentVersionIsAFrame() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         var options = StoreOptions()
         options.commitLogPages = 16
@@ -341,94 +338,27 @@ import Glibc
     static func createLogDatabase(_ db: String) throws {
         try ReplacementRaceTests.createDatabase(db)
         let seed = try FirnRun.run(["commit-check", db, "seed", "0.3", "0", "--log-pages", "\(regionPages)"],
-                                   timeout: 60, executable: FirnRun.testkit)
+                                   timeout: 60, executable: BuiltProducts.testkit)
         try #require(seed.status == 0 && seed.stdout.contains("ack ") && !seed.stdout.contains("missing")
                      && !seed.stdout.contains("error"), "seeding the log: \(seed.stdout) \(seed.stderr)")
     }
 
     /// One `commit-check --log-pages` child per writer, each for `seconds`.
-    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord, into children: Shared<[WriterRun]>,
-                                scratch: String) -> [@Sendable () -> Void] {
+    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord,
+                                into children: Box<[WriterRun]>) -> [@Sendable () -> Void] {
         (0..<writers).map { writer in
             {
                 let prefix = "s\(writer)"
                 do {
-                    let run = try runChild(FirnRun.testkit, ["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
-                                                             "--log-pages", "\(regionPages)"],
-                                           timeout: Double(seconds) + 120, scratch: scratch)
-                    children.withLock { $0.append(WriterRun(prefix: prefix, run: run)) }
+                    let run = try FirnRun.run(["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
+                                               "--log-pages", "\(regionPages)"],
+                                              timeout: Double(seconds) + 120, executable: BuiltProducts.testkit)
+                    children.update { $0.append(WriterRun(prefix: prefix, run: run)) }
                 } catch {
                     record.fail("firn-testkit commit-check \(prefix): \(error)")
                 }
             }
         }
-    }
-
-    /// `ReplacementRaceTests.replace` through `runChild`: one in-place
-    /// replacement; true when it exited 0.
-    @discardableResult
-    static func replace(_ arguments: [String], what: String, record: RaceRecord, scratch: String) -> Bool {
-        do {
-            let result = try runChild(FirnRun.executable, arguments, timeout: 120, scratch: scratch)
-            switch (result.status, result.crashed || result.timedOut) {
-            case (0, false):
-                record.replaced()
-                return true
-            case (75, false):
-                record.refuseReplacement()
-            default:
-                record.fail("\(what): exit \(result.status)\(result.crashed ? " (crashed)" : "")"
-                            + "\(result.timedOut ? " (timed out)" : ""): \(result.stderr)", code: result.status)
-            }
-        } catch {
-            record.fail("\(what): \(error)")
-        }
-        return false
-    }
-
-    /// Runs a child to its end with stdout and stderr in files under
-    /// `scratch`, waited for on the calling thread. `FirnRun.run` reads
-    /// pipes on Dispatch's global queue and waits up to 10 s for those reads
-    /// after the child exits; in the whole `swift test`, other suites'
-    /// blocking reads can hold that queue's few threads, and an import loop
-    /// here managed one attempt in 12 s.
-    static func runChild(_ executable: String, _ arguments: [String], timeout: Double, scratch: String) throws -> FirnRun {
-        let name = "\(scratch)/child-\(UUID().uuidString)"
-        let outPath = name + ".out", errPath = name + ".err"
-        defer {
-            unlink(outPath)
-            unlink(errPath)
-        }
-        guard FileManager.default.createFile(atPath: outPath, contents: nil),
-              FileManager.default.createFile(atPath: errPath, contents: nil),
-              let out = FileHandle(forWritingAtPath: outPath), let err = FileHandle(forWritingAtPath: errPath) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: name])
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try? out.close()
-        try? err.close()
-        let deadline = Date().addingTimeInterval(timeout)
-        var timedOut = false
-        while process.isRunning {
-            if Date() > deadline {
-                timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(2_000)
-        }
-        process.waitUntilExit()
-        let stdout = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
-        let stderr = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
-        return FirnRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self),
-                       crashed: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
     }
 
     /// The keys of tree "sdk" in the final file, read through a store; and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The commit log and the toolkit (FORMAT.md 7, epoch entries): a frame
 /// version another process pins is read by `dump --version`, `verify
@@ -15,16 +16,16 @@ import Testing
     }
 
     /// `firn hold --kind frozen` in the background: the process and the version it pinned.
-    static func hold(_ db: String) throws -> (Background, UInt64) {
-        let hold = try Background(FirnRun.executable, ["hold", db, "--kind", "frozen", "--label", "app"])
-        let line = try #require(hold.firstLine())
+    static func hold(_ db: String) throws -> (ChildProcess, UInt64) {
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--kind", "frozen", "--label", "app"])
+        let line = try #require(hold.readLine())
         let version = try #require(line.split(separator: " ").dropFirst(2).first.flatMap { UInt64($0) }, "\(line)")
         return (hold, version)
     }
 
     /// `checkpointed` frames of "a" and a checkpoint, then `inLog` more
     /// frames, the last of them pinned by `hold`: a frame of the log.
-    static func pinnedFrame(_ db: String, checkpointed: Int, inLog: Int) throws -> (Background, UInt64) {
+    static func pinnedFrame(_ db: String, checkpointed: Int, inLog: Int) throws -> (ChildProcess, UInt64) {
         try load(db, "a", checkpointed)
         try checkpoint(db)
         try load(db, "b", inLog)
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func dumpAndVerifyReadAPinnedFrameAfterItsCheckpointLeftTheSlots() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         let (hold, version) = try Self.pinnedFrame(db, checkpointed: 20, inLog: 5)
         let before = try FirnRun.run(["dump", db, "--entries"]).stdout
@@ -67,8 +68,8 @@ import Testing
         #expect(try FirnRun.run(["import", snapshot, "-o", restored]).status == 0)
         #expect(try FirnRun.run(["dump", restored, "--entries"]).stdout == before)
 
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
         try Self.checkpoint(db)
         try Self.load(db, "d", 1)
         try Self.checkpoint(db)

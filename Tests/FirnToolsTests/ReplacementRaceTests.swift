@@ -6,6 +6,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Issue 7 §1: no process may ever commit into a file that has been replaced
 /// at its path. In-place replacement (`firn compact FILE`, `firn import
@@ -44,7 +45,7 @@ import Glibc
     /// Compaction keeps every entry, so the rule is simply: every entry of
     /// every load that exited 0 is in the final file.
     @Test func compactInPlaceNeverLosesAnAcknowledgedLoad() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createDatabase(db)
         let record = RaceRecord()
@@ -120,7 +121,7 @@ import Glibc
     /// tell a replaced file by comparing its descriptor with the path
     /// (device and inode), not by the old file's link count dropping to 0.
     @Test func importForceNeverLetsAWriterCommitIntoTheReplacedFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createDatabase(db)
         let base = dir.file("base.lz4")
@@ -129,7 +130,7 @@ import Glibc
         let watcher = try RenameWatcher(directory: dir.path, name: "race.firn")
         defer { watcher.stop() }
         let record = RaceRecord()
-        let replaced = Shared<[(path: String, renamedAt: UInt64)]>([])
+        let replaced = Box<[(path: String, renamedAt: UInt64)]>([])
         let deadline = ContinuousClock.now + .seconds(Self.importSeconds)
         // The imports stop a little before the writers, so that some loads
         // end up in the final file too.
@@ -151,7 +152,7 @@ import Glibc
                         record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
                         return
                     }
-                    replaced.withLock { $0.append((kept, renamedAt)) }
+                    replaced.update { $0.append((kept, renamedAt)) }
                     generation += 1
                 } else {
                     unlink(kept)
@@ -163,7 +164,7 @@ import Glibc
 
         try Self.loadAfterRace(db)
         let final = try Self.keysInFile(db)
-        let files = replaced.withLock { $0 }
+        let files = replaced.value
         var committedAfterRename: [String] = []
         // key → (file index, commit time of the version by version) per replaced file.
         var location: [String: Int] = [:]
@@ -238,14 +239,14 @@ import Glibc
     /// ms between transactions, as applications do: without gaps, three of
     /// them keep the database open all the time and nothing is ever replaced.
     @Test func storeOpenedAcrossAReplacementNeverCommitsIntoTheReplacedFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createDatabase(db)
         let base = dir.file("base.lz4")
         let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
         try #require(export.status == 0, "export: \(export.stderr)")
         let record = RaceRecord()
-        let children = Shared<[(prefix: String, run: FirnRun)]>([])
+        let children = Box<[(prefix: String, run: FirnRun)]>([])
         let seconds = Self.sdkSeconds
         let deadline = ContinuousClock.now + .seconds(seconds)
         let started = ContinuousClock.now
@@ -255,8 +256,8 @@ import Glibc
                 let prefix = "s\(writer)"
                 do {
                     let run = try FirnRun.run(["commit-check", db, prefix, "\(seconds)", "\(Self.sdkPauseMilliseconds)"],
-                                              timeout: Double(seconds) + 120, executable: FirnRun.testkit)
-                    children.withLock { $0.append((prefix, run)) }
+                                              timeout: Double(seconds) + 120, executable: BuiltProducts.testkit)
+                    children.update { $0.append((prefix, run)) }
                 } catch {
                     record.fail("firn-testkit commit-check \(prefix): \(error)")
                 }
@@ -275,7 +276,7 @@ import Glibc
         try Self.loadAfterRace(db)
         var acknowledged = 0, busy = 0
         var missing: [String] = [], errors: [String] = []
-        for (prefix, run) in children.withLock({ $0 }) {
+        for (prefix, run) in children.value {
             if run.status != 0 || run.crashed || run.timedOut {
                 errors.append("\(prefix): exit \(run.status)\(run.crashed ? " (crashed)" : "")\(run.timedOut ? " (timed out)" : ""): \(run.stderr)")
             }
@@ -311,15 +312,15 @@ import Glibc
     /// the replaced file, never report corruption.
     @Test(arguments: ["compact", "import --force"])
     func storeOpenedJustBeforeTheRenameNeverCommitsIntoTheReplacedFile(_ replacement: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createDatabase(db)
         let base = dir.file("base.lz4")
         let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
         try #require(export.status == 0, "export: \(export.stderr)")
         let go = dir.file("go")
-        let child = try Background(FirnRun.testkit, ["open-paused-commit", db, "paused", go])
-        let opened = child.firstLine(timeout: 60)
+        let child = try ChildProcess.testkit(["open-paused-commit", db, "paused", go])
+        let opened = child.readLine(timeout: .seconds(60))
         try #require(opened == "opened", "open-paused-commit said \(opened ?? "nothing")")
         let arguments = replacement == "compact"
             ? ["compact", db, "--lock-timeout", "0", "--no-progress"]
@@ -327,11 +328,11 @@ import Glibc
         let replaced = try FirnRun.run(arguments)
         #expect(replaced.status == 0 || replaced.status == 75, "\(replacement): exit \(replaced.status): \(replaced.stderr)")
         #expect(FileManager.default.createFile(atPath: go, contents: nil))
-        let line = child.firstLine(timeout: 60) ?? "nothing"
+        let line = child.readLine(timeout: .seconds(60)) ?? "nothing"
         print("ReplacementRaceTests.paused (\(replacement)): replacement exit \(replaced.status); the store: \(line)")
         #expect(line.hasPrefix("ack ") || line.hasPrefix("busy "),
                 "after \(replacement) (exit \(replaced.status)) the store opened before it said: \(line)")
-        #expect(child.wait(timeout: 30) == 0)
+        #expect(child.waitForExit(timeout: .seconds(30)) == 0)
     }
 
     // MARK: durations (calibrated on 2 cores against the unfixed engine)
@@ -530,18 +531,6 @@ final class RaceRecord: Sendable {
             s.failures.append(what)
             s.failureCodes[code, default: 0] += 1
         }
-    }
-}
-
-/// A value shared by the racing threads.
-final class Shared<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }
 

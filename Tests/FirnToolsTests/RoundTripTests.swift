@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// What `verify` accepts survives `dump --entries | load`, `compact` and
 /// `export`/`import` unchanged; what the writer API cannot produce (bad
@@ -16,7 +17,7 @@ import FirnTools
     /// Many trees with awkward names, keys at the limits, empty values and
     /// overflow values, built over several commits with churn (free and
     /// retired pages, a dropped and recreated tree).
-    static func awkwardDatabase(_ dir: Scratch) throws -> String {
+    static func awkwardDatabase(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("awkward.firn")
         let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
@@ -67,7 +68,7 @@ import FirnTools
     }
 
     @Test func aFileThatVerifiesCleanSurvivesLoadCompactAndExportImportByteForByte() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.awkwardDatabase(dir)
         try Self.expectClean(db)
         let before = try Self.entries(db)
@@ -117,7 +118,7 @@ import FirnTools
         let ordersRoot: UInt64
     }
 
-    static func sample(_ dir: Scratch) throws -> Sample {
+    static func sample(_ dir: TemporaryDirectory) throws -> Sample {
         let (db, layout) = try HostileInputTests.fixture(dir)
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         let orders = try #require(info.trees.first { $0.name == "orders" })
@@ -144,7 +145,7 @@ import FirnTools
     /// Every copying tool either fails loudly (65, one line, nothing
     /// written, the original untouched) or carries every entry through
     /// unchanged. With `failsNaming`, the tools must fail, naming that page.
-    static func expectNoSilentChange(_ db: String, _ dir: Scratch, failsNaming page: UInt64? = nil,
+    static func expectNoSilentChange(_ db: String, _ dir: TemporaryDirectory, failsNaming page: UInt64? = nil,
                                      sourceLocation: SourceLocation = #_sourceLocation) throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: db))
         let dump = try FirnRun.run(["dump", db, "--entries"], timeout: 60)
@@ -199,7 +200,7 @@ import FirnTools
     }
 
     @Test func aTreeNameThatIsNotUTF8IsAFindingAndNoToolRenamesIt() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.leafCells(sample.catalog)
@@ -214,7 +215,7 @@ import FirnTools
     }
 
     @Test func anEmptyTreeNameIsAFindingAndNoToolSkipsIt() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.leafCells(sample.catalog)
@@ -227,7 +228,7 @@ import FirnTools
     }
 
     @Test func aTreeNameLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.leafCells(sample.catalog)
@@ -240,7 +241,7 @@ import FirnTools
     }
 
     @Test func aKeyLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.leafCells(sample.ordersRoot)
@@ -255,7 +256,7 @@ import FirnTools
     }
 
     @Test func aBranchSeparatorLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.branchCells(sample.usersRoot)
@@ -270,7 +271,7 @@ import FirnTools
     }
 
     @Test func anInlineValueBeyondTheInlineLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.leafCells(sample.ordersRoot)

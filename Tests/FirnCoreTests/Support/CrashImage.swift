@@ -1,3 +1,4 @@
+import FirnTestSupport
 /// A database file as a power loss could leave it: built from the file's
 /// bytes before a recorded workload and the `RecordingIO` log of that
 /// workload, choosing for each operation whether it reached the disk.

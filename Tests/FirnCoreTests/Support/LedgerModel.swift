@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import FirnCore
+import FirnTestSupport
 
 /// The ledger workload of the crash tests and its model: 200 accounts whose
 /// balances always sum to the same total, plus "filler" values of varying

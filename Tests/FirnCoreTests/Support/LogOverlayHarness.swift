@@ -1,4 +1,5 @@
 @testable import FirnCore
+import FirnTestSupport
 
 /// Versions between checkpoints, made for tests without the commit path:
 /// a store's current version is the checkpoint, and each `commit` encodes a
