@@ -171,7 +171,7 @@ import FirnTestSupport
             let before = io.count
             try store.write { txn in
                 let tree = try #require(try txn.tree("kv"))
-                try tree.put(PinnedGrowthTests.record(Int(rng.next() % 3000)), Array(repeating: UInt8(i & 0xFF), count: 100))
+                try tree.put(ScatteredKeys.key(Int(rng.next() % 3000)), Array(repeating: UInt8(i & 0xFF), count: 100))
             }
             if i >= 500 { runCounts.append(Self.runs(io.operations[before...]).count) }
         }
@@ -201,7 +201,7 @@ import FirnTestSupport
             try store.write { txn in
                 let tree = try #require(try txn.tree("kv"))
                 for _ in 0..<(i % 7 == 0 ? 40 : 1) {
-                    let key = PinnedGrowthTests.record(Int(rng.next() % 2000))
+                    let key = ScatteredKeys.key(Int(rng.next() % 2000))
                     if rng.next() % 5 == 0 {
                         try tree.delete(key)
                         model[key] = nil

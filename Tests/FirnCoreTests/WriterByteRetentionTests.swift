@@ -34,16 +34,6 @@ import FirnTestSupport
         return store
     }
 
-    /// Polls `condition` until it holds, for at most `timeout`.
-    static func eventually(within timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            usleep(1_000)
-        }
-        return try condition()
-    }
-
     /// The writer state of `store`'s lock file, for a failure's message.
     static func describe(_ store: Store) -> String {
         guard let lock = store.lockFile else { return "no lock file" }
@@ -183,7 +173,7 @@ import FirnTestSupport
         _ = try Self.put(store, 0, .durable)
         let pending = try Self.put(store, 1, .deferred)
         // About 2 ms; the deadline is generous for a loaded machine.
-        #expect(try Self.eventually(within: .seconds(30)) { try Self.byteIsFree(path) })
+        #expect(try eventually(within: .seconds(30)) { try Self.byteIsFree(path) })
         #expect(store.lockFile?.writerPID == nil)
         #expect(try store.durableVersion < pending)
         // Kept again by the next commit, and let go again to a waiter.

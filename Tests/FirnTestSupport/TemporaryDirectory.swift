@@ -30,6 +30,21 @@ package final class TemporaryDirectory: @unchecked Sendable {
     /// The path of `name` inside the directory.
     package func file(_ name: String) -> String { path + "/" + name }
 
+    /// Runs `body` with the path of the database `name` in the directory
+    /// (written with `bytes` first, when given), then removes it and its
+    /// lock file: for the tests that make hundreds of files in one directory.
+    package func withDatabase<T>(_ name: String, bytes: [UInt8]? = nil, _ body: (String) throws -> T) throws -> T {
+        let path = file(name)
+        if let bytes, !FileManager.default.createFile(atPath: path, contents: Data(bytes)) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer {
+            unlink(path)
+            unlink(path + ".lock")
+        }
+        return try body(path)
+    }
+
     /// The names in the directory, sorted.
     package func entries() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
