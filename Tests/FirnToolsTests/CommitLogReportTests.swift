@@ -19,12 +19,6 @@ import FirnTestSupport
 /// from the slots alone, ignoring the log's durable version (1); `verify`
 /// without the fallback to the checkpoint (3: no report, only the error).
 @Suite struct CommitLogReportTests {
-    static func options() -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = 16
-        return options
-    }
-
     struct Written {
         var path: String
         /// The checkpoint's version: the region's epoch.
@@ -47,7 +41,7 @@ import FirnTestSupport
     /// open group's last version to other processes.
     static func write(_ dir: TemporaryDirectory, holding: Bool = false) throws -> Written {
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: options())
+        let store = try Store.open(path, options: .commitLog(pages: 16))
         defer { if !holding { store.close() } }
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let epoch = try store.currentVersion
@@ -193,7 +187,7 @@ import FirnTestSupport
     /// A whole, chained commit frame of exactly `payload`.
     static func appendFrame(_ path: String, payload: [UInt8], publish: Bool,
                             deferred: Bool = false) throws -> (version: UInt64, page: UInt64) {
-        let store = try Store.open(path, options: options())
+        let store = try Store.open(path, options: .commitLog(pages: 16))
         defer { store.close() }
         let record = try #require(try store.readSlots().slots.compactMap { try? $0.get() }.max { $0.version < $1.version })
         let region = try #require(record.logRegion)
@@ -217,7 +211,7 @@ import FirnTestSupport
     func aFrameThatCannotBeAppliedIsAFindingNamingItsPageAndVersion(_ published: Bool) throws {
         let dir = try TemporaryDirectory()
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: Self.options())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         for n in 1...3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [UInt8(n)]) } }
         let good = try store.currentVersion
@@ -260,7 +254,7 @@ import FirnTestSupport
     func aFrameWhoseOperationsBreakTheRulesIsADefect(_ kind: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: Self.options())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         try store.write { txn in try txn.tree("t")?.put([1], [1]) }
         let good = try store.currentVersion

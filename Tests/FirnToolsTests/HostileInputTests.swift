@@ -16,45 +16,6 @@ import FirnTestSupport
         ["dump", "--objects"], ["verify"], ["export", "-o", "-"],
     ]
 
-    struct Layout {
-        var usersRoot: UInt64
-        var usersLeaf: UInt64
-        var blobsRoot: UInt64
-        var overflow: UInt64
-        var space: UInt64
-        var catalog: UInt64
-    }
-
-    /// The sample database. Unless `keepPreviousSlot`, the slot of the
-    /// version before the current one is emptied (as in a packed file): with
-    /// it in place, damage to a page the last commit wrote is what a power
-    /// loss during that commit leaves, so the newest record is rejected and
-    /// the previous version opens clean (FORMAT.md 2.1) — these tests are
-    /// about damage `verify` must name.
-    static func fixture(_ dir: TemporaryDirectory, keepPreviousSlot: Bool = false) throws -> (String, Layout) {
-        let db = try dir.sampleDatabase()
-        try FileManager.default.removeItem(atPath: db + ".lock")
-        if !keepPreviousSlot {
-            var file = try FileSurgery(db)
-            file.zero(page: UInt64(1 - file.currentSlot))
-            try file.save()
-        }
-        let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
-        let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
-        func first(_ match: (PagesJSON.Page) -> Bool) throws -> UInt64 {
-            let found = pages.first(where: match)
-            return try #require(found).page
-        }
-        let layout = Layout(
-            usersRoot: try #require(info.trees.first { $0.name == "users" }).rootPage,
-            usersLeaf: try first { $0.tree == "users" && $0.type == "leaf" },
-            blobsRoot: try #require(info.trees.first { $0.name == "blobs" }).rootPage,
-            overflow: try first { $0.type == "overflow" },
-            space: try first { $0.tree == "(space)" },
-            catalog: try first { $0.tree == "(catalog)" })
-        return (db, layout)
-    }
-
     /// Runs every reader on `db`: each must end cleanly with one of `allowed`.
     static func expectNoCrash(_ db: String, allowed: Set<Int32> = [0, 65], _ context: String,
                               sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -78,7 +39,7 @@ import FirnTestSupport
     @Test(arguments: ["branch", "leaf", "overflow", "space", "catalog"])
     func aFlippedBitInEveryPageTypeIsNamedByVerify(_ kind: String) throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         let page = switch kind {
         case "branch": layout.usersRoot
         case "leaf": layout.usersLeaf
@@ -96,7 +57,7 @@ import FirnTestSupport
     @Test(arguments: [0, 1])
     func aFlippedBitInEachCommitSlotIsNamedByVerify(_ slot: Int) throws {
         let dir = try TemporaryDirectory()
-        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
+        let (db, _) = try dir.damageableSample(keepPreviousSlot: true)
         var file = try FileSurgery(db)
         file.flipBit(page: UInt64(slot), at: 20)
         try file.save()
@@ -112,7 +73,7 @@ import FirnTestSupport
 
     @Test func aZeroedPageIsNamedByVerify() throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         file.zero(page: layout.usersLeaf)
         try file.save()
@@ -122,7 +83,7 @@ import FirnTestSupport
 
     @Test func aBranchPointingAtItselfIsACycleNotAHang() throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         let root = layout.usersRoot
         let cell = file.cell(root, 1)
@@ -136,7 +97,7 @@ import FirnTestSupport
 
     @Test func twoBranchCellsSharingAChildAreCaught() throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         let root = layout.usersRoot
         let first = file.cell(root, 0), second = file.cell(root, 1)
@@ -152,7 +113,7 @@ import FirnTestSupport
 
     @Test func absurdCountsAndLengthsAreRefused() throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         let pristine = try FileSurgery(db)
 
         // A leaf claiming 65535 entries.
@@ -209,7 +170,7 @@ import FirnTestSupport
     /// rejected.
     @Test func aLostPageOfTheLastCommitIsARejectedRecordNotAFinding() throws {
         let dir = try TemporaryDirectory()
-        let (db, layout) = try Self.fixture(dir, keepPreviousSlot: true)
+        let (db, layout) = try dir.damageableSample(keepPreviousSlot: true)
         var file = try FileSurgery(db)
         let newest = file.u64(file.currentSlot * file.pageSize + 16)
         file.flipBit(page: layout.catalog, at: 2048)
@@ -229,7 +190,7 @@ import FirnTestSupport
 
     @Test func truncatedFilesAtSeveralLengths() throws {
         let dir = try TemporaryDirectory()
-        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
+        let (db, _) = try dir.damageableSample(keepPreviousSlot: true)
         let pristine = try Data(contentsOf: URL(fileURLWithPath: db))
         struct Logical: Decodable { let logicalBytes: Int }
         let logical = try FirnRun.run(["info", db, "--json"]).json(Logical.self).logicalBytes
@@ -246,7 +207,7 @@ import FirnTestSupport
 
     @Test func aGarbageLockFileIsReportedNotFatal() throws {
         let dir = try TemporaryDirectory()
-        let (db, _) = try Self.fixture(dir)
+        let (db, _) = try dir.damageableSample()
         try Data((0..<5000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: db + ".lock"))
         let verify = try FirnRun.run(["verify", db])
         #expect(verify.status == 0 && verify.stdout.contains("lock file: the lock file is not usable"))

@@ -127,7 +127,7 @@ import FirnTestSupport
     /// pages are refused before any page of a version is written.
     @Test func aLoadRefusesAFreeEntryNamingAPageTheCommitReplaces() throws {
         let dir = try TemporaryDirectory()
-        let small = try FormatRuleTests.small(dir)
+        let small = try dir.smallDatabase()
         let pages = try FirnRun.run(["dump", small.db, "--pages", "--json"]).json(PagesJSON.self).pages
         var file = try FileSurgery(small.db)
         let leaf = try #require(pages.first { $0.tree == "u" && $0.type == "leaf" && file.birth($0.page) < small.version }?.page)

@@ -53,6 +53,29 @@ import FirnTestSupport
         #expect(try Self.entries(db).stdout == before.stdout)
     }
 
+    /// `firn hold` on `db`, once it said it pinned a version.
+    static func hold(_ db: String) throws -> ChildProcess {
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
+        return hold
+    }
+
+    /// Raises the version `lock` publishes by `distance`: the new one.
+    static func publishBeyond(_ lock: String, by distance: UInt64) throws -> UInt64 {
+        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + distance
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        return beyond
+    }
+
+    /// `loadedDatabase`, its entries as `entries` shows them, its lock file
+    /// and the version the lock file publishes.
+    static func loadedAndPublished(_ dir: TemporaryDirectory) throws -> (db: String, before: FirnRun, lock: String, published: UInt64) {
+        let db = try loadedDatabase(dir)
+        let before = try entries(db)
+        let lock = db + ".lock"
+        return (db, before, lock, try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset))
+    }
+
     @Test func aLowerPublishedVersionNobodyHoldsDoesNotShowOldData() throws {
         let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
@@ -66,10 +89,7 @@ import FirnTestSupport
 
     @Test func aFlippedByteInThePublishedVersionNobodyHoldsIsIgnored() throws {
         let dir = try TemporaryDirectory()
-        let db = try Self.loadedDatabase(dir)
-        let before = try Self.entries(db)
-        let lock = db + ".lock"
-        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        let (db, before, lock, published) = try Self.loadedAndPublished(dir)
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published ^ 0x40)
         try Self.expectReadable(db, "flipped byte")
         #expect(try Self.entries(db).stdout == before.stdout)
@@ -102,10 +122,7 @@ import FirnTestSupport
     /// got, and no process holding it.
     @Test func versionsBeyondTheFileInALockFileNobodyHoldsAreNotTrusted() throws {
         let dir = try TemporaryDirectory()
-        let db = try Self.loadedDatabase(dir)
-        let before = try Self.entries(db)
-        let lock = db + ".lock"
-        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        let (db, before, lock, published) = try Self.loadedAndPublished(dir)
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published + 5)
         try LockBytes.write64(lock, at: LockFileLayout.durableVersionOffset, published + 5)
         try Self.expectReadable(db, "versions beyond the file")
@@ -136,11 +153,9 @@ import FirnTestSupport
         let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
-        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
-        try #require(hold.readLine() != nil)
+        let hold = try Self.hold(db)
         let lock = db + ".lock"
-        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 50
-        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        let beyond = try Self.publishBeyond(lock, by: 50)
         try Self.expectLockFileBlamed(db, published: beyond, "log file")
         // The holder is never reinitialized under: the lock file still says so.
         #expect(try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) == beyond)
@@ -157,8 +172,7 @@ import FirnTestSupport
     @Test func aLowerPublishedVersionWhileHeldLosesNoAcknowledgedCommit() throws {
         let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
-        try #require(hold.readLine() != nil)
+        let hold = try Self.hold(db)
         let lock = db + ".lock"
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, 1)
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
@@ -178,11 +192,9 @@ import FirnTestSupport
     @Test func aPublishedVersionBeyondAPageCommitFileWhileHeldIs75NamingTheLockFile() throws {
         let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
-        try #require(hold.readLine() != nil)
-        let lock = db + ".lock"
-        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 1
-        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        let hold = try Self.hold(db)
+        defer { withExtendedLifetime(hold) {} }  // held for the whole test
+        let beyond = try Self.publishBeyond(db + ".lock", by: 1)
         try Self.expectLockFileBlamed(db, published: beyond, "page commits")
     }
 
@@ -194,8 +206,8 @@ import FirnTestSupport
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
         try #require(load.status == 0, "\(load.stderr)")
         try #require(try FirnRun.run(["checkpoint", db]).status == 0)
-        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
-        try #require(hold.readLine() != nil)
+        let hold = try Self.hold(db)
+        defer { withExtendedLifetime(hold) {} }  // held for the whole test
         let published = try LockBytes.read64(db + ".lock", at: LockFileLayout.latestVersionOffset)
         try LockBytes.overwriteInPlace(db, with: backup)
         try Self.expectLockFileBlamed(db, published: published, "restored under a holder")
@@ -286,8 +298,7 @@ import FirnTestSupport
     @Test func holdInterruptedAfterItsLockFileWasTruncatedDoesNotCrash() throws {
         let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
-        try #require(hold.readLine() != nil)
+        let hold = try Self.hold(db)
         #expect(truncate(db + ".lock", 100) == 0)
         hold.kill(SIGINT)
         #expect(hold.waitForExit() == 65)

@@ -115,17 +115,12 @@ import FirnTestSupport
         let deadline = ContinuousClock.now + .seconds(Self.compactSeconds)
         let started = ContinuousClock.now
         runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children)
-            + (0..<ReplacementRaceTests.compactors).map { _ in {
-                while ContinuousClock.now < deadline {
-                    ReplacementRaceTests.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact", record: record)
-                }
-            } })
+                        + (0..<Race.compactors).map { _ in Race.loop("compact", db, until: deadline, record: record) })
         let elapsed = ContinuousClock.now - started
 
         let output = WriterOutput(children.value)
         let final = try Self.finalKeys(db)
         let lost = output.acknowledged.filter { !final.contains($0.key) }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("LogReplacementRaceTests.compact: \(elapsed): \(output.summary); \(lost.count) lost; "
               + "\(record.replacements) compactions, \(record.refusedReplacements) refused (75); "
               + "\(record.failures.count) failed processes \(record.failureCodes)")
@@ -133,7 +128,7 @@ import FirnTestSupport
         #expect(output.missing.isEmpty, "\(output.missing.count) commits went into a replaced file: \(output.missing.prefix(5))")
         #expect(output.errors.isEmpty, "\(output.errors.count) errors: \(output.errors.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys not in the final file: \(lost.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         // Whether the race was really run, through frames and checkpoints
         // alike, the caller checks (and runs it again if not).
         return Self.shortfall(replacements: record.replacements, of: "compactions", output: output)
@@ -165,9 +160,7 @@ import FirnTestSupport
         let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        let base = try Race.exportBase(db, in: dir)
         let watcher = try RenameWatcher(directory: dir.path, name: "race.firn")
         defer { watcher.stop() }
         let record = RaceRecord()
@@ -177,27 +170,9 @@ import FirnTestSupport
         // acknowledged keys end up in the final file too.
         let importDeadline = ContinuousClock.now + .seconds(Self.importSeconds - 2)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children) + [{
-            var generation = 0
-            while ContinuousClock.now < importDeadline {
-                let kept = dir.file("gen-\(generation).firn")
-                guard link(db, kept) == 0 else {
-                    record.fail("link \(db) → \(kept): errno \(errno)")
-                    return
-                }
-                let seen = watcher.count
-                if ReplacementRaceTests.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import", record: record) {
-                    guard let renamedAt = watcher.waitForRename(after: seen, timeout: 10) else {
-                        record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
-                        return
-                    }
-                    replaced.update { $0.append((kept, renamedAt)) }
-                    generation += 1
-                } else {
-                    unlink(kept)
-                }
-            }
-        }])
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children)
+                        + [Race.importGenerations(db, base: base, in: dir, watcher: watcher, until: importDeadline,
+                                                  record: record, into: replaced)])
         let elapsed = ContinuousClock.now - started
         watcher.stop()
 
@@ -218,7 +193,6 @@ import FirnTestSupport
         let survived = output.acknowledged.filter { final.contains($0.key) }.count
         let dropped = output.acknowledged.filter { !final.contains($0.key) && inReplacedFile.contains($0.key) }.count
         let lost = output.acknowledged.filter { !final.contains($0.key) && !inReplacedFile.contains($0.key) }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("LogReplacementRaceTests.import: \(elapsed): \(output.summary): \(survived) in the final file, "
               + "\(dropped) in a file an import replaced, \(lost.count) lost; \(record.replacements) imports, "
               + "\(record.refusedReplacements) refused (75); \(writtenAfterRename.count) replaced files written after "
@@ -228,7 +202,7 @@ import FirnTestSupport
         #expect(output.errors.isEmpty, "\(output.errors.count) errors: \(output.errors.prefix(5))")
         #expect(writtenAfterRename.isEmpty, "commits into replaced files: \(writtenAfterRename.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys lost: \(lost.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         // Whether the race was really run (through frames and checkpoints,
         // with keys in the final file and keys an import dropped), the
         // caller checks, and runs it again if not.
@@ -251,23 +225,13 @@ import FirnTestSupport
         let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        let base = try Race.exportBase(db, in: dir)
         // One more session, so the file replaced has frames past the export.
         let more = try FirnRun.run(["commit-check", db, "more", "0.2", "0", "--log-pages", "\(Self.regionPages)"],
                                    timeout: 60, executable: BuiltProducts.testkit)
         try #require(more.status == 0 && !more.stdout.contains("missing") && !more.stdout.contains("error"), "\(more.stdout)")
-        let go = dir.file("go")
-        let child = try ChildProcess.testkit(["open-paused-commit", db, "paused", go, "--log-pages", "\(Self.regionPages)"])
-        let opened = child.readLine(timeout: .seconds(60))
-        try #require(opened == "opened", "open-paused-commit said \(opened ?? "nothing")")
-        let arguments = replacement == "compact"
-            ? ["compact", db, "--lock-timeout", "0", "--no-progress"]
-            : ["import", base, "-o", db, "--force", "--no-progress"]
-        let replaced = try FirnRun.run(arguments)
-        #expect(replaced.status == 0 || replaced.status == 75, "\(replacement): exit \(replaced.status): \(replaced.stderr)")
-        #expect(FileManager.default.createFile(atPath: go, contents: nil))
+        let (child, replaced) = try Race.replacedWhilePaused(db, base: base, in: dir, by: replacement,
+                                                             options: ["--log-pages", "\(Self.regionPages)"])
         var lines: [String] = []
         while let line = child.readLine(timeout: .seconds(60)) { lines.append(line) }
         print("LogReplacementRaceTests.paused (\(replacement)): replacement exit \(replaced.status); the store: \(lines)")
@@ -275,8 +239,7 @@ import FirnTestSupport
         #expect(lines.allSatisfy { $0.hasPrefix("ack ") || $0.hasPrefix("unsynced ") || $0.hasPrefix("busy ") },
                 "after \(replacement) (exit \(replaced.status)) the store opened before it said: \(lines)")
         #expect(child.waitForExit(timeout: .seconds(30)) == 0)
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
     }
 
     // MARK: the tools on a version between checkpoints
@@ -333,10 +296,10 @@ import FirnTestSupport
 
     // MARK: helpers
 
-    /// `ReplacementRaceTests.createDatabase`, then a moment of log sessions,
+    /// `Race.createDatabase`, then a moment of log sessions,
     /// so the file has a region whose frames are past its checkpoint.
     static func createLogDatabase(_ db: String) throws {
-        try ReplacementRaceTests.createDatabase(db)
+        try Race.createDatabase(db)
         let seed = try FirnRun.run(["commit-check", db, "seed", "0.3", "0", "--log-pages", "\(regionPages)"],
                                    timeout: 60, executable: BuiltProducts.testkit)
         try #require(seed.status == 0 && seed.stdout.contains("ack ") && !seed.stdout.contains("missing")
@@ -346,19 +309,8 @@ import FirnTestSupport
     /// One `commit-check --log-pages` child per writer, each for `seconds`.
     static func writerProcesses(db: String, seconds: Int64, record: RaceRecord,
                                 into children: Box<[WriterRun]>) -> [@Sendable () -> Void] {
-        (0..<writers).map { writer in
-            {
-                let prefix = "s\(writer)"
-                do {
-                    let run = try FirnRun.run(["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
-                                               "--log-pages", "\(regionPages)"],
-                                              timeout: Double(seconds) + 120, executable: BuiltProducts.testkit)
-                    children.update { $0.append(WriterRun(prefix: prefix, run: run)) }
-                } catch {
-                    record.fail("firn-testkit commit-check \(prefix): \(error)")
-                }
-            }
-        }
+        Race.commitCheckers(db, count: writers, seconds: seconds, pauseMilliseconds: pauseMilliseconds,
+                            options: ["--log-pages", "\(regionPages)"], record: record, into: children)
     }
 
     /// The keys of tree "sdk" in the final file, read through a store; and
@@ -373,41 +325,16 @@ import FirnTestSupport
     }
 
     /// The keys of tree "sdk" as `firn dump --entries` shows them.
-    static func keysInFile(_ db: String) throws -> Set<String> {
-        let dump = try FirnRun.run(["dump", db, "--entries", "--tree", "sdk", "--no-progress"], timeout: 120)
-        try #require(dump.status == 0, "dump \(db): exit \(dump.status): \(dump.stderr)")
-        var keys = Set<String>()
-        for line in dump.stdout.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[1].count >= 2 else { continue }
-            keys.insert(String(fields[1].dropFirst().dropLast()))
-        }
-        return keys
-    }
+    static func keysInFile(_ db: String) throws -> Set<String> { try Race.keysInFile(db, tree: "sdk") }
 
     /// The keys of tree "sdk" in the current version, read through a store
     /// (a cursor, which merges the log's frames over their checkpoint).
     static func keysThroughStore(_ db: String) throws -> Set<String> {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(db, options: options)
+        let store = try Store.open(db, options: .readOnlyExisting)
         defer { store.close() }
         let snapshot = try store.snapshot(label: "log replacement race check")
         defer { snapshot.close() }
-        return try keys(of: snapshot)
-    }
-
-    static func keys(of snapshot: Snapshot) throws -> Set<String> {
-        var keys = Set<String>()
-        guard let tree = try snapshot.tree("sdk") else { return keys }
-        let cursor = tree.cursor()
-        try cursor.first()
-        while cursor.isValid {
-            keys.insert(String(decoding: try cursor.key ?? [], as: UTF8.self))
-            try cursor.next()
-        }
-        return keys
+        return Set(try Race.keys(of: snapshot, tree: "sdk"))
     }
 
     /// A replaced file (kept by its hard link; nobody has it open and it has
@@ -415,10 +342,7 @@ import FirnTestSupport
     /// time anything was committed into it — either slot's record, and
     /// every frame in the regions they name, whether or not a sync followed.
     static func inspectReplacedFile(_ path: String) throws -> (keys: Set<String>, newestTime: UInt64, newestWhat: String) {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(path, options: options)
+        let store = try Store.open(path, options: .readOnlyExisting)
         defer { store.close() }
         var newest: (time: UInt64, what: String) = (0, "nothing")
         for case let .success(record) in try store.readSlots().slots {
@@ -429,14 +353,8 @@ import FirnTestSupport
         }
         let snapshot = try store.snapshot(label: "log replacement race check")
         defer { snapshot.close() }
-        return (try keys(of: snapshot), newest.time, newest.what)
+        return (Set(try Race.keys(of: snapshot, tree: "sdk")), newest.time, newest.what)
     }
-}
-
-/// One `commit-check` child's run.
-struct WriterRun: Sendable {
-    let prefix: String
-    let run: FirnRun
 }
 
 /// What the `commit-check --log-pages` children said, parsed.
@@ -458,8 +376,7 @@ struct WriterOutput {
         for child in runs {
             let run = child.run
             if run.status != 0 || run.crashed || run.timedOut {
-                errors.append("\(child.prefix): exit \(run.status)\(run.crashed ? " (crashed)" : "")"
-                              + "\(run.timedOut ? " (timed out)" : ""): \(run.stderr)")
+                errors.append("\(child.prefix): \(run.exit): \(run.stderr)")
             }
             for line in run.stdout.split(separator: "\n") {
                 let fields = line.split(separator: " ")

@@ -119,7 +119,7 @@ import FirnTestSupport
     }
 
     static func sample(_ dir: TemporaryDirectory) throws -> Sample {
-        let (db, layout) = try HostileInputTests.fixture(dir)
+        let (db, layout) = try dir.damageableSample()
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         let orders = try #require(info.trees.first { $0.name == "orders" })
         #expect(orders.depth == 1)
@@ -202,12 +202,9 @@ import FirnTestSupport
     @Test func aTreeNameThatIsNotUTF8IsAFindingAndNoToolRenamesIt() throws {
         let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[2].key = [0x75, 0xFF, 0x65, 0x72, 0x73]  // "u\xFFers": still after "orders"
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[2].key = [0x75, 0xFF, 0x65, 0x72, 0x73]  // "u\xFFers": still after "orders"
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "not valid UTF-8", "x75ff657273"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
         let info = try FirnRun.run(["info", sample.db])
@@ -217,12 +214,9 @@ import FirnTestSupport
     @Test func anEmptyTreeNameIsAFindingAndNoToolSkipsIt() throws {
         let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[0].key = []  // "blobs" becomes ""
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[0].key = []  // "blobs" becomes ""
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "tree name is empty"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
     }
@@ -230,12 +224,9 @@ import FirnTestSupport
     @Test func aTreeNameLongerThanTheKeyLimitIsAFinding() throws {
         let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[2].key = Self.bytes("users") + [UInt8](repeating: 0x78, count: 1100)
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[2].key = Self.bytes("users") + [UInt8](repeating: 0x78, count: 1100)
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "longer than the key limit of 1024"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
     }
@@ -243,13 +234,11 @@ import FirnTestSupport
     @Test func aKeyLongerThanTheKeyLimitIsAFinding() throws {
         let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.ordersRoot)
-        let last = cells.count - 1
-        cells[last].key += [UInt8](repeating: 0x7A, count: 1100)
-        file.writeLeaf(sample.ordersRoot, cells)
-        file.resealChain(sample.ordersRoot, parents: [sample.catalog])
-        try file.save()
+        var last = 0
+        try FileSurgery.rewriteLeaf(sample.db, sample.ordersRoot, parents: [sample.catalog]) { cells in
+            last = cells.count - 1
+            cells[last].key += [UInt8](repeating: 0x7A, count: 1100)
+        }
         try Self.expectFinding(sample.db, page: sample.ordersRoot, ["limit:", "key \(last) is longer than the key limit",
                                                                     "found 1110 bytes"])
         try Self.expectNoSilentChange(sample.db, dir)
@@ -273,12 +262,9 @@ import FirnTestSupport
     @Test func anInlineValueBeyondTheInlineLimitIsAFinding() throws {
         let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.ordersRoot)
-        cells[3] = .inline(cells[3].key, [UInt8](repeating: 0x55, count: 1400))
-        file.writeLeaf(sample.ordersRoot, cells)
-        file.resealChain(sample.ordersRoot, parents: [sample.catalog])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.ordersRoot, parents: [sample.catalog]) { cells in
+            cells[3] = .inline(cells[3].key, [UInt8](repeating: 0x55, count: 1400))
+        }
         try Self.expectFinding(sample.db, page: sample.ordersRoot, ["limit:", "leaf cell 3", "breaks the inline limit"])
         try Self.expectNoSilentChange(sample.db, dir)
     }

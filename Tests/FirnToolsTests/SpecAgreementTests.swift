@@ -47,7 +47,7 @@ import FirnTestSupport
     /// children first, meet a damaged one and silently fall back a version.
     @Test func theOpenTimeCheckDoesNotWalkBelowAPageThatBreaksARule() throws {
         let dir = try TemporaryDirectory()
-        let small = try FormatRuleTests.small(dir)
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         let cells = file.branchCells(small.u)
         // The leaf the last commit rewrote (born in the current version), not the last child.

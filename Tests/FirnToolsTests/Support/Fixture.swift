@@ -55,13 +55,8 @@ extension TemporaryDirectory {
 /// JSON shapes the tests decode (a subset of each report's keys).
 struct InfoJSON: Decodable {
     struct Tree: Decodable { let name: String; let entries: UInt64; let depth: Int; let rootPage: UInt64 }
-    let formatVersion: Int
-    let pageSize: Int
-    let currentVersion: UInt64
-    let fileBytes: UInt64
-    let liveBytes: UInt64
-    let freeBytes: UInt64
-    let pinnedBytes: UInt64
+    let formatVersion, pageSize: Int
+    let currentVersion, fileBytes, liveBytes, freeBytes, pinnedBytes: UInt64
     let trees: [Tree]
     let pins: Int
     let pinned: Bool
