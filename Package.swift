@@ -37,12 +37,15 @@ let package = Package(
         ),
         // Child-process driver for the multi-process, kill and power-loss tests.
         .executableTarget(name: "firn-testkit", dependencies: ["FirnCore"]),
-        .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "firn-testkit"]),
+        // What the three test targets share: a temporary directory, a seeded
+        // generator, child processes and the built products they run.
+        .target(name: "FirnTestSupport", dependencies: ["FirnCore"], path: "Tests/FirnTestSupport"),
+        .testTarget(name: "FirnCoreTests", dependencies: ["FirnCore", "FirnTestSupport", "firn-testkit"]),
         // An app's main.swift on the SDK (top-level code is main-actor code),
         // run by the SDK tests that must see it as an app does.
         .executableTarget(name: "firn-sdk-client", dependencies: ["Firn"]),
-        .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore", "firn-sdk-client"]),
+        .testTarget(name: "FirnTests", dependencies: ["Firn", "FirnCore", "FirnTestSupport", "firn-sdk-client"]),
         // Firn: the object tests write files with the SDK, then read them with the built `firn`.
-        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "Firn", "firn", "firn-testkit"]),
+        .testTarget(name: "FirnToolsTests", dependencies: ["FirnTools", "Firn", "FirnTestSupport", "firn", "firn-testkit"]),
     ]
 )

@@ -40,24 +40,18 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
             }
             options.wrapIO = { DyingIO($0, dieAfter: dieAfter, countingRecordsOnly: true) }
         }
-        let store = try Store.open(arguments[0], options: options)
-        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
-        var pinned: Snapshot? = nil
-        var commits = 0, renewPinAt = 0
+        let store = try openLoop(arguments[0], options)
+        var pin = RenewedPin(label: "group-loop")
         while true {
-            if commits >= renewPinAt {
-                pinned?.close()
-                pinned = try store.snapshot(label: "group-loop")
-                renewPinAt = commits + 1 + Int(rng.next() % 12)
-            }
+            try pin.renewIfDue(store, &rng)
             let txn = try store.beginWriteBlocking()
             try GroupFormat.stage(txn)
             let durable = syncEvery > 0 && rng.next() % 9 == 0
             let version = try txn.commit(durability: durable ? .durable : .deferred)
             writeLine("\(durable ? "D" : "c") \(version)")
-            commits += 1
-            if syncEvery > 0 && commits % syncEvery == 0 {
+            pin.committed()
+            if syncEvery > 0 && pin.commits % syncEvery == 0 {
                 writeLine("d \(try store.sync())")
             }
         }
@@ -95,9 +89,8 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
         options.create = false
         // Groups of page commits (FORMAT.md 8.1); the log's are `log-loop`'s.
         options.commitLogPages = 0
-        let store = try Store.open(arguments[0], options: options)
-        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
+        let store = try openLoop(arguments[0], options)
         while true {
             usleep(UInt32(rng.next() % 8_000))
             writeLine("d \(try store.sync())")

@@ -11,50 +11,43 @@ let lockCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // lock-pin DBPATH VERSION LABEL SECONDS: claims a `read` pin on VERSION.
     "lock-pin": { arguments in
         guard arguments.count == 4, let version = UInt64(arguments[1]), let seconds = Double(arguments[3]) else {
-            return usage("lock-pin DBPATH VERSION LABEL SECONDS")
+            return usageError("lock-pin DBPATH VERSION LABEL SECONDS")
         }
-        let lock = try LockFile.open(databasePath: arguments[0])
-        let slot = try lock.claimPin(version: version, kind: .read, label: arguments[2])
-        announceReady()
-        hold(seconds)
-        lock.releasePin(slot)
-        lock.close()
-        return 0
+        return try holdLock(arguments[0], for: seconds) { lock in
+            let slot = try lock.claimPin(version: version, kind: .read, label: arguments[2])
+            return { lock.releasePin(slot) }
+        }
     },
     // lock-writer DBPATH SECONDS: holds the writer lock.
     "lock-writer": { arguments in
         guard arguments.count == 2, let seconds = Double(arguments[1]) else {
-            return usage("lock-writer DBPATH SECONDS")
+            return usageError("lock-writer DBPATH SECONDS")
         }
-        let lock = try LockFile.open(databasePath: arguments[0])
-        // Generous: tests start it while another process keeps the lock
-        // and let it go later, on a machine the whole suite loads.
-        let lease = try lock.lockWriter(timeout: .seconds(60))
-        announceReady()
-        hold(seconds)
-        lock.unlockWriter(lease)
-        lock.close()
-        return 0
+        return try holdLock(arguments[0], for: seconds) { lock in
+            // Generous: tests start it while another process keeps the lock
+            // and let it go later, on a machine the whole suite loads.
+            let lease = try lock.lockWriter(timeout: .seconds(60))
+            return { lock.unlockWriter(lease) }
+        }
     },
     // lock-session DBPATH SECONDS: holds the database open (a session).
     "lock-session": { arguments in
         guard arguments.count == 2, let seconds = Double(arguments[1]) else {
-            return usage("lock-session DBPATH SECONDS")
+            return usageError("lock-session DBPATH SECONDS")
         }
-        let lock = try LockFile.open(databasePath: arguments[0])
-        announceReady()
-        hold(seconds)
-        lock.close()
-        return 0
+        return try holdLock(arguments[0], for: seconds) { _ in {} }
     },
 ]
 
-private func usage(_ text: String) -> Int32 {
-    FileHandleStderr.write("usage: firn-testkit \(text)\n")
-    return 64
+/// Opens `DBPATH.lock`, takes what `take` takes, prints "ready", holds it
+/// for `seconds`, lets it go (the closure `take` returned) and closes the
+/// lock file.
+private func holdLock(_ path: String, for seconds: Double, _ take: (LockFile) throws -> () -> Void) throws -> Int32 {
+    let lock = try LockFile.open(databasePath: path)
+    let release = try take(lock)
+    writeLine("ready")
+    sleepSeconds(seconds)
+    release()
+    lock.close()
+    return 0
 }
-
-/// Writes "ready\n" straight to fd 1 (no stdio buffering to flush).
-private func announceReady() { writeLine("ready") }
-
-private func hold(_ seconds: Double) { sleepSeconds(seconds) }

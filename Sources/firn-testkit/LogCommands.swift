@@ -46,17 +46,11 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
             guard let dieAfter = Int(arguments[3].dropFirst(records ? 1 : 0)), dieAfter > 0 else { return usageError(usage) }
             options.wrapIO = { DyingIO($0, dieAfter: dieAfter, countingRecordsOnly: records) }
         }
-        let store = try Store.open(arguments[0], options: options)
-        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
-        var pinned: Snapshot? = nil
-        var commits = 0, renewPinAt = 0
+        let store = try openLoop(arguments[0], options)
+        var pin = RenewedPin(label: "log-loop")
         while true {
-            if commits >= renewPinAt {
-                pinned?.close()
-                pinned = try store.snapshot(label: "log-loop")
-                renewPinAt = commits + 1 + Int(rng.next() % 12)
-            }
+            try pin.renewIfDue(store, &rng)
             let durableNow = try store.durableVersion
             if durableNow < (try store.currentVersion) && rng.next() % 4 == 0 {
                 let synced = try store.sync()
@@ -71,7 +65,7 @@ let logCommands: [String: @Sendable ([String]) throws -> Int32] = [
             let durable = rng.next() % 3 == 0
             let version = try txn.commit(durability: durable ? .durable : .deferred)
             writeLine("\(durable ? "D" : "c") \(version) \(try store.durableVersion)")
-            commits += 1
+            pin.committed()
         }
     },
 ]

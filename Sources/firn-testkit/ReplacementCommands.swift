@@ -48,14 +48,7 @@ let replacementCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // Exits 0 unless it cannot run at all.
     "commit-check": { arguments in
         let usage = "commit-check DBPATH PREFIX SECONDS PAUSE_MS [--log-pages N]"
-        var logPages: UInt32 = 0
-        var positional = arguments
-        if positional.count == 6, positional[4] == "--log-pages" {
-            guard let pages = UInt32(positional[5]), pages > 0 else { return usageError(usage) }
-            logPages = pages
-            positional.removeLast(2)
-        }
-        guard positional.count == 4, let seconds = Double(positional[2]), seconds.isFinite, seconds >= 0,
+        guard case let (positional, logPages)? = takingLogPages(arguments, withOption: 6), positional.count == 4, let seconds = Double(positional[2]), seconds.isFinite, seconds >= 0,
               let pause = UInt32(positional[3]) else {
             return usageError(usage)
         }
@@ -87,14 +80,9 @@ let replacementCommands: [String: @Sendable ([String]) throws -> Int32] = [
     // (keys "KEY-I"), and its lines.
     "open-paused-commit": { arguments in
         let usage = "open-paused-commit DBPATH KEY GOFILE [--log-pages N]"
-        var logPages: UInt32 = 0
-        var positional = arguments
-        if positional.count == 5, positional[3] == "--log-pages" {
-            guard let pages = UInt32(positional[4]), pages > 0 else { return usageError(usage) }
-            logPages = pages
-            positional.removeLast(2)
+        guard case let (positional, logPages)? = takingLogPages(arguments, withOption: 5), positional.count == 3 else {
+            return usageError(usage)
         }
-        guard positional.count == 3 else { return usageError(usage) }
         let goFile = positional[2]
         let paused = Atomic<Bool>(false)
         let pause: @Sendable (any FileIO) -> any FileIO = { io in
@@ -147,26 +135,7 @@ private func commitAndReadBack(path: String, key: String,
     } catch {
         return failureLine(error)
     }
-    // Still open: our session is held, so nobody may have replaced the file
-    // since our commit, and it was the file at the path when we committed.
-    var readOptions = StoreOptions()
-    readOptions.create = false
-    readOptions.readOnly = true
-    do {
-        let reader = try Store.open(path, options: readOptions)
-        defer { reader.close() }
-        let snapshot = try reader.snapshot(label: "commit-check")
-        defer { snapshot.close() }
-        guard let value = try snapshot.tree("sdk")?.get(Array(key.utf8))?.array else {
-            return "missing \(key) \(version) the file at the path is at version \(snapshot.version) without the key"
-        }
-        guard value == Array("value \(key)".utf8) else {
-            return "missing \(key) \(version) the file at the path holds another value for the key"
-        }
-        return "ack \(key) \(version)"
-    } catch {
-        return "missing \(key) \(version) reading the path back failed: \(oneLine(error))"
-    }
+    return readBack(path, [Written(key: key, value: Array("value \(key)".utf8), version: version, kind: nil)])[0]
 }
 
 /// One attempt of `commit-check --log-pages`: a session of a few log
@@ -183,13 +152,7 @@ private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UI
     let store: Store
     do { store = try Store.open(path, options: options) } catch { return [failureLine(error)] }
     defer { store.close() }
-    struct Committed {
-        let key: String
-        let value: [UInt8]
-        let version: UInt64
-        let checkpoint: Bool
-    }
-    var committed: [Committed] = []
+    var committed: [Written] = []
     /// The newest version a durable commit or `sync()` of this session made durable.
     var durable: UInt64 = 0
     var lines: [String] = []
@@ -215,7 +178,7 @@ private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UI
             }
             // A checkpoint writes a commit record of its version; a frame does not.
             let checkpoint = try store.readSlots().record(version: version) != nil
-            committed.append(Committed(key: key, value: value, version: version, checkpoint: checkpoint))
+            committed.append(Written(key: key, value: value, version: version, kind: checkpoint ? "checkpoint" : "frame"))
             if !deferred || checkpoint { durable = version }
         }
         if let last = committed.last, durable < last.version, Int.random(in: 0..<4) != 0 {
@@ -227,18 +190,35 @@ private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UI
     let acknowledged = committed.filter { $0.version <= durable }
     for entry in committed where entry.version > durable { lines.append("unsynced \(entry.key) \(entry.version)") }
     guard !acknowledged.isEmpty else { return lines }
-    // Still open: our session is held, so nobody may have replaced the file
-    // since our commits, and it was the file at the path when we committed.
+    return lines + readBack(path, acknowledged)
+}
+
+/// A commit to read back, and the kind `ack` names after its version
+/// (`frame` or `checkpoint`; nil: none).
+private struct Written {
+    let key: String
+    let value: [UInt8]
+    let version: UInt64
+    let kind: String?
+}
+
+/// Reads `written` back through the path, with a read-only store, while
+/// this process's session is still open: nobody may have replaced the file
+/// since the commits, and it was the file at the path when they were made.
+/// A line each: `ack`, or `missing` and why; when reading fails, `missing`
+/// for every commit.
+private func readBack(_ path: String, _ written: [Written]) -> [String] {
     var readOptions = StoreOptions()
     readOptions.create = false
     readOptions.readOnly = true
+    var lines: [String] = []
     do {
         let reader = try Store.open(path, options: readOptions)
         defer { reader.close() }
         let snapshot = try reader.snapshot(label: "commit-check")
         defer { snapshot.close() }
         let tree = try snapshot.tree("sdk")
-        for entry in acknowledged {
+        for entry in written {
             guard let value = try tree?.get(Array(entry.key.utf8))?.array else {
                 lines.append("missing \(entry.key) \(entry.version) the file at the path is at version \(snapshot.version) without the key")
                 continue
@@ -247,10 +227,10 @@ private func logSessionAndReadBack(path: String, keyPrefix: String, logPages: UI
                 lines.append("missing \(entry.key) \(entry.version) the file at the path holds another value for the key")
                 continue
             }
-            lines.append("ack \(entry.key) \(entry.version) \(entry.checkpoint ? "checkpoint" : "frame")")
+            lines.append("ack \(entry.key) \(entry.version)" + (entry.kind.map { " " + $0 } ?? ""))
         }
     } catch {
-        for entry in acknowledged {
+        for entry in written {
             lines.append("missing \(entry.key) \(entry.version) reading the path back failed: \(oneLine(error))")
         }
     }

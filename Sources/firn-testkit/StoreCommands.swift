@@ -24,19 +24,11 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
         options.durability = .full
         // Page commits: the log's kill test is `log-loop`.
         options.commitLogPages = 0
-        let store = try Store.open(arguments[0], options: options)
-        writeLine("ready")
         var rng = TestkitGenerator(state: seed)
-        // A snapshot pinned across a few commits at a time: a kill leaves its
-        // pin behind for the next writer to find dead and release.
-        var pinned: Snapshot? = nil
-        var commits = 0, renewPinAt = 0
+        let store = try openLoop(arguments[0], options)
+        var pin = RenewedPin(label: "commit-loop")
         while true {
-            if commits >= renewPinAt {
-                pinned?.close()
-                pinned = try store.snapshot(label: "commit-loop")
-                renewPinAt = commits + 1 + Int(rng.next() % 12)
-            }
+            try pin.renewIfDue(store, &rng)
             let txn = try store.beginWriteBlocking()
             guard let accounts = try txn.tree(LedgerFormat.accountsTree, create: false),
                   let filler = try txn.tree(LedgerFormat.fillerTree) else {
@@ -52,7 +44,7 @@ let storeCommands: [String: @Sendable ([String]) throws -> Int32] = [
             try LedgerFormat.changeFiller(filler, times: Int(rng.next() % 4), rng: &rng)
             let version = try txn.commit()
             writeLine("\(version)")
-            commits += 1
+            pin.committed()
         }
     },
 ]

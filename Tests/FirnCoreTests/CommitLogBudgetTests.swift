@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The commit log's entry budget (`CheckpointPolicy.entryBudget`): how many
 /// entries the frames since a checkpoint may carry before the next commit

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A process following a log another appends to (`LogChain`): each version
 /// wanted is read once its frame is whole, reads exactly as the writer's
@@ -48,7 +49,7 @@ import Testing
 
     static func setup(pages: UInt64 = 32) throws -> Setup {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: CommitLogOverlayTests.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let geometry = harness.store.geometry
         let io = SharedRegionIO(bytes: Int(pages) * geometry.pageSize, regionOffset: 500 * geometry.pageSize)
         let region = LogRegion(startPage: 500, pageCount: pages, epoch: harness.checkpoint.version, seed: 0x5EED)
@@ -74,13 +75,13 @@ import Testing
             let base = try #require(try Self.snapshot(setup, version))
             let changes = LogChangeSet(base: base)
             for _ in 0..<(1 + rng.below(6)) {
-                let tree = CommitLogOverlayTests.trees[Int(rng.below(UInt64(CommitLogOverlayTests.trees.count)))]
+                let tree = LogOverlayHarness.trees[Int(rng.below(UInt64(LogOverlayHarness.trees.count)))]
                 if rng.chance(1, in: 10) {
                     if try changes.createTree(tree) { model[tree] = [:] }
                     continue
                 }
                 guard model[tree] != nil else { continue }
-                let key = CommitLogOverlayTests.key(&rng), value = CommitLogOverlayTests.value(&rng)
+                let key = LogOverlayHarness.key(&rng), value = LogOverlayHarness.value(&rng)
                 _ = try withBytes(key) { (k) throws(FirnError) in try withBytes(value) { (v) throws(FirnError) in try changes.put(tree, k, v) } }
                 model[tree]?[key] = value
             }
@@ -94,7 +95,7 @@ import Testing
         for (version, model) in models.sorted(by: { $0.key < $1.key }) {
             let snapshot = try #require(try Self.snapshot(setup, version))
             #expect(snapshot.version == version)
-            try CommitLogOverlayTests.expectReads(snapshot, model, &rng)
+            try LogOverlayHarness.expectReads(snapshot, model, &rng)
         }
         #expect(try Self.snapshot(setup, setup.region.epoch - 1) == nil)
     }
@@ -102,7 +103,7 @@ import Testing
     @Test func aFrameStillBeingWrittenIsReadOnceWhole() throws {
         let setup = try Self.setup()
         let first = try setup.appender.appendCommit(
-            payload: CommitLogFormatTests.payload([.put(tree: "a", key: [1], value: [1]), .count(tree: "a", entries: 41)]),
+            payload: Payloads.encode([.put(tree: "a", key: [1], value: [1]), .count(tree: "a", entries: 41)]),
             deferred: false, timestampNanoseconds: 1)
         // The next frame written into a copy, then half of it copied in: torn.
         let scratch = SharedRegionIO(bytes: setup.io.buffer.count, regionOffset: setup.io.regionOffset)
@@ -111,7 +112,7 @@ import Testing
             io: scratch, region: setup.region, geometry: setup.harness.store.geometry,
             scan: LogScan.scan(setup.region, bytes: scratch.bytes, geometry: setup.harness.store.geometry), acceptOpenGroup: true))
         let second = try next.appendCommit(
-            payload: CommitLogFormatTests.payload([.put(tree: "b", key: [2], value: [UInt8](repeating: 7, count: 6000)),
+            payload: Payloads.encode([.put(tree: "b", key: [2], value: [UInt8](repeating: 7, count: 6000)),
                                                     .count(tree: "b", entries: 26)]),
             deferred: false, timestampNanoseconds: 2)
         let pageSize = setup.harness.store.geometry.pageSize
@@ -134,10 +135,10 @@ import Testing
     @Test func aFrameNoWriterMakesIsCorruptNamingItsPage() throws {
         let setup = try Self.setup()
         try setup.appender.appendCommit(
-            payload: CommitLogFormatTests.payload([.put(tree: "a", key: [1], value: [1]), .count(tree: "a", entries: 41)]),
+            payload: Payloads.encode([.put(tree: "a", key: [1], value: [1]), .count(tree: "a", entries: 41)]),
             deferred: false, timestampNanoseconds: 1)
         let bad = try setup.appender.appendCommit(
-            payload: CommitLogFormatTests.payload([.put(tree: "missing", key: [1], value: [1]), .count(tree: "missing", entries: 1)]),
+            payload: Payloads.encode([.put(tree: "missing", key: [1], value: [1]), .count(tree: "missing", entries: 1)]),
             deferred: false, timestampNanoseconds: 1)
         #expect {
             try Self.snapshot(setup, bad)

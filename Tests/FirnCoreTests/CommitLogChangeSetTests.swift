@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A write transaction's changes as the commit log carries them
 /// (`LogChangeSet`): while the transaction runs, every read sees its own
@@ -7,7 +8,7 @@ import Testing
 /// reads exactly as the transaction left things.
 @Suite struct CommitLogChangeSetTests {
     typealias Model = LogOverlayHarness.Model
-    static let trees = CommitLogOverlayTests.trees
+    static let trees = LogOverlayHarness.trees
 
     /// Every read of the change set against `model`.
     static func expectReads(_ changes: LogChangeSet, _ model: Model, base: Model, owner: AnyObject, _ context: String) throws {
@@ -60,10 +61,10 @@ import Testing
 
     @Test(arguments: [11, 12, 13]) func transactionsReadTheirChangesAndTheirFramesReadAlike(seed: UInt64) throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: CommitLogOverlayTests.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         var rng = SeededGenerator(seed: seed)
         // Some frames first, so transactions build on log versions too.
-        for _ in 0..<3 { try harness.commit(CommitLogOverlayTests.randomChanges(&rng)) }
+        for _ in 0..<3 { try harness.commit(LogOverlayHarness.randomChanges(&rng)) }
         for transaction in 0..<12 {
             let base = harness.snapshot(harness.overlay)
             let changes = LogChangeSet(base: base)
@@ -80,13 +81,13 @@ import Testing
                     if model[tree] == nil { model[tree] = [:] }
                 case 3...7:
                     guard model[tree] != nil else { continue }
-                    let key = CommitLogOverlayTests.key(&rng)
+                    let key = LogOverlayHarness.key(&rng)
                     let removed = try key.withUnsafeBytes { (k) throws(FirnError) in try changes.delete(tree, k) }
                     #expect(removed == (model[tree]?[key] != nil))
                     model[tree]?[key] = nil
                 default:
                     guard model[tree] != nil else { continue }
-                    let key = CommitLogOverlayTests.key(&rng), value = CommitLogOverlayTests.value(&rng)
+                    let key = LogOverlayHarness.key(&rng), value = LogOverlayHarness.value(&rng)
                     let added = try withBytes(key) { (k) throws(FirnError) in
                         try withBytes(value) { (v) throws(FirnError) in try changes.put(tree, k, v) }
                     }
@@ -97,13 +98,13 @@ import Testing
             }
             try Self.expectReads(changes, model, base: harness.model, owner: base, "txn \(transaction) at its end")
             let (_, snapshot) = try harness.commit(payload: changes.payload(), model: model)
-            try CommitLogOverlayTests.expectReads(snapshot, model, &rng)
+            try LogOverlayHarness.expectReads(snapshot, model, &rng)
         }
     }
 
     @Test func aTransactionThatChangesNothingHasAnEmptyPayload() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: CommitLogOverlayTests.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let changes = LogChangeSet(base: harness.snapshot(harness.overlay))
         #expect(try !changes.dropTree("missing"))
         #expect(try [9].withUnsafeBytes { (k) throws(FirnError) in try changes.delete("a", k) } == false)
@@ -113,7 +114,7 @@ import Testing
 
     @Test func dropThenCreateEncodesBothAndHidesTheBase() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: CommitLogOverlayTests.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let changes = LogChangeSet(base: harness.snapshot(harness.overlay))
         try changes.dropTree("a")
         try changes.createTree("a")
@@ -135,6 +136,6 @@ import Testing
         model["a"] = [[1]: [2]]
         let (_, snapshot) = try harness.commit(payload: changes.payload(), model: model)
         var rng = SeededGenerator(seed: 1)
-        try CommitLogOverlayTests.expectReads(snapshot, model, &rng)
+        try LogOverlayHarness.expectReads(snapshot, model, &rng)
     }
 }

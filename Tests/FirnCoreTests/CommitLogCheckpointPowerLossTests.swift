@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss while committing through the commit log, across checkpoints
 /// (FORMAT.md 8.2; `CommitLogPowerLossTests` covers one region's frames, not
@@ -81,47 +82,6 @@ import Testing
         ProcessInfo.processInfo.environment["FIRN_CRASH_SEED"].flatMap { UInt64($0) } ?? 0x10_60_5E_ED
     }
 
-    static func options(pages: UInt32) -> StoreOptions {
-        var options = StoreOptions()
-        options.create = false
-        options.commitLogPages = pages
-        return options
-    }
-
-    /// Stages a ledger transfer and `fillers` filler changes with sizes
-    /// from `sizes`, in `txn` and in `contents`.
-    static func stage(_ txn: WriteTransaction, _ contents: inout Contents, _ rng: inout SeededGenerator,
-                      fillers: Int, sizes: [Int]) throws {
-        typealias L = LedgerModel
-        guard let accounts = try txn.tree(L.accountsTree, create: false), let filler = try txn.tree(L.fillerTree) else {
-            throw LedgerFailure("the accounts tree is missing")
-        }
-        if contents[L.fillerTree] == nil { contents[L.fillerTree] = [:] }
-        let from = rng.below(L.accountCount)
-        let to = (from + 1 + rng.below(L.accountCount - 1)) % L.accountCount
-        guard let fromBalance = contents[L.accountsTree]?[L.accountKey(from)].flatMap(L.balance),
-              let toBalance = contents[L.accountsTree]?[L.accountKey(to)].flatMap(L.balance) else {
-            throw LedgerFailure("the model lost account \(from) or \(to)")
-        }
-        let amount = fromBalance == 0 ? 0 : 1 + rng.below(fromBalance)
-        for (n, balance) in [(from, fromBalance - amount), (to, toBalance + amount)] {
-            let value = L.accountValue(n, balance: balance)
-            try accounts.put(L.accountKey(n), value)
-            contents[L.accountsTree]?[L.accountKey(n)] = value
-        }
-        for _ in 0..<fillers {
-            let key = L.fillerKey(rng.below(L.fillerKeyCount))
-            if rng.chance(1, in: 4) {
-                try filler.delete(key)
-                contents[L.fillerTree]?[key] = nil
-            } else {
-                let value = L.fillerValue(size: sizes[Int(rng.below(UInt64(sizes.count)))], salt: UInt32(truncatingIfNeeded: rng.next()))
-                try filler.put(key, value)
-                contents[L.fillerTree]?[key] = value
-            }
-        }
-    }
-
     static func newestRecord(_ store: Store) throws -> CommitRecord? {
         try CommitSlots.read(store.io).newest
     }
@@ -130,16 +90,12 @@ import Testing
     /// `commitLogPages` = `pages`.
     static func record(in dir: TemporaryDirectory, seed: UInt64, pages: UInt32, steps: Int) throws -> Recording {
         let path = dir.file("recorded.firn")
-        let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
-        let base = try PowerLossTests.readFile(path)
-        var options = Self.options(pages: pages)
-        options.wrapIO = { RecordingIO($0) }
-        let store = try Store.open(path, options: options)
+        let ledger = try RecordedLedger(path: path, options: StoreOptions.commitLog(pages: pages, create: false))
+        let (store, recorder, baseVersion) = (ledger.store, ledger.recorder, ledger.baseVersion)
         defer { store.close() }
-        let recorder = try #require(store.io as? RecordingIO)
         var rng = SeededGenerator(seed: seed)
-        var contents = baseContents
-        var all: [UInt64: Contents] = [baseVersion: baseContents]
+        var contents = ledger.baseContents
+        var all: [UInt64: Contents] = [baseVersion: contents]
         var calls: [Call] = []
         var pinned: (Snapshot, UInt64)? = nil
         for step in 0..<steps {
@@ -151,7 +107,7 @@ import Testing
                 // too, through the epoch entry once its checkpoint has left
                 // the slots (FORMAT.md 7): the crash images below are taken
                 // with that entry and the region it keeps in the file.
-                let other = try Store.open(path, options: Self.options(pages: pages))
+                let other = try Store.open(path, options: StoreOptions.commitLog(pages: pages, create: false))
                 let seen = try other.snapshot(version: version, label: "another process")
                 #expect(try LedgerModel.same(StoreInspection.read(seen), #require(all[version])),
                         "another store reads v\(version) differently")
@@ -200,12 +156,12 @@ import Testing
                 var working = contents
                 // Filling the region: frames of about 2 KiB, which fill it in a few steps.
                 switch fillingRegion ? 100 : groupingPastBudget ? 101 : scripted ? 0 : rng.below(20) {
-                case 100: try Self.stage(txn, &working, &rng, fillers: 2, sizes: [850])
-                case 101: try Self.stage(txn, &working, &rng, fillers: 6, sizes: [0, 40])
-                case 0..<8: try Self.stage(txn, &working, &rng, fillers: 0, sizes: [])
-                case 8..<15: try Self.stage(txn, &working, &rng, fillers: 1 + Int(rng.below(2)), sizes: [0, 40, 700, 2000])
-                case 15..<18: try Self.stage(txn, &working, &rng, fillers: 1 + Int(rng.below(3)), sizes: LedgerModel.fillerSizes)
-                default: try Self.stage(txn, &working, &rng, fillers: 8 + Int(rng.below(6)), sizes: LedgerModel.fillerSizes)
+                case 100: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 2, sizes: [850])
+                case 101: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 6, sizes: [0, 40])
+                case 0..<8: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 0, sizes: [])
+                case 8..<15: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 1 + Int(rng.below(2)), sizes: [0, 40, 700, 2000])
+                case 15..<18: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 1 + Int(rng.below(3)), sizes: LedgerModel.fillerSizes)
+                default: try LedgerModel.stageTransfer(txn, &working, &rng, fillers: 8 + Int(rng.below(6)), sizes: LedgerModel.fillerSizes)
                 }
                 version = try txn.commit(durability: kind == .durableCommit ? .durable : .deferred)
                 contents = working
@@ -217,7 +173,7 @@ import Testing
                               firstIndex: first, lastIndex: recorder.count - 1, checkpoint: checkpoint, pastBudget: pastBudget))
         }
         pinned?.0.close()
-        return Recording(base: base, baseVersion: baseVersion, log: recorder.operations, calls: calls, contents: all, pages: pages)
+        return Recording(base: ledger.base, baseVersion: baseVersion, log: recorder.operations, calls: calls, contents: all, pages: pages)
     }
 
     /// Writes `image` to a fresh file in `dir` and opens it as a first
@@ -226,17 +182,16 @@ import Testing
     /// after recording an issue.
     static func check(_ image: CrashImage, _ recording: Recording, crash: Int, in dir: TemporaryDirectory, name: String,
                       continueWith: SeededGenerator?, label: @autoclosure () -> String) throws -> Result<UInt64, Failure> {
-        let path = dir.file(name)
-        guard FileManager.default.createFile(atPath: path, contents: Data(image.bytes)) else {
-            throw LedgerFailure("cannot write \(path)")
+        try dir.withDatabase(name, bytes: image.bytes) { path in
+            try check(path, recording, crash: crash, continueWith: continueWith, label: label())
         }
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
-        }
+    }
+
+    static func check(_ path: String, _ recording: Recording, crash: Int, continueWith: SeededGenerator?,
+                      label: @autoclosure () -> String) throws -> Result<UInt64, Failure> {
         var store: Store
         do {
-            store = try Store.open(path, options: Self.options(pages: recording.pages))
+            store = try Store.open(path, options: StoreOptions.commitLog(pages: recording.pages, create: false))
         } catch {
             return .failure(Failure(kind: "open", message: "\(label()): does not open: \(error)"))
         }
@@ -295,7 +250,7 @@ import Testing
             } else {
                 let txn = try store.beginWriteBlocking()
                 var working = contents
-                try Self.stage(txn, &working, &rng, fillers: step == 3 ? 1 : 0, sizes: [40, 700])
+                try LedgerModel.stageTransfer(txn, &working, &rng, fillers: step == 3 ? 1 : 0, sizes: [40, 700])
                 let committed = try txn.commit(durability: step == 2 ? .durable : .deferred)
                 contents = working
                 // A deferred commit that had to checkpoint is durable too.
@@ -312,7 +267,7 @@ import Testing
         }
         store.close()
         unlink(path + ".lock")
-        store = try Store.open(path, options: Self.options(pages: pages))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: pages, create: false))
         let reopened = try StoreInspection.inspect(store)
         guard reopened.problems.isEmpty, reopened.version == durableVersion, LedgerModel.same(reopened.contents, durableContents) else {
             let difference = StoreInspection.difference(reopened.contents, durableContents)
@@ -336,7 +291,7 @@ import Testing
             var lists: [[CrashImage.Fate]] = [[]]
             for index in ops {
                 var choices: [CrashImage.Fate] = [.applied, .dropped]
-                if let torn = SingleSyncCommitTests.torn(log[index], &rng) { choices.append(torn) }
+                if let torn = CrashImage.tornFate(log[index], &rng) { choices.append(torn) }
                 lists = lists.flatMap { list in choices.map { list + [$0] } }
             }
             return lists
@@ -383,7 +338,7 @@ import Testing
             if doubt.count > 4 {
                 for index in doubt {
                     variants.append(("op \(index) dropped", crash, [index: .dropped], false))
-                    if let torn = SingleSyncCommitTests.torn(log[index], &rng) {
+                    if let torn = CrashImage.tornFate(log[index], &rng) {
                         variants.append(("op \(index) torn", crash, [index: torn], false))
                     }
                 }
@@ -472,7 +427,7 @@ import Testing
     @Test func theCommitAfterARejectedCheckpointIsReadAsItselfNotAsTheRejectedRecord() throws {
         let dir = try TemporaryDirectory(prefix: "firn-log-rejected", inMemory: true)
         let path = dir.file("rejected.firn")
-        var store = try Store.open(path, options: { var o = Self.options(pages: 8); o.create = true; return o }())
+        var store = try Store.open(path, options: { var o = StoreOptions.commitLog(pages: 8, create: false); o.create = true; return o }())
         try store.write { txn in try txn.tree("t")?.put([1], [1]) }
         let checkpoint = try store.currentVersion
         #expect(try Self.newestRecord(store)?.logRegion != nil, "the first commit checkpoints")
@@ -490,7 +445,7 @@ import Testing
         try handle.write(contentsOf: Data([0xFF, 0xEE, 0xDD]))
         try handle.close()
 
-        store = try Store.open(path, options: Self.options(pages: 8))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 8, create: false))
         #expect(store.openCheck.rejected?.version == lost.version)
         #expect(try store.currentVersion == checkpoint)
         // The next commit, version = the rejected record's.
@@ -505,7 +460,7 @@ import Testing
         snapshot.close()
         store.close()
         unlink(path + ".lock")
-        store = try Store.open(path, options: Self.options(pages: 8))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 8, create: false))
         defer { store.close() }
         let reopenedVersion = try store.currentVersion
         #expect(reopenedVersion == next)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Process kills while committing through the commit log (FORMAT.md 8.2).
 /// A child (`firn-testkit log-loop`) runs the ledger workload with
@@ -43,15 +44,8 @@ import Testing
     /// big-endian), value = the child's seed (u64 little-endian).
     static let markerTree = "acks"
 
-    static func options(pages: UInt32) -> StoreOptions {
-        var options = StoreOptions()
-        options.create = false
-        options.commitLogPages = pages
-        return options
-    }
-
     /// One line of a child: "D V DUR", "c V DUR" or "s V DUR".
-    enum Line: Equatable {
+    enum Line: Equatable, TranscriptLine {
         case durableCommit(UInt64, durable: UInt64)
         case deferred(UInt64, durable: UInt64)
         case synced(UInt64, durable: UInt64)
@@ -78,60 +72,17 @@ import Testing
             case let .durableCommit(_, d), let .deferred(_, d), let .synced(_, d): return d
             }
         }
-    }
 
-    /// The lines of one child, in order; malformed ones kept apart.
-    struct Transcript {
-        var lines: [Line] = []
-        var malformed: [String] = []
-
-        mutating func add(_ text: String) {
-            if let line = Line(text) { lines.append(line) } else { malformed.append(text) }
-        }
-
-        /// Versions whose commit returned, in order.
-        var commits: [UInt64] {
-            lines.compactMap { line in
-                switch line {
-                case let .durableCommit(v, _), let .deferred(v, _): return v
-                case .synced: return nil
-                }
+        var committed: UInt64? {
+            switch self {
+            case let .durableCommit(v, _), let .deferred(v, _): return v
+            case .synced: return nil
             }
         }
-
-        /// The highest version acknowledged durable: the durable version
-        /// read after a call returned.
-        var durable: UInt64 { lines.map(\.durable).max() ?? 0 }
-
-        /// The last version a call returned.
-        var last: UInt64? { lines.last?.version }
-
-        /// Calls numbered on from `start`: each commit one past the version
-        /// before, each sync at it or one past it (a checkpoint), durable
-        /// versions never going back and never past the latest; what is
-        /// wrong otherwise.
-        func problems(startingAfter start: UInt64) -> [String] {
-            var problems = malformed.map { "unexpected output \"\($0)\"" }
-            var last = start, durable = start
-            for line in lines {
-                switch line {
-                case let .durableCommit(v, d):
-                    if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
-                    if d != v { problems.append("a durable commit of v\(v) returned with the durable version at v\(d)") }
-                case let .deferred(v, d):
-                    if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
-                    if d > v { problems.append("a deferred commit of v\(v) returned with the durable version at v\(d)") }
-                case let .synced(v, d):
-                    if v != last && v != last + 1 { problems.append("sync() returned v\(v) after v\(last)") }
-                    if d != v { problems.append("sync() returned v\(v) with the durable version at v\(d)") }
-                }
-                if line.durable < durable { problems.append("the durable version went back from v\(durable) to v\(line.durable)") }
-                last = line.version
-                durable = max(durable, line.durable)
-            }
-            return problems
-        }
     }
+
+    typealias Transcript = ChildTranscript<Line>
+
 
     /// What a reopened store holds at its current version.
     struct Reopened {
@@ -178,7 +129,7 @@ import Testing
 
     /// Opens `path` as a first opener and inspects its current version.
     static func reopen(_ path: String, pages: UInt32, lastStarted: UInt64) throws -> Reopened {
-        let store = try Store.open(path, options: options(pages: pages))
+        let store = try Store.open(path, options: .commitLog(pages: pages, create: false))
         defer { store.close() }
         var problems: [String] = []
         let version = try store.currentVersion
@@ -241,7 +192,7 @@ import Testing
     static func runChild(path: String, seed childSeed: UInt64, pages: UInt32, death: Death, _ label: String) throws -> Transcript? {
         var arguments = ["log-loop", path, "\(childSeed)", "\(pages)"]
         if case let .killsItself(after) = death { arguments.append(after) }
-        guard let child = try GroupedCrashKillTests.start(arguments, label) else { return nil }
+        guard let child = try ChildProcess.readyTestkit(arguments, label) else { return nil }
         var transcript = Transcript()
         let deadline: ContinuousClock.Instant
         var wanted = Int.max
@@ -394,7 +345,7 @@ import Testing
         let path = dir.file("log-kill-open.firn")
         _ = try LedgerModel.createStore(at: path)
         let pages: UInt32 = 8
-        let survivor = try Store.open(path, options: Self.options(pages: pages))
+        let survivor = try Store.open(path, options: StoreOptions.commitLog(pages: pages, create: false))
         var current = try survivor.currentVersion
         var rng = SeededGenerator(seed: Self.seed ^ 0x0B5E)
         let started = ContinuousClock.now
@@ -474,7 +425,7 @@ import Testing
             history = afterMarkers
             current = synced
         }
-        let other = try Store.open(path, options: Self.options(pages: pages))
+        let other = try Store.open(path, options: StoreOptions.commitLog(pages: pages, create: false))
         let read = try other.snapshot(version: pinned.version, label: "another process")
         #expect(try StoreInspection.read(read) == pinnedContents,
                 "v\(pinned.version), pinned across \(rounds) kills, reads differently in another store")
@@ -494,5 +445,40 @@ import Testing
               + "\(deferredLost) kills took deferred commits the child kept in memory; seed \(Self.seed); \(elapsed)")
         #expect(rounds >= 10)
         #expect(unpublished > 0, "no kill left a frame or checkpoint past the published version")
+    }
+}
+
+extension ChildTranscript where Line == CommitLogCrashKillTests.Line {
+    /// The highest version acknowledged durable: the durable version
+    /// read after a call returned.
+    var durable: UInt64 { lines.map(\.durable).max() ?? 0 }
+
+    /// The last version a call returned.
+    var last: UInt64? { lines.last?.version }
+
+    /// Calls numbered on from `start`: each commit one past the version
+    /// before, each sync at it or one past it (a checkpoint), durable
+    /// versions never going back and never past the latest; what is
+    /// wrong otherwise.
+    func problems(startingAfter start: UInt64) -> [String] {
+        var problems = malformed.map { "unexpected output \"\($0)\"" }
+        var last = start, durable = start
+        for line in lines {
+            switch line {
+            case let .durableCommit(v, d):
+                if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
+                if d != v { problems.append("a durable commit of v\(v) returned with the durable version at v\(d)") }
+            case let .deferred(v, d):
+                if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
+                if d > v { problems.append("a deferred commit of v\(v) returned with the durable version at v\(d)") }
+            case let .synced(v, d):
+                if v != last && v != last + 1 { problems.append("sync() returned v\(v) after v\(last)") }
+                if d != v { problems.append("sync() returned v\(v) with the durable version at v\(d)") }
+            }
+            if line.durable < durable { problems.append("the durable version went back from v\(durable) to v\(line.durable)") }
+            last = line.version
+            durable = max(durable, line.durable)
+        }
+        return problems
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The commit log's frames and payloads (docs/COMMIT-PATH.md, "The commit
 /// log"): every field a reader takes from the file is checked, and each
@@ -39,14 +40,6 @@ import Testing
             bytes.withUnsafeBytes { LogScan.scan(CommitLogFormatTests.region, bytes: $0, geometry: CommitLogFormatTests.geometry) }
         }
     }
-
-    static func payload(_ operations: [LogOperation]) -> [UInt8] {
-        var builder = LogPayload.Builder()
-        for operation in operations { builder.append(operation) }
-        return builder.bytes
-    }
-
-    static let samplePayload = payload([.put(tree: "t", key: [1], value: [2, 3])])
 
     // MARK: headers
 
@@ -148,10 +141,10 @@ import Testing
             .put(tree: "a", key: [UInt8](repeating: 7, count: Self.geometry.maxKeyLength), value: [UInt8](repeating: 1, count: 70_000)),
             .count(tree: "a", entries: 3), .count(tree: "b", entries: UInt64.max),
         ]
-        let bytes = Self.payload(operations)
+        let bytes = Payloads.encode(operations)
         #expect(bytes.withUnsafeBytes { LogPayload.operations($0, geometry: Self.geometry) } == .success(operations))
         // A tree is named once for consecutive operations on it.
-        let two = Self.payload([.put(tree: "tree", key: [1], value: []), .delete(tree: "tree", key: [2])])
+        let two = Payloads.encode([.put(tree: "tree", key: [1], value: []), .delete(tree: "tree", key: [2])])
         #expect(two.count == 1 + 2 + 4 + (1 + 2 + 1 + 4) + (1 + 2 + 1))
     }
 
@@ -185,9 +178,9 @@ import Testing
 
     @Test func scanAcceptsAChainAndTracksDurability() {
         var image = RegionImage()
-        image.add(version: 41, payload: Self.samplePayload)
-        image.add(version: 42, deferred: true, payload: Self.samplePayload)
-        image.add(version: 43, deferred: true, payload: [UInt8](repeating: 0, count: 0) + Self.payload([.dropTree("t")]))
+        image.add(version: 41, payload: Payloads.sample)
+        image.add(version: 42, deferred: true, payload: Payloads.sample)
+        image.add(version: 43, deferred: true, payload: [UInt8](repeating: 0, count: 0) + Payloads.encode([.dropTree("t")]))
         var scan = image.scan()
         #expect(scan.frames.map(\.header.version) == [41, 42, 43])
         #expect(scan.newestVersion == 43)
@@ -202,8 +195,8 @@ import Testing
         // A seal ends its page: nothing is written into it again.
         #expect(scan.nextOffset == 8192)
         // A large payload spans pages; the next frame follows it.
-        image.add(version: 44, payload: Self.payload([.put(tree: "t", key: [1], value: [UInt8](repeating: 3, count: 9000))]))
-        image.add(version: 45, payload: Self.samplePayload)
+        image.add(version: 44, payload: Payloads.encode([.put(tree: "t", key: [1], value: [UInt8](repeating: 3, count: 9000))]))
+        image.add(version: 45, payload: Payloads.sample)
         scan = image.scan()
         #expect(scan.frames.map(\.offset) == [0, 4096, 4224, 4352, 8192, 20480])
         #expect(scan.durableVersion == 45)
@@ -223,11 +216,11 @@ import Testing
         func writes() -> [(offset: UInt64, count: Int)] {
             recording.operations.compactMap { if case let .write(offset, bytes) = $0 { (offset, bytes.count) } else { nil } }
         }
-        let frame = LogFrameHeader.size + Self.samplePayload.count
+        let frame = LogFrameHeader.size + Payloads.sample.count
         let appender = LogAppender.fresh(io: recording, region: Self.region, geometry: geometry)
-        try appender.appendCommit(payload: Self.samplePayload, deferred: false, timestampNanoseconds: 1)
-        try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 2)
-        try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 3)
+        try appender.appendCommit(payload: Payloads.sample, deferred: false, timestampNanoseconds: 1)
+        try appender.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 2)
+        try appender.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 3)
         try appender.seal(timestampNanoseconds: 4)
         #expect(writes().map(\.offset) == [0, 4096, 4224, 4352])
         #expect(writes().map(\.count) == [4096, 4096, frame, LogFrameHeader.size])
@@ -240,8 +233,8 @@ import Testing
         let before = writes().count
         let resumed = try #require(LogAppender.resume(io: recording, region: Self.region, geometry: geometry, scan: scan,
                                                       acceptOpenGroup: false))
-        try resumed.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 5)
-        try resumed.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 6)
+        try resumed.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 5)
+        try resumed.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 6)
         #expect(writes().dropFirst(before).map(\.count) == [4096, frame])
         scan = memory.bytes.withUnsafeBytes { LogScan.scan(Self.region, bytes: $0, geometry: geometry) }
         #expect(scan.frames.map(\.header.version) == [41, 42, 43, 43, 44, 45])
@@ -258,7 +251,7 @@ import Testing
 
     @Test func aFullRegionEndsTheScan() {
         var image = RegionImage()
-        for version in UInt64(41)...56 { image.add(version: version, payload: Self.samplePayload) }
+        for version in UInt64(41)...56 { image.add(version: version, payload: Payloads.sample) }
         let scan = image.scan()
         #expect(scan.frames.count == 16)
         #expect(scan.end == .full)
@@ -286,8 +279,8 @@ import Testing
         ]
         for (name, edit, expected) in headerCases {
             var image = RegionImage()
-            image.add(version: 41, payload: Self.samplePayload)
-            image.add(version: 42, payload: Self.samplePayload, edit: edit)
+            image.add(version: 41, payload: Payloads.sample)
+            image.add(version: 42, payload: Payloads.sample, edit: edit)
             let scan = image.scan()
             #expect(scan.frames.map(\.header.version) == [41], "\(name)")
             #expect(scan.durableVersion == 41 && scan.newestVersion == 41, "\(name)")
@@ -304,7 +297,7 @@ import Testing
         // A seal with no open group, or naming another version.
         for (deferred, sealVersion) in [(false, UInt64(41)), (true, 40), (true, 42)] {
             var image = RegionImage()
-            image.add(version: 41, deferred: deferred, payload: Self.samplePayload)
+            image.add(version: 41, deferred: deferred, payload: Payloads.sample)
             image.add(version: sealVersion, kind: .seal)
             guard case .damaged(deferred ? 128 : 4096, _) = image.scan().end else {
                 Issue.record("seal of \(sealVersion) after a commit (deferred \(deferred)) was accepted")
@@ -313,7 +306,7 @@ import Testing
         }
         // Garbage where the next frame would start is foreign: appending is safe.
         image = RegionImage()
-        image.add(version: 41, payload: Self.samplePayload)
+        image.add(version: 41, payload: Payloads.sample)
         image.bytes[4096 + 5] = 0xAB
         #expect(image.scan().end == .foreign(offset: 4096))
         #expect(image.scan().end.allowsAppend)
@@ -327,20 +320,20 @@ import Testing
         defer { io.close() }
         let region = LogRegion(startPage: 3, pageCount: 8, epoch: 100, seed: 77)
         let appender = LogAppender.fresh(io: io, region: region, geometry: Self.geometry)
-        #expect(try appender.appendCommit(payload: Self.samplePayload, deferred: false, timestampNanoseconds: 1) == 101)
-        #expect(try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 2) == 102)
+        #expect(try appender.appendCommit(payload: Payloads.sample, deferred: false, timestampNanoseconds: 1) == 101)
+        #expect(try appender.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 2) == 102)
         #expect(appender.durableVersion == 101 && appender.newestVersion == 102)
         try appender.seal(timestampNanoseconds: 3)
         #expect(appender.durableVersion == 102)
         try appender.seal(timestampNanoseconds: 4)  // nothing open: no frame
         // Six pages from page 2: the region's last.
-        let big = Self.payload([.put(tree: "t", key: [], value: [UInt8](repeating: 1, count: 5 * 4096))])
+        let big = Payloads.encode([.put(tree: "t", key: [], value: [UInt8](repeating: 1, count: 5 * 4096))])
         #expect(appender.fits(payloadLength: big.count))
         try appender.appendCommit(payload: big, deferred: false, timestampNanoseconds: 5)
-        #expect(!appender.fits(payloadLength: Self.samplePayload.count))
-        #expect(throws: FirnError.self) { try appender.appendCommit(payload: Self.samplePayload, deferred: false, timestampNanoseconds: 6) }
+        #expect(!appender.fits(payloadLength: Payloads.sample.count))
+        #expect(throws: FirnError.self) { try appender.appendCommit(payload: Payloads.sample, deferred: false, timestampNanoseconds: 6) }
         #expect(throws: FirnError.self) {
-            try appender.appendCommit(payload: Self.samplePayload, deferred: true, timestampNanoseconds: 6)
+            try appender.appendCommit(payload: Payloads.sample, deferred: true, timestampNanoseconds: 6)
         }
 
         var bytes = [UInt8](repeating: 0, count: 8 * 4096)
@@ -354,15 +347,15 @@ import Testing
 
     @Test func resumeRefusesWhereAFrameOfThisEpochMayFollow() {
         var image = RegionImage()
-        image.add(version: 41, payload: Self.samplePayload)
-        image.add(version: 42, deferred: true, payload: Self.samplePayload)
+        image.add(version: 41, payload: Payloads.sample)
+        image.add(version: 42, deferred: true, payload: Payloads.sample)
         let scan = image.scan()
         let io = MemoryIO()
         // An open group: continued when the opener accepts it, else a new region.
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: scan, acceptOpenGroup: true) != nil)
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: scan, acceptOpenGroup: false) == nil)
         var torn = image
-        torn.add(version: 43, payload: Self.samplePayload) { $0.payloadChecksum ^= 1 }
+        torn.add(version: 43, payload: Payloads.sample) { $0.payloadChecksum ^= 1 }
         #expect(LogAppender.resume(io: io, region: Self.region, geometry: Self.geometry, scan: torn.scan(), acceptOpenGroup: true) == nil)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// I/O errors while committing through the commit log (FORMAT.md 8.2), as
 /// `GroupedIOFaultTests` does for the default commit. A fixed ledger
@@ -109,7 +110,7 @@ import Testing
     /// A snapshot is pinned from this step to `unpinStep`.
     static let pinStep = 4, unpinStep = 17
 
-    struct Outcome {
+    struct Outcome: LedgerFaultOutcome {
         var writes = 0, syncs = 0, extends = 0
         var injected = 0
         var failedCommits = 0, failedSyncs = 0, recoveredSyncs = 0
@@ -123,19 +124,6 @@ import Testing
         /// left the region open to one).
         var framesAfterFailure = 0
 
-        func count(_ kind: FaultyIO.Kind) -> Int {
-            switch kind {
-            case .write: return writes
-            case .sync: return syncs
-            case .extend: return extends
-            }
-        }
-    }
-
-    /// A version and its contents.
-    struct State {
-        var version: UInt64
-        var contents: Contents
     }
 
     static func options(fault: FaultyIO.Fault?, framesInMemory: Bool = true) -> StoreOptions {
@@ -163,52 +151,17 @@ import Testing
         return store
     }
 
-    /// Opens a copy of the file as it is now (the page cache) as a first
-    /// opener would after a power loss, and checks it is `expected`.
-    static func checkCopy(of path: String, in dir: TemporaryDirectory, expected: State, label: @autoclosure () -> String) throws {
-        let copy = dir.file("copy-\(UInt32.random(in: 0 ... .max)).firn")
-        #expect(try FileManager.default.createFile(atPath: copy, contents: Data(PowerLossTests.readFile(path))))
-        defer {
-            unlink(copy)
-            unlink(copy + ".lock")
-        }
-        let store = try Store.open(copy, options: .pageCommits)
-        defer { store.close() }
-        let inspection = try StoreInspection.inspect(store)
-        #expect(inspection.problems.isEmpty, "\(label()): the file's copy: \(inspection.problems.prefix(5))")
-        #expect(inspection.version == expected.version && LedgerModel.same(inspection.contents, expected.contents),
-                "\(label()): the file's copy opens at v\(inspection.version), not v\(expected.version): \(StoreInspection.difference(inspection.contents, expected.contents))")
-        #expect(try store.durableVersion == inspection.version)
-    }
-
     /// Runs the workload on a new file `name` in `dir` with `fault` installed.
     static func run(fault: FaultyIO.Fault?, in dir: TemporaryDirectory, name: String, framesInMemory: Bool) throws -> Outcome {
-        let path = dir.file(name)
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
+        try dir.withDatabase(name) { path in
+            let run = try Run(fault: fault, path: path, dir: dir, framesInMemory: framesInMemory)
+            try run.workload()
+            return run.outcome
         }
-        let run = try Run(fault: fault, path: path, dir: dir, framesInMemory: framesInMemory)
-        try run.workload()
-        return run.outcome
     }
 
     /// One run of the workload and what the model expects of it.
-    final class Run {
-        let fault: FaultyIO.Fault?
-        let path: String
-        let dir: TemporaryDirectory
-        let label: String
-        var store: Store
-        var faulty: FaultyIO
-        var outcome = Outcome()
-        /// The latest version, and the last version a durability point made durable.
-        var current: State
-        var durable: State
-        /// The highest durable version ever reported (durableVersion, sync()).
-        var reportedDurable: UInt64
-        var rng = SeededGenerator(seed: 0x10_6F_A0_17)
-        var pinned: (snapshot: Snapshot, state: State)? = nil
+    final class Run: LedgerFaultRun<Outcome> {
         /// A call failed and the store carried on: the next successful
         /// commit is read back in full.
         var recovering = false
@@ -216,39 +169,10 @@ import Testing
         let framesInMemory: Bool
 
         init(fault: FaultyIO.Fault?, path: String, dir: TemporaryDirectory, framesInMemory: Bool) throws {
-            self.fault = fault
             self.framesInMemory = framesInMemory
-            self.path = path
-            self.dir = dir
-            label = fault.map { "fault \($0)" } ?? "dry run"
-            let (createdVersion, createdContents) = try LedgerModel.createStore(at: path)
-            current = State(version: createdVersion, contents: createdContents)
-            durable = current
-            // A first opener syncs before it claims its version durable
-            // (IOFaultTests covers a fault there): open once without faults,
-            // so the faulty store's calls are the workload's own.
-            let first = try Store.open(path, options: .pageCommits)
-            defer { first.close() }
-            store = try CommitLogIOFaultTests.open(path, fault: fault, framesInMemory: framesInMemory)
-            faulty = try #require(store.io as? FaultyIO)
-            reportedDurable = try store.durableVersion
-            #expect(reportedDurable == durable.version)
-        }
-
-        func tally() {
-            outcome.writes += faulty.count(.write)
-            outcome.syncs += faulty.count(.sync)
-            outcome.extends += faulty.count(.extend)
-            outcome.injected += faulty.injected.count
-        }
-
-        /// The store's versions are what the model says.
-        func checkVersions(_ step: String) throws {
-            let latest = try store.currentVersion, reported = try store.durableVersion
-            #expect(latest == current.version, "\(label), \(step): the store is at v\(latest), not v\(current.version)")
-            #expect(reported == durable.version,
-                    "\(label), \(step): durableVersion is v\(reported), but the last successful durability point made v\(durable.version) durable")
-            reportedDurable = max(reportedDurable, reported)
+            try super.init(fault: fault, path: path, dir: dir, seed: 0x10_6F_A0_17, outcome: Outcome()) { fault in
+                try CommitLogIOFaultTests.open(path, fault: fault, framesInMemory: framesInMemory)
+            }
         }
 
         /// True when `version` is the newest record's: a checkpoint, not a frame.
@@ -281,41 +205,15 @@ import Testing
                 #expect(try LedgerModel.same(StoreInspection.read(held.snapshot), held.state.contents),
                         "\(label), \(step): the snapshot pinned at v\(held.state.version) changed")
             }
-            try CommitLogIOFaultTests.checkCopy(of: path, in: dir, expected: durable, label: "\(label), \(step)")
+            try checkCopy(expected: durable, label: "\(label), \(step)")
         }
 
         /// The store gave up: reopen it without faults (the disk recovered).
         /// A first opener takes the log's durable version: the file opens
         /// at the last durable version.
-        func reopen(_ step: String) throws {
-            outcome.reopenedAfterFailure += 1
-            pinned?.snapshot.close()
-            pinned = nil
+        override func reopen(_ step: String) throws {
             recovering = false
-            tally()
-            store.close()
-            store = try CommitLogIOFaultTests.open(path, fault: nil, framesInMemory: framesInMemory)
-            faulty = try #require(store.io as? FaultyIO)
-            let inspection = try StoreInspection.inspect(store)
-            #expect(inspection.problems.isEmpty, "\(label), \(step): reopened: \(inspection.problems.prefix(5))")
-            #expect(inspection.version == durable.version && LedgerModel.same(inspection.contents, durable.contents),
-                    "\(label), \(step): reopened at v\(inspection.version), not at the last durable v\(durable.version): \(StoreInspection.difference(inspection.contents, durable.contents))")
-            #expect(inspection.version >= reportedDurable,
-                    "\(label), \(step): reopened at v\(inspection.version), but v\(reportedDurable) was reported durable")
-            current = durable
-            try checkVersions(step)
-        }
-
-        /// True when `store` refuses use until reopened (an undo failed).
-        func hasFailed() throws -> Bool {
-            do {
-                let snapshot = try store.snapshot(label: "failed?")
-                snapshot.close()
-                return false
-            } catch {
-                guard case let .misuse(message) = error, message.contains("reopen") else { throw error }
-                return true
-            }
+            try super.reopen(step)
         }
 
         /// Under a sync fault that persists, every failed call gives up:
@@ -327,50 +225,22 @@ import Testing
         }
 
         /// `sync()`, and once more if it fails; checks every outcome.
-        func sync(_ step: String) throws {
-            for attempt in 0..<2 {
-                let injectedBefore = faulty.injected.count
-                let wasPending = durable.version < current.version
-                let result: Result<UInt64, FirnError>
-                do { result = .success(try store.sync()) } catch { result = .failure(error) }
-                let injectedNow = Array(faulty.injected.dropFirst(injectedBefore))
-                switch result {
-                case let .success(version):
-                    #expect(injectedNow.isEmpty, "\(label), \(step): sync() returned v\(version) though \(injectedNow) was injected into it")
-                    if wasPending, version == current.version + 1 {
-                        // No seal fitted: the group was made durable by a
-                        // checkpoint, a version of its own with the same contents.
-                        #expect(try isCheckpoint(version), "\(label), \(step): sync() returned v\(version), past the group, but made no checkpoint")
-                        current = State(version: version, contents: current.contents)
-                        outcome.checkpointingSyncs += 1
-                    } else {
-                        #expect(version == current.version, "\(label), \(step): sync() returned v\(version), not the latest v\(current.version)")
-                        if wasPending { outcome.seals += 1 }
-                    }
-                    reportedDurable = max(reportedDurable, version)
-                    durable = current
-                    try checkVersions(step)
-                    if attempt > 0 {
-                        outcome.recoveredSyncs += 1
-                        // The retry made the whole group durable: a power loss now keeps it.
-                        if wasPending { try CommitLogIOFaultTests.checkCopy(of: path, in: dir, expected: current, label: "\(label), \(step): after the retried sync") }
-                    }
-                    return
-                case let .failure(error):
-                    outcome.failedSyncs += 1
-                    #expect(injectedNow.contains(error), "\(label), \(step): sync() threw \(error), not the injected \(injectedNow)")
-                    let gaveUp = try hasFailed()
-                    expectGivenUpUnderPersistentSyncFault(gaveUp, step)
-                    if gaveUp {
-                        try reopen("\(step), after a failed sync")
-                        return
-                    }
-                    try checkVersions("\(step), after a failed sync")
-                    // The seal went back (or the checkpoint's record did): a
-                    // power loss now opens at the durable base.
-                    try CommitLogIOFaultTests.checkCopy(of: path, in: dir, expected: durable, label: "\(label), \(step): after the failed sync")
-                    recovering = true
+        override func sync(_ step: String) throws {
+            try syncTwice(step) { version, wasPending in
+                if wasPending, version == current.version + 1 {
+                    // No seal fitted: the group was made durable by a
+                    // checkpoint, a version of its own with the same contents.
+                    let checkpoint = try isCheckpoint(version)
+                    #expect(checkpoint, "\(label), \(step): sync() returned v\(version), past the group, but made no checkpoint")
+                    current = LedgerVersion(version: version, contents: current.contents)
+                    outcome.checkpointingSyncs += 1
+                } else {
+                    #expect(version == current.version, "\(label), \(step): sync() returned v\(version), not the latest v\(current.version)")
+                    if wasPending { outcome.seals += 1 }
                 }
+            } failed: { gaveUp in
+                expectGivenUpUnderPersistentSyncFault(gaveUp, step)
+                if !gaveUp { recovering = true }
             }
         }
 
@@ -378,16 +248,16 @@ import Testing
         func stage(_ txn: WriteTransaction, _ size: Size, _ contents: inout Contents) throws {
             switch size {
             case .small:
-                try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 0, sizes: [])
+                try LedgerModel.stageTransfer(txn, &contents, &rng, fillers: 0, sizes: [])
             case .overHalfPage:
-                try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 0, sizes: [])
+                try LedgerModel.stageTransfer(txn, &contents, &rng, fillers: 0, sizes: [])
                 guard let filler = try txn.tree(LedgerModel.fillerTree) else { throw LedgerFailure("no filler tree") }
                 let key = LedgerModel.fillerKey(rng.below(LedgerModel.fillerKeyCount))
                 let value = LedgerModel.fillerValue(size: 2000, salt: UInt32(truncatingIfNeeded: rng.next()))
                 try filler.put(key, value)
                 contents[LedgerModel.fillerTree, default: [:]][key] = value
             case .large:
-                try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 10, sizes: [40, 2000, 3900, 9000])
+                try LedgerModel.stageTransfer(txn, &contents, &rng, fillers: 10, sizes: [40, 2000, 3900, 9000])
             }
         }
 
@@ -410,7 +280,7 @@ import Testing
             case let .success(version):
                 #expect(injectedNow.isEmpty, "\(label), \(step): commit v\(version) returned though \(injectedNow) was injected into it")
                 #expect(version == before.version + 1, "\(label), \(step): committed v\(version) on v\(before.version)")
-                current = State(version: version, contents: working)
+                current = LedgerVersion(version: version, contents: working)
                 // A checkpoint is always sealed and synced, a deferred one too.
                 let checkpoint = try isCheckpoint(version)
                 if checkpoint {
@@ -467,36 +337,21 @@ import Testing
                 case .sync: try sync("step \(index) (sync)")
                 }
             }
-            pinned?.snapshot.close()
-            pinned = nil
             // The end: sync, close, reopen without faults.
-            try sync("the final sync")
-            tally()
-            store.close()
-            var reopened = try CommitLogIOFaultTests.open(path, fault: nil, framesInMemory: framesInMemory)
+            var reopened = try finish { _ in try open(nil) }
             defer { reopened.close() }
-            let inspection = try StoreInspection.inspect(reopened)
-            #expect(inspection.problems.isEmpty, "\(label): reopened: \(inspection.problems.prefix(8))")
-            #expect(inspection.version == durable.version, "\(label): reopened at v\(inspection.version), not v\(durable.version)")
-            #expect(inspection.version >= reportedDurable, "\(label): reopened at v\(inspection.version), but v\(reportedDurable) was reported durable")
-            #expect(LedgerModel.same(inspection.contents, durable.contents),
-                    "\(label): reopened: \(StoreInspection.difference(inspection.contents, durable.contents))")
-            if !(fault?.sticky ?? false) {
-                // A fault that fired once leaves nothing pending after the final sync.
-                #expect(durable.version == current.version, "\(label): the final sync left v\(durable.version) durable, not v\(current.version)")
-            }
             // The reopened store takes frames (or a checkpoint, when the
             // failures left an end no frame may follow), a seal and a
             // durable commit; a first opener then finds the last of them.
             var contents = durable.contents
             for durability in [CommitDurability.deferred, .deferred] {
                 let txn = try reopened.beginWriteBlocking()
-                try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 0, sizes: [])
+                try LedgerModel.stageTransfer(txn, &contents, &rng, fillers: 0, sizes: [])
                 try txn.commit(durability: durability)
             }
             _ = try reopened.sync()
             let txn = try reopened.beginWriteBlocking()
-            try CommitLogCheckpointPowerLossTests.stage(txn, &contents, &rng, fillers: 1, sizes: [40])
+            try LedgerModel.stageTransfer(txn, &contents, &rng, fillers: 1, sizes: [40])
             let last = try txn.commit()
             let after = try StoreInspection.inspect(reopened)
             #expect(after.problems.isEmpty && after.version == last && LedgerModel.same(after.contents, contents),
@@ -517,52 +372,33 @@ import Testing
     func everyFailingCallOnTheLogKeepsTheLastCommitAndTheDurableVersionTruthful(kind: FaultyIO.Kind, framesInMemory: Bool) throws {
         let started = ContinuousClock.now
         let dir = try TemporaryDirectory(prefix: "firn-log-fault-\(kind)", inMemory: true)
-        func run(_ fault: FaultyIO.Fault?, _ name: String) throws -> Outcome {
-            try Self.run(fault: fault, in: dir, name: name, framesInMemory: framesInMemory)
+        let sweep = try FaultSweep.sweep(kind) {
+            try Self.run(fault: $0, in: dir, name: $1, framesInMemory: framesInMemory)
         }
-        let dry = try run(nil, "dry.firn")
+        let dry = sweep.dry
         #expect(dry.injected == 0 && dry.failedCommits == 0 && dry.failedSyncs == 0)
         // The workload makes what the plan says it does.
         let made = "\(dry.checkpoints) checkpoints (\(dry.largeCheckpoints) large), \(dry.checkpointingSyncs) checkpointing syncs, "
             + "\(dry.seals) seals, \(dry.durableFrames) durable and \(dry.deferredFrames) deferred frames"
         #expect(dry.checkpoints == 4 && dry.largeCheckpoints == 2 && dry.checkpointingSyncs == 0 && dry.seals == 4
                 && dry.durableFrames >= 2 && dry.deferredFrames >= 10, "the dry run made \(made)")
-        // The workload is deterministic, so call k of one run is call k of the next.
-        let again = try run(nil, "dry-again.firn")
-        #expect(again.count(kind) == dry.count(kind), "the workload made \(dry.count(kind)) and then \(again.count(kind)) \(kind) calls")
-        let calls = dry.count(kind)
-        #expect(calls > 0, "the workload makes no \(kind) calls")
-        var injected = 0, failedCommits = 0, failedSyncs = 0, recovered = 0, reopened = 0, runs = 0
-        var framesAfterFailure = 0
-        for index in 1...max(calls, 1) {
-            // Each call fails once with one error, and from then on with the other.
-            let once = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .enospc : .eio)
-            let sticky = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .eio : .enospc, sticky: true)
-            for fault in [once, sticky] {
-                let outcome = try run(fault, "\(kind)-\(index)-\(fault.sticky).firn")
-                #expect(outcome.injected > 0, "fault \(fault) never fired")
-                #expect(outcome.failedCommits + outcome.failedSyncs + outcome.failedFrameWrites > 0,
-                        "fault \(fault) failed no commit, no sync and no write of kept frames")
-                injected += outcome.injected
-                failedCommits += outcome.failedCommits
-                failedSyncs += outcome.failedSyncs
-                recovered += outcome.recoveredSyncs
-                reopened += outcome.reopenedAfterFailure
-                framesAfterFailure += outcome.framesAfterFailure
-                runs += 1
-            }
+        for (fault, outcome) in sweep.runs {
+            #expect(outcome.failedCommits + outcome.failedSyncs + outcome.failedFrameWrites > 0,
+                    "fault \(fault) failed no commit, no sync and no write of kept frames")
         }
+        let framesAfterFailure = sweep.total(\.framesAfterFailure)
         if kind != .extend {
             // A failed frame or seal whose pages went back to zeros: the
             // next frame went where it was, and read back.
             #expect(framesAfterFailure > 0, "no frame was appended after a failed \(kind)")
         }
         let elapsed = ContinuousClock.now - started
-        print("CommitLogIOFaultTests [\(kind), frames \(framesInMemory ? "in memory" : "written at once")]: \(calls) \(kind) calls in the workload (\(dry.checkpoints) checkpoints, "
+        print("CommitLogIOFaultTests [\(kind), frames \(framesInMemory ? "in memory" : "written at once")]: \(dry.count(kind)) \(kind) calls in the workload (\(dry.checkpoints) checkpoints, "
               + "\(dry.durableFrames + dry.deferredFrames) frames, \(dry.seals) seals, \(dry.checkpointingSyncs) checkpointing syncs); "
-              + "\(runs) runs, \(injected) injected faults, \(failedCommits) failed commits, \(failedSyncs) failed syncs "
-              + "(\(recovered) retried successfully), \(framesAfterFailure) frames as the first commit after a failure, "
-              + "\(reopened) reopens after the store gave up; \(elapsed)")
+              + "\(sweep.runs.count) runs, \(sweep.total(\.injected)) injected faults, \(sweep.total(\.failedCommits)) failed commits, "
+              + "\(sweep.total(\.failedSyncs)) failed syncs (\(sweep.total(\.recoveredSyncs)) retried successfully), "
+              + "\(framesAfterFailure) frames as the first commit after a failure, "
+              + "\(sweep.total(\.reopenedAfterFailure)) reopens after the store gave up; \(elapsed)")
     }
 
     // MARK: the appender alone
@@ -587,7 +423,7 @@ import Testing
         let geometry = PageGeometry(pageSize: 4096)
         let region = LogRegion(startPage: 0, pageCount: 8, epoch: 40, seed: 0xC0FF_EE00)
         func payload(_ byte: UInt8, bytes: Int) -> [UInt8] {
-            CommitLogFormatTests.payload([.put(tree: "t", key: [byte], value: [UInt8](repeating: byte, count: bytes))])
+            Payloads.encode([.put(tree: "t", key: [byte], value: [UInt8](repeating: byte, count: bytes))])
         }
         func scan(_ memory: MemoryIO) -> LogScan {
             var bytes = memory.bytes

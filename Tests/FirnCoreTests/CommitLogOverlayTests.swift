@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Reading versions between checkpoints (docs/COMMIT-PATH.md, "The commit
 /// log"): the frames' changes laid over the checkpoint's trees must read
@@ -8,115 +9,19 @@ import Testing
 /// backward, from seeks and turning round.
 @Suite struct CommitLogOverlayTests {
     typealias Model = LogOverlayHarness.Model
-    static let trees = ["a", "b", "obj.Person", "z"]
-
-    static func key(_ rng: inout SeededGenerator) -> [UInt8] {
-        // Few distinct keys, so frames overwrite and delete each other's.
-        let n = rng.below(60)
-        return Array("k\(n)".utf8) + (n % 7 == 0 ? [] : [UInt8(n % 5)])
-    }
-
-    static func value(_ rng: inout SeededGenerator) -> [UInt8] {
-        let sizes = [0, 1, 12, 300, 5000]
-        return (0..<sizes[Int(rng.below(UInt64(sizes.count)))]).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-    }
-
-    static func randomChanges(_ rng: inout SeededGenerator) -> [LogOverlayHarness.Change] {
-        (0..<(1 + rng.below(6))).map { _ in
-            let tree = trees[Int(rng.below(UInt64(trees.count)))]
-            switch rng.below(20) {
-            case 0: return .drop(tree)
-            case 1, 2: return .create(tree)
-            case 3...7: return .delete(tree, key(&rng))
-            default: return .put(tree, key(&rng), value(&rng))
-            }
-        }
-    }
-
-    /// Every read of `snapshot` against `model`.
-    static func expectReads(_ snapshot: Snapshot, _ model: Model, _ rng: inout SeededGenerator) throws {
-        let context = "v\(snapshot.version)"
-        #expect(try snapshot.treeNames() == model.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "\(context)")
-        #expect(try snapshot.catalog().map { "\($0.name)=\($0.entry.count)" } ==
-                snapshot.treeNames().map { "\($0)=\(model[$0]?.count ?? -1)" }, "\(context)")
-        for name in trees {
-            guard let entries = model[name] else {
-                #expect(try snapshot.tree(name) == nil, "\(name) at \(context)")
-                continue
-            }
-            let tree = try #require(try snapshot.tree(name), "\(name) at \(context)")
-            #expect(tree.count == UInt64(entries.count), "count of \(name) at \(context)")
-            let sorted = LogOverlayHarness.sortedKeys(entries)
-            // Point lookups: every key of the model and absent ones.
-            for key in sorted { #expect(try tree.get(key)?.array == entries[key], "get in \(name) at \(context)") }
-            for _ in 0..<10 {
-                let key = Self.key(&rng)
-                #expect(try tree.get(key)?.array == entries[key], "get \(key) in \(name) at \(context)")
-            }
-            // Forward and backward walks.
-            let cursor = tree.cursor()
-            var walked: [[UInt8]] = []
-            try cursor.first()
-            while cursor.isValid {
-                let key = try #require(try cursor.key)
-                #expect(try cursor.value == entries[key])
-                #expect(try cursor.currentValue?.array == entries[key])
-                walked.append(key)
-                try cursor.next()
-            }
-            #expect(walked == sorted, "forward walk of \(name) at \(context)")
-            walked = []
-            try cursor.last()
-            while cursor.isValid {
-                walked.append(try #require(try cursor.key))
-                try cursor.previous()
-            }
-            #expect(walked == sorted.reversed(), "backward walk of \(name) at \(context)")
-            // `forEach`, whole and over the middle third of the keys.
-            var listed: [([UInt8], [UInt8])] = []
-            try tree.forEach { key, value in listed.append((Array(key), value.array)); return true }
-            #expect(listed.map(\.0) == sorted && listed.allSatisfy { entries[$0.0] == $0.1 }, "forEach of \(name) at \(context)")
-            if !sorted.isEmpty {
-                let lower = sorted[sorted.count / 3], upper = sorted[2 * sorted.count / 3]
-                var ranged: [[UInt8]] = []
-                try tree.forEach(from: lower, upTo: upper) { key, _ in ranged.append(Array(key)); return true }
-                #expect(ranged == Array(sorted[(sorted.count / 3)..<(2 * sorted.count / 3)]), "forEach range of \(name) at \(context)")
-            }
-            // Seeks, then steps that turn round.
-            for _ in 0..<6 {
-                let target = Self.key(&rng)
-                try cursor.seek(target)
-                var index = sorted.firstIndex { !$0.lexicographicallyPrecedes(target) } ?? sorted.count
-                for _ in 0..<8 {
-                    let expected = index >= 0 && index < sorted.count ? sorted[index] : nil
-                    #expect(try cursor.key == expected, "seek \(target) then steps in \(name) at \(context)")
-                    guard expected != nil else { break }
-                    if rng.chance(1, in: 2) { try cursor.next(); index += 1 } else { try cursor.previous(); index -= 1 }
-                }
-            }
-        }
-    }
-
-    static func initial() -> Model {
-        var rng = SeededGenerator(seed: 99)
-        var model: Model = ["a": [:], "b": [:], "z": [:]]
-        for _ in 0..<40 { model["a"]?[key(&rng)] = value(&rng) }
-        for _ in 0..<25 { model["b"]?[key(&rng)] = value(&rng) }
-        return model
-    }
 
     @Test(arguments: [1, 2, 3, 4]) func readsMatchTheModelAtEveryVersion(seed: UInt64) throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         var rng = SeededGenerator(seed: seed)
         var made: [(Snapshot, Model)] = [(harness.snapshot(harness.overlay), harness.model)]
         for _ in 0..<40 {
-            let (_, snapshot) = try harness.commit(Self.randomChanges(&rng))
-            try Self.expectReads(snapshot, harness.model, &rng)
+            let (_, snapshot) = try harness.commit(LogOverlayHarness.randomChanges(&rng))
+            try LogOverlayHarness.expectReads(snapshot, harness.model, &rng)
             made.append((snapshot, harness.model))
         }
         // Older versions still read as they were, with later links made.
-        for (snapshot, model) in made { try Self.expectReads(snapshot, model, &rng) }
+        for (snapshot, model) in made { try LogOverlayHarness.expectReads(snapshot, model, &rng) }
     }
 
     /// Point lookups search a version's runs (no merged run is built for
@@ -124,7 +29,7 @@ import Testing
     /// its own view while later frames overwrite its keys.
     @Test func lookupsSearchAFewRunsNewestFirst() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         var rng = SeededGenerator(seed: 11)
         var made: [(LogOverlayVersion, Snapshot, Model)] = []
         for n in 0..<600 {
@@ -153,23 +58,23 @@ import Testing
 
     @Test func aCheckpointLinkReadsTheCheckpoint() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let snapshot = harness.snapshot(harness.overlay)
         #expect(snapshot.log == nil)
         #expect(snapshot.version == harness.checkpoint.version)
         var rng = SeededGenerator(seed: 5)
-        try Self.expectReads(snapshot, harness.model, &rng)
+        try LogOverlayHarness.expectReads(snapshot, harness.model, &rng)
     }
 
     @Test func dropAndCreateInOneFrameHideTheCheckpointsTree() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let (_, snapshot) = try harness.commit([.drop("a"), .create("a"), .put("a", [1], [2])])
         let tree = try #require(try snapshot.tree("a"))
         #expect(tree.count == 1)
         #expect(tree.entry.root.isNone)
         var rng = SeededGenerator(seed: 6)
-        try Self.expectReads(snapshot, harness.model, &rng)
+        try LogOverlayHarness.expectReads(snapshot, harness.model, &rng)
     }
 
     // MARK: diffs
@@ -178,7 +83,7 @@ import Testing
     /// against the models' difference.
     static func expectDiff(from old: (Snapshot, Model), to new: (Snapshot, Model)) throws {
         let context = "v\(old.0.version) → v\(new.0.version)"
-        for name in trees {
+        for name in LogOverlayHarness.trees {
             let before = old.1[name] ?? [:], after = new.1[name] ?? [:]
             var expected: [String] = []
             for key in Set(before.keys).union(after.keys).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -207,7 +112,7 @@ import Testing
         }
         // Trees: created and dropped exactly; every tree whose entries differ reported changed.
         let changes = try new.0.treeChanges(since: old.0)
-        for name in trees {
+        for name in LogOverlayHarness.trees {
             let change = changes.first { $0.name == name }
             switch (old.1[name], new.1[name]) {
             case (nil, _?): #expect(change.map { if case .created = $0 { true } else { false } } == true, "\(name), \(context)")
@@ -222,7 +127,7 @@ import Testing
 
     @Test(arguments: [7, 8]) func diffsMatchTheModelWithinAndAcrossCheckpoints(seed: UInt64) throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         var rng = SeededGenerator(seed: seed)
         var made: [(Snapshot, Model)] = [(harness.snapshot(harness.overlay), harness.model)]
         for step in 0..<24 {
@@ -230,7 +135,7 @@ import Testing
                 try harness.checkpointAgain()
                 made.append((harness.snapshot(harness.overlay), harness.model))
             }
-            let (_, snapshot) = try harness.commit(Self.randomChanges(&rng))
+            let (_, snapshot) = try harness.commit(LogOverlayHarness.randomChanges(&rng))
             made.append((snapshot, harness.model))
         }
         // Every pair, both ways: same epoch, across the checkpoint, and a checkpoint against a log version.
@@ -246,7 +151,7 @@ import Testing
 
     @Test func aDiffStoppedByItsCallbackSaysSo() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: Self.initial())
+        let harness = try LogOverlayHarness(path: directory.file("log.firn"), initial: LogOverlayHarness.initial())
         let old = harness.snapshot(harness.overlay)
         let (_, new) = try harness.commit([.put("a", [0], [1]), .put("a", [0xFF], [2]), .delete("b", Array("k1".utf8) + [1])])
         var seen = 0

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss while appending to a commit log. Workloads of durable
 /// commits, deferred commits and seals are recorded; then every crash point
@@ -166,7 +167,7 @@ import Testing
         let io = MemoryIO(image.bytes)
         guard let appender = LogAppender.resume(io: io, region: recording.region, geometry: geometry, scan: scan,
                                                 acceptOpenGroup: false) else { return true }
-        let payload = CommitLogFormatTests.samplePayload
+        let payload = Payloads.sample
         guard appender.newestVersion == scan.durableVersion, appender.fits(payloadLength: payload.count) else { return true }
         do {
             try appender.appendCommit(payload: payload, deferred: false, timestampNanoseconds: 1)
@@ -192,7 +193,7 @@ import Testing
             for index in window {
                 var next: [[CrashImage.Fate]] = []
                 var choices: [CrashImage.Fate] = [.applied, .dropped]
-                if let torn = SingleSyncCommitTests.torn(log[index], &rng) { choices.append(torn) }
+                if let torn = CrashImage.tornFate(log[index], &rng) { choices.append(torn) }
                 for list in lists { for choice in choices { next.append(list + [choice]) } }
                 lists = next
             }

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A refresh to the version this store's last transaction appended as a
 /// frame takes the commit slots that transaction read (frames write no

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The commit log (FORMAT.md 8.2) and replacement of the data file at its
 /// path (FORMAT.md 11, "Replacing the data file"; in-place compaction,
@@ -24,12 +25,6 @@ import Glibc
 @Suite struct CommitLogReplacementTests {
     static let regionPages: UInt32 = 16
 
-    static func logOptions() -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = regionPages
-        return options
-    }
-
     static func records(_ store: Store) throws -> [CommitRecord] {
         try CommitSlots.read(store.io).slots.compactMap { try? $0.get() }
     }
@@ -44,7 +39,7 @@ import Glibc
     /// a checkpoint ("c0"), durable frames ("d0"…), then deferred frames
     /// ("u0"…) not synced. Returns the checkpoint's version.
     static func openLogWithUnsyncedFrames(_ path: String, durable: Int = 3, deferred: Int = 2) throws -> (Store, UInt64) {
-        let store = try Store.open(path, options: logOptions())
+        let store = try Store.open(path, options: .commitLog(pages: Self.regionPages))
         try put(store, "c0", .durable)
         let checkpoint = try store.currentVersion
         #expect(try records(store).contains { $0.version == checkpoint && $0.logRegion != nil }, "the first commit checkpoints")
@@ -66,14 +61,7 @@ import Glibc
     }
 
     static func expectVerifies(_ path: String) throws {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(path, options: options)
-        defer { store.close() }
-        let snapshot = try store.snapshot()
-        defer { snapshot.close() }
-        let report = Verifier.verify(snapshot, slots: try store.readSlots())
+        let report = try Verifier.verifyFile(at: path)
         #expect(report.findings.isEmpty, "\(report.findings)")
     }
 
@@ -85,9 +73,9 @@ import Glibc
         let path = dir.file("db.firn")
         let (store, _) = try Self.openLogWithUnsyncedFrames(path)
         let other = dir.file("other.firn")
-        try ReplacementTests.compactedCopy(of: store, to: other)
+        try FileReplacement.compactedCopy(of: store, to: other)
         do {
-            try ReplacementTests.replaceInPlace(path, with: other, version: 1)
+            try FileReplacement.replaceInPlace(path, with: other, version: 1)
             Issue.record("replaced the file under an open store")
         } catch {
             guard case .busy = error as? FirnError else {
@@ -98,7 +86,7 @@ import Glibc
         try Self.put(store, "after", .deferred)
         let version = try store.sync()
         store.close()
-        let (reopened, keys) = try Self.keys(path, options: Self.logOptions())
+        let (reopened, keys) = try Self.keys(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         #expect(reopened == version)
         #expect(keys == ["c0", "d0", "d1", "d2", "u0", "u1", "after"])
         try Self.expectVerifies(path)
@@ -126,7 +114,7 @@ import Glibc
         #expect(rename(copy, path) == 0)
 
         do {
-            let opener = try Store.open(path, options: Self.logOptions())
+            let opener = try Store.open(path, options: StoreOptions.commitLog(pages: Self.regionPages))
             opener.close()
             Issue.record("opened a database whose lock file belongs to the replaced file")
         } catch {
@@ -148,16 +136,16 @@ import Glibc
         store.close()
 
         // Nobody holds the old file now: the new one opens at its own version.
-        let after = try Self.keys(path, options: Self.logOptions())
+        let after = try Self.keys(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         #expect(after.version == copyVersion)
         #expect(after.keys == ["c0", "d0"])
-        let writer = try Store.open(path, options: Self.logOptions())
+        let writer = try Store.open(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         try Self.put(writer, "new0", .durable)
         try Self.put(writer, "new1", .deferred)
         #expect(try writer.sync() == copyVersion + 2)
         #expect(try !Self.records(writer).contains { $0.version > copyVersion }, "frames after the copy's own")
         writer.close()
-        let reopened = try Self.keys(path, options: Self.logOptions())
+        let reopened = try Self.keys(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         #expect(reopened.version == copyVersion + 2)
         #expect(reopened.keys == ["c0", "d0", "new0", "new1"])
         try Self.expectVerifies(path)
@@ -201,7 +189,7 @@ import Glibc
         #expect(try store.sync() == version)
         store.close()
 
-        let (reopened, keys) = try Self.keys(path, options: Self.logOptions())
+        let (reopened, keys) = try Self.keys(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         #expect(reopened == version)
         #expect(keys == ["c0", "d0", "d1", "d2", "u0", "u1"])
         try Self.expectVerifies(path)
@@ -214,7 +202,7 @@ import Glibc
     @Test func aCompactedCopyOfAnUncheckpointedLogVersionHoldsEveryFrame() throws {
         let dir = try TemporaryDirectory(inMemory: true)
         let path = dir.file("db.firn")
-        let store = try Store.open(path, options: Self.logOptions())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: Self.regionPages))
         defer { store.close() }
         try store.write { txn in
             for n in 0..<50 { try txn.tree("t")?.put(Array("k\(n)".utf8), Array("checkpointed \(n)".utf8)) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Commits through the commit log (`StoreOptions.commitLogPages`): frames
 /// for small commits, checkpoints when the region fills or a transaction
@@ -9,18 +10,12 @@ import Testing
 @Suite struct CommitLogStoreTests {
     typealias Model = LogOverlayHarness.Model
 
-    static func options(pages: UInt32 = 16) -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = pages
-        return options
-    }
-
     /// One random transaction through the public API, the model following.
     static func randomTransaction(_ store: Store, _ model: inout Model, _ rng: inout SeededGenerator) throws {
         var next = model
         try store.write { txn in
             for _ in 0..<(1 + rng.below(8)) {
-                let name = CommitLogOverlayTests.trees[Int(rng.below(UInt64(CommitLogOverlayTests.trees.count)))]
+                let name = LogOverlayHarness.trees[Int(rng.below(UInt64(LogOverlayHarness.trees.count)))]
                 switch rng.below(24) {
                 case 0:
                     #expect(try txn.dropTree(name) == (next[name] != nil))
@@ -30,12 +25,12 @@ import Testing
                     if next[name] == nil { next[name] = [:] }
                 case 2...7:
                     guard let tree = try txn.tree(name, create: false) else { continue }
-                    let key = CommitLogOverlayTests.key(&rng)
+                    let key = LogOverlayHarness.key(&rng)
                     #expect(try tree.delete(key) == (next[name]?[key] != nil))
                     next[name]?[key] = nil
                 default:
                     guard let tree = try txn.tree(name, create: false) else { continue }
-                    let key = CommitLogOverlayTests.key(&rng), value = CommitLogOverlayTests.value(&rng)
+                    let key = LogOverlayHarness.key(&rng), value = LogOverlayHarness.value(&rng)
                     #expect(try tree.get(key) == next[name]?[key])
                     #expect(try tree.put(key, value) == (next[name]?[key] == nil))
                     next[name]?[key] = value
@@ -53,8 +48,8 @@ import Testing
     @Test(arguments: [31, 32]) func commitsReadBackThroughFramesAndCheckpoints(seed: UInt64) throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let path = directory.file("log.firn")
-        let store = try Store.open(path, options: Self.options())
-        let other = try Store.open(path, options: Self.options())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
+        let other = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         var rng = SeededGenerator(seed: seed)
         var model: Model = [:]
         var pinned: [(Snapshot, Model)] = []
@@ -62,11 +57,11 @@ import Testing
         for step in 0..<120 {
             try Self.randomTransaction(store, &model, &rng)
             let snapshot = try store.snapshot()
-            try CommitLogOverlayTests.expectReads(snapshot, model, &rng)
+            try LogOverlayHarness.expectReads(snapshot, model, &rng)
             // Another store on the file reads the same, through its own chain.
             let seen = try other.snapshot()
             #expect(seen.version == snapshot.version)
-            if step % 7 == 0 { try CommitLogOverlayTests.expectReads(seen, model, &rng) }
+            if step % 7 == 0 { try LogOverlayHarness.expectReads(seen, model, &rng) }
             if step % 25 == 3 { pinned.append((snapshot, model)) }
             for record in try Self.records(store) where record.logRegion != nil { checkpoints.insert(record.version) }
         }
@@ -75,7 +70,7 @@ import Testing
         #expect(checkpoints.count >= 3, "checkpoints: \(checkpoints.sorted())")
         #expect(try store.snapshot().log != nil || checkpoints.contains(try store.currentVersion))
         // Pinned snapshots still read their versions, across checkpoints.
-        for (snapshot, expected) in pinned { try CommitLogOverlayTests.expectReads(snapshot, expected, &rng) }
+        for (snapshot, expected) in pinned { try LogOverlayHarness.expectReads(snapshot, expected, &rng) }
         let report = Verifier.verify(try store.snapshot(), slots: try store.readSlots())
         #expect(report.findings.isEmpty, "\(report.findings)")
         pinned.removeAll()
@@ -83,16 +78,16 @@ import Testing
         let version = try store.currentVersion
         store.close()
         other.close()
-        let reopened = try Store.open(path, options: Self.options())
+        let reopened = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         #expect(try reopened.currentVersion == version)
-        try CommitLogOverlayTests.expectReads(try reopened.snapshot(), model, &rng)
+        try LogOverlayHarness.expectReads(try reopened.snapshot(), model, &rng)
         // And read by a store that does not write to the log: the next
         // commit is a checkpoint without a region.
         reopened.close()
         let plain = try Store.open(path, options: .pageCommits)
-        try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
+        try LogOverlayHarness.expectReads(try plain.snapshot(), model, &rng)
         try Self.randomTransaction(plain, &model, &rng)
-        try CommitLogOverlayTests.expectReads(try plain.snapshot(), model, &rng)
+        try LogOverlayHarness.expectReads(try plain.snapshot(), model, &rng)
         #expect(try Self.records(plain).contains { $0.version == (try plain.currentVersion) && $0.logRegion == nil })
         let after = Verifier.verify(try plain.snapshot(), slots: try plain.readSlots())
         #expect(after.findings.isEmpty, "\(after.findings)")
@@ -106,7 +101,7 @@ import Testing
     /// answer and every count stay exact around it.
     @Test func aPutAfterAMissOfTheSameKeyIsNewAndAnyOtherPutLooksItselfUp() throws {
         let dir = try TemporaryDirectory()
-        let store = try Store.open(dir.file("db.firn"), options: Self.options())
+        let store = try Store.open(dir.file("db.firn"), options: StoreOptions.commitLog(pages: 16))
         defer { store.close() }
         let a = Array("a".utf8), b = Array("b".utf8), c = Array("c".utf8)
         try store.write { txn in
@@ -148,7 +143,7 @@ import Testing
             #expect(throws: FirnError.self) { _ = try Store.open(directory.file("bad.firn"), options: options) }
             #expect(!FileManager.default.fileExists(atPath: directory.file("bad.firn")))
         }
-        let store = try Store.open(directory.file("one.firn"), options: Self.options(pages: 1))
+        let store = try Store.open(directory.file("one.firn"), options: StoreOptions.commitLog(pages: 1))
         defer { store.close() }
         for n in 0..<20 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], Array(repeating: UInt8(n), count: 300)) } }
         let snapshot = try store.snapshot()
@@ -158,7 +153,7 @@ import Testing
 
     @Test func aSmallCommitIsOneFramePageAndALargeOneACheckpoint() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        let store = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 64))
         // The first commit checkpoints: the file has no region yet.
         try store.write { txn in try txn.tree("t")?.put([1], [1]) }
         let first = try #require(try Self.records(store).first { $0.version == (try store.currentVersion) })
@@ -181,7 +176,7 @@ import Testing
 
     @Test func aCopyOfAVersionBetweenCheckpointsHoldsItsFrames() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        let store = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 64))
         var rng = SeededGenerator(seed: 41)
         var model: Model = [:]
         for _ in 0..<20 { try Self.randomTransaction(store, &model, &rng) }
@@ -192,7 +187,7 @@ import Testing
         #expect(snapshot.log != nil, "the last commit was a frame")
         try store.writeCopy(of: snapshot, to: directory.file("copy.firn"))
         let copy = try Store.open(directory.file("copy.firn"))
-        try CommitLogOverlayTests.expectReads(try copy.snapshot(), model, &rng)
+        try LogOverlayHarness.expectReads(try copy.snapshot(), model, &rng)
         #expect(try copy.currentVersion == snapshot.version)
         #expect(try copy.snapshot().tree("big")?.get([7])?.array == [UInt8](repeating: 3, count: 3000))
         let report = Verifier.verify(try copy.snapshot(), slots: try copy.readSlots())
@@ -214,13 +209,13 @@ import Testing
                                                         scan: scan, acceptOpenGroup: true))
         let entries = UInt64(try store.snapshot().tree("t")?.count ?? 0) + 1
         return try appender.appendCommit(
-            payload: CommitLogFormatTests.payload([.put(tree: "t", key: key, value: [0xEE]), .count(tree: "t", entries: entries)]),
+            payload: Payloads.encode([.put(tree: "t", key: key, value: [0xEE]), .count(tree: "t", entries: entries)]),
             deferred: deferred, timestampNanoseconds: 1)
     }
 
     @Test func aFramePastThePublishedVersionIsNeverChainedTo() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 64))
+        let store = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 64))
         for n in 0..<3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [1]) } }
         let published = try store.currentVersion
         let orphan = try Self.appendUnpublished(store, key: [0xAA], deferred: false)
@@ -241,7 +236,7 @@ import Testing
     @Test func aFirstOpenerDropsAnOpenGroupAndTheNextCommitCheckpoints() throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let path = directory.file("log.firn")
-        var store = try Store.open(path, options: Self.options(pages: 64))
+        var store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         for n in 0..<3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [1]) } }
         let durable = try store.currentVersion
         // A deferred frame, published, then every store closed: a power
@@ -250,7 +245,7 @@ import Testing
         store.lockFile?.publish(version: deferred)
         #expect(try store.snapshot().tree("t")?.get([0xAA]) != nil, "visible while the session lasts")
         store.close()
-        store = try Store.open(path, options: Self.options(pages: 64))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         #expect(try store.currentVersion == durable)
         #expect(try store.snapshot().tree("t")?.get([0xAA]) == nil)
         try store.write { txn in try txn.tree("t")?.put([0xBB], [2]) }
@@ -262,7 +257,7 @@ import Testing
 
     @Test func regionsAreReusedAndEachFillsBeforeTheNextCheckpoint() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 16))
+        let store = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 16))
         var checkpoints = Set<UInt64>()
         var regionStarts = Set<UInt64>()
         for n in 0..<300 {
@@ -294,13 +289,22 @@ import Testing
         try txn.commit(durability: durability)
     }
 
-    @Test func aSyncSealsTheGroupAndTheNextSessionKeepsIt() throws {
-        let directory = try TemporaryDirectory(inMemory: true)
+    /// A store on "log.firn" in `directory` (a 64-page region) with a
+    /// durable commit (key 0), then a group of `deferred` deferred ones
+    /// (keys 1…); the durable commit's version.
+    static func openWithGroup(in directory: TemporaryDirectory, deferred: Int) throws -> (store: Store, path: String, durable: UInt64) {
         let path = directory.file("log.firn")
-        var store = try Store.open(path, options: Self.options(pages: 64))
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         try Self.put(store, 0, durability: .durable)
         let durable = try store.currentVersion
-        for n in 1...5 { try Self.put(store, n, durability: .deferred) }
+        for n in 1...deferred { try Self.put(store, n, durability: .deferred) }
+        return (store, path, durable)
+    }
+
+    @Test func aSyncSealsTheGroupAndTheNextSessionKeepsIt() throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let (opened, path, durable) = try Self.openWithGroup(in: directory, deferred: 5)
+        var store = opened
         #expect(try store.currentVersion == durable + 5)
         #expect(try store.durableVersion == durable, "the group is open")
         #expect(try store.snapshot().tree("t")?.count == 6, "visible at once")
@@ -312,22 +316,19 @@ import Testing
         let scan = try #require(try store.logScan(of: newest))
         #expect(scan.frames.last?.header.kind == .seal && scan.durableVersion == durable + 5)
         store.close()
-        store = try Store.open(path, options: Self.options(pages: 64))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         #expect(try store.currentVersion == durable + 5)
         #expect(try store.snapshot().tree("t")?.count == 6)
     }
 
     @Test func aGroupNeverSealedIsGoneWholeInTheNextSessionAndADurableFrameSealsOne() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let path = directory.file("log.firn")
-        var store = try Store.open(path, options: Self.options(pages: 64))
-        try Self.put(store, 0, durability: .durable)
-        let durable = try store.currentVersion
-        for n in 1...3 { try Self.put(store, n, durability: .deferred) }
+        let (opened, path, durable) = try Self.openWithGroup(in: directory, deferred: 3)
+        var store = opened
         store.close()
         // The next session's first opener cannot tell a power loss from a
         // clean exit: the group never reached its durability point.
-        store = try Store.open(path, options: Self.options(pages: 64))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         #expect(try store.currentVersion == durable)
         #expect(try store.snapshot().tree("t")?.count == 1)
         // A durable frame after deferred ones makes the whole group durable.
@@ -337,7 +338,7 @@ import Testing
         let version = try store.currentVersion
         #expect(try store.durableVersion == version)
         store.close()
-        store = try Store.open(path, options: Self.options(pages: 64))
+        store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         #expect(try store.currentVersion == version)
         #expect(try store.snapshot().tree("t")?.count == 5)
     }
@@ -356,7 +357,7 @@ import Testing
     @Test func aDeferredFrameLeavesRoomForItsSealSoASyncNeverCheckpoints() throws {
         for sealAfter in [7, 8] {
             let directory = try TemporaryDirectory(inMemory: true)
-            let store = try Store.open(directory.file("log.firn"), options: Self.options(pages: 4))
+            let store = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 4))
             try Self.put(store, 0, durability: .durable)
             let checkpoint = try store.currentVersion
             // Frames of 2 KiB each: seven leave 2 KiB of the 16 KiB region.
@@ -384,7 +385,7 @@ import Testing
             }
             let version = try store.currentVersion
             store.close()
-            let reopened = try Store.open(directory.file("log.firn"), options: Self.options(pages: 4))
+            let reopened = try Store.open(directory.file("log.firn"), options: StoreOptions.commitLog(pages: 4))
             #expect(try reopened.currentVersion == version)
             #expect(try reopened.snapshot().tree("t")?.count == UInt64(sealAfter + 1))
             reopened.close()
@@ -401,8 +402,8 @@ import Testing
     @Test func aStoreContinuesItsOwnFramesOnlyWhileNoOtherWriterCameBetween() throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let path = directory.file("log.firn")
-        let first = try Store.open(path, options: Self.options(pages: 32))
-        let second = try Store.open(path, options: Self.options(pages: 32))
+        let first = try Store.open(path, options: StoreOptions.commitLog(pages: 32))
+        let second = try Store.open(path, options: StoreOptions.commitLog(pages: 32))
         var rng = SeededGenerator(seed: 77)
         var written = 0
         for turn in 0..<60 {
@@ -416,7 +417,7 @@ import Testing
                 // at the latest (FORMAT.md 8.1).
                 #expect(try store.snapshot().tree("t")?.count == UInt64(written))
                 let other = store === first ? second : first
-                #expect(try WriterByteRetentionTests.eventually(within: .seconds(10)) {
+                #expect(try eventually(within: .seconds(10)) {
                     try other.snapshot().tree("t")?.count == UInt64(written)
                 })
             }
@@ -426,7 +427,7 @@ import Testing
         let version = try first.currentVersion
         first.close()
         second.close()
-        let reopened = try Store.open(path, options: Self.options(pages: 32))
+        let reopened = try Store.open(path, options: StoreOptions.commitLog(pages: 32))
         defer { reopened.close() }
         #expect(try reopened.currentVersion == version)
         let tree = try #require(try reopened.snapshot().tree("t"))
@@ -437,7 +438,7 @@ import Testing
     @Test func framesOfAStoreThatDoesNotSyncSurviveTheProcess() throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let path = directory.file("log.firn")
-        var options = Self.options(pages: 64)
+        var options = StoreOptions.commitLog(pages: 64)
         options.durability = .none
         var store = try Store.open(path, options: options)
         for n in 0..<5 { try Self.put(store, n, durability: .durable) }

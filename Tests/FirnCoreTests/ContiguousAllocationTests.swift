@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The allocator's runs (issue 8 §3): a commit's short-lived pages go to
 /// runs of consecutive pages, reclaimed pages are handed out without
@@ -170,7 +171,7 @@ import Testing
             let before = io.count
             try store.write { txn in
                 let tree = try #require(try txn.tree("kv"))
-                try tree.put(PinnedGrowthTests.record(Int(rng.next() % 3000)), Array(repeating: UInt8(i & 0xFF), count: 100))
+                try tree.put(ScatteredKeys.key(Int(rng.next() % 3000)), Array(repeating: UInt8(i & 0xFF), count: 100))
             }
             if i >= 500 { runCounts.append(Self.runs(io.operations[before...]).count) }
         }
@@ -200,7 +201,7 @@ import Testing
             try store.write { txn in
                 let tree = try #require(try txn.tree("kv"))
                 for _ in 0..<(i % 7 == 0 ? 40 : 1) {
-                    let key = PinnedGrowthTests.record(Int(rng.next() % 2000))
+                    let key = ScatteredKeys.key(Int(rng.next() % 2000))
                     if rng.next() % 5 == 0 {
                         try tree.delete(key)
                         model[key] = nil

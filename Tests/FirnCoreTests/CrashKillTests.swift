@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Process crashes: a child process (`firn-testkit commit-loop`) commits
 /// ledger transfers in a loop and acknowledges each returned commit on
@@ -32,13 +33,7 @@ import Testing
         var kills = 0, acknowledged = 0, unacknowledgedButDurable = 0, killedBeforeFirstCommit = 0
         for round in 0..<rounds {
             let childSeed = rng.next()
-            let child = try TestKitProcess(["commit-loop", path, "\(childSeed)"])
-            guard child.waitUntilReady(timeout: .seconds(30)) else {
-                child.kill(SIGKILL)
-                _ = child.waitForExit(timeout: .seconds(10))
-                Issue.record("round \(round): commit-loop did not start: \(child.errorOutput())")
-                return
-            }
+            guard let child = try ChildProcess.readyTestkit(["commit-loop", path, "\(childSeed)"], "round \(round)") else { return }
             // Kill after a random time, or after a random number of acknowledgements.
             var acks: [UInt64] = []
             var malformed: [String] = []

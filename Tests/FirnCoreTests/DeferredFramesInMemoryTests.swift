@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// A deferred commit's frame waits in the writer's memory until its group's
 /// durability point, the writer byte going to another writer, the idle
@@ -15,15 +16,9 @@ import Glibc
 @Suite struct DeferredFramesInMemoryTests {
     static let hour: UInt64 = 3_600_000_000_000
 
-    static func options() -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = 64
-        return options
-    }
-
     /// `path` opened with its kept byte not let go for idleness within the
     /// hour (frames then wait until this test's own calls write them).
-    static func openKeeping(_ path: String, options: StoreOptions = options()) throws -> Store {
+    static func openKeeping(_ path: String, options: StoreOptions = .commitLog(pages: 64)) throws -> Store {
         let store = try Store.open(path, options: options)
         store.lockFile?.keptByteIdleNanoseconds.store(hour, ordering: .relaxed)
         return store
@@ -39,7 +34,7 @@ import Glibc
         let other: Store
 
         init(_ name: String, idleWatch: Bool = false,
-             options: StoreOptions = DeferredFramesInMemoryTests.options()) throws {
+             options: StoreOptions = .commitLog(pages: 64)) throws {
             dir = try TemporaryDirectory(inMemory: true)
             path = dir.file(name)
             writer = idleWatch ? try Store.open(path, options: options)
@@ -156,7 +151,7 @@ import Glibc
     @Test func closingTheStoreWritesItsFrames() throws {
         let dir = try TemporaryDirectory(inMemory: true)
         let path = dir.file("close.firn")
-        let other = try Store.open(path, options: Self.options())
+        let other = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
         defer { other.close() }
         let writer = try Self.openKeeping(path)
         let base = try Self.put(writer, 0, .durable)
@@ -172,7 +167,7 @@ import Glibc
     }
 
     @Test func framesPastTheSizeLimitAreWrittenWhileTheGroupGoesOn() throws {
-        var options = Self.options()
+        var options = StoreOptions.commitLog(pages: 64)
         options.commitLogPages = 256
         let stores = try Stores("size.firn", options: options)
         defer { stores.close() }
@@ -194,8 +189,8 @@ import Glibc
         // the same calls each run).
         func run(fault: FaultyIO.Fault?) throws -> (writes: Int, error: FirnError?, base: UInt64, other: Store, path: String) {
             let path = dir.file("fault-\(fault == nil ? "dry" : "wet").firn")
-            let other = try Store.open(path, options: Self.options())
-            var options = Self.options()
+            let other = try Store.open(path, options: StoreOptions.commitLog(pages: 64))
+            var options = StoreOptions.commitLog(pages: 64)
             options.wrapIO = { FaultyIO($0, fault: fault) }
             let writer = try Self.openKeeping(path, options: options)
             defer { writer.close() }
@@ -259,7 +254,7 @@ import Glibc
             let roll = rng.below(10)
             if roll < 7 {
                 let size = rng.chance(1, in: 6) ? 3_000 + Int(rng.below(3_000)) : 20 + Int(rng.below(300))
-                let payload = CommitLogFormatTests.payload([.put(tree: "t", key: [UInt8(calls & 0xFF)],
+                let payload = Payloads.encode([.put(tree: "t", key: [UInt8(calls & 0xFF)],
                                                                  value: [UInt8](repeating: UInt8(calls & 0xFF), count: size))])
                 let deferred = roll < 6
                 guard plain.fits(payloadLength: payload.count, deferred: deferred) else { break }
@@ -311,7 +306,7 @@ import Glibc
     @Test func aFailedWriteOfKeptFramesIsReportedAndNothingOfItIsDurable() throws {
         let geometry = PageGeometry(pageSize: 4096)
         let region = LogRegion(startPage: 0, pageCount: 8, epoch: 3, seed: 0xABCD)
-        let payload = CommitLogFormatTests.payload([.put(tree: "t", key: [1], value: [1, 2, 3])])
+        let payload = Payloads.encode([.put(tree: "t", key: [1], value: [1, 2, 3])])
         for durableAfter in [false, true] {
             let memory = MemoryIO()
             // Write 1 is the durable base frame; write 2 the kept frames.

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// `POSIXFile.size()` seeks to the end instead of calling `fstat` (see its
 /// comment: a timestamp query per commit cost an inode write per sync).

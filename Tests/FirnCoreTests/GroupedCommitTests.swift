@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Grouped commits (FORMAT.md 8.1): deferred commits write their pages and
 /// an unsealed record without a sync, each into the slot not holding the
@@ -9,112 +10,43 @@ import Testing
 /// whole group or none of it: every image opens at *D* or at the group's
 /// last version, never at a member in between.
 @Suite struct GroupedCommitTests {
-    /// A recorded workload: durable commits, a group closed by `sync()`, a
-    /// group closed by a durable commit, and a group left open.
-    struct Recording {
-        var base: [UInt8]
-        var log: [RecordingIO.Operation]
-        var contents: [UInt64: LedgerModel.Contents]
-        /// Each durability window: the ops after the last sync before it
-        /// through its sync (nil when the window never syncs), the durable
-        /// version before it and the version its sync makes durable.
-        var windows: [Window]
-        var pageSize: Int
-    }
-
-    struct Window {
-        var name: String
-        var indices: [Int]
-        var durableBefore: UInt64
-        var durableAfter: UInt64
-        var members: [UInt64]
-    }
-
     static let seed: UInt64 = 0x6_2_0_0_9
 
-    static func record(in dir: TemporaryDirectory, groupSize: Int = 4) throws -> Recording {
-        let path = dir.file("grouped.firn")
-        let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
-        let base = try PowerLossTests.readFile(path)
-        var options = StoreOptions.pageCommits
-        options.wrapIO = { RecordingIO($0) }
-        let store = try Store.open(path, options: options)
+    /// A recorded workload: durable commits, a group closed by `sync()`, a
+    /// group closed by a durable commit, and a group left open.
+    static func record(in dir: TemporaryDirectory, groupSize: Int = 4) throws -> PowerLoss.GroupRecording {
+        let ledger = try RecordedLedger(path: dir.file("grouped.firn"), options: .pageCommits)
+        let (store, recorder) = (ledger.store, ledger.recorder)
         defer { store.close() }
-        let recorder = try #require(store.io as? RecordingIO)
-        var rng = SeededGenerator(seed: seed)
-        var contents = baseContents
-        var all: [UInt64: LedgerModel.Contents] = [baseVersion: baseContents]
-        func commit(_ durability: CommitDurability) throws -> UInt64 {
-            let txn = try store.beginWriteBlocking()
-            var working = contents
-            try LedgerModel.stageRandomChanges(txn, &working, &rng)
-            let version = try txn.commit(durability: durability)
-            contents = working
-            all[version] = working
-            return version
-        }
-        var windows: [Window] = []
+        var commits = LedgerCommits(seed: seed, version: ledger.baseVersion, contents: ledger.baseContents)
+        func commit(_ durability: CommitDurability) throws -> UInt64 { try commits.commit(store, durability) }
         // Two ordinary durable commits first.
-        var durable = try commit(.durable)
-        durable = try commit(.durable)
-        #expect(try store.durableVersion == durable)
+        _ = try commit(.durable)
+        var windows = PowerLoss.GroupWindows(durable: try commit(.durable))
+        #expect(try store.durableVersion == windows.durable)
 
         // A group closed by sync().
         var first = recorder.count
-        var members: [UInt64] = []
-        for _ in 0..<groupSize { members.append(try commit(.deferred)) }
-        #expect(try store.durableVersion == durable)
+        var members = try (0..<groupSize).map { _ in try commit(.deferred) }
+        #expect(try store.durableVersion == windows.durable)
         #expect(try store.currentVersion == members.last)
         let synced = try store.sync()
         #expect(try synced == members.last && (store.durableVersion) == synced)
-        windows.append(Window(name: "sync", indices: Array(first..<recorder.count), durableBefore: durable,
-                              durableAfter: synced, members: members))
-        durable = synced
+        windows.close("sync", indices: first..<recorder.count, members: members, at: synced)
 
         // A group closed by a durable commit on top of it.
         first = recorder.count
-        members = []
-        for _ in 0..<groupSize { members.append(try commit(.deferred)) }
+        members = try (0..<groupSize).map { _ in try commit(.deferred) }
         let closing = try commit(.durable)
-        members.append(closing)
         #expect(try store.durableVersion == closing)
-        windows.append(Window(name: "durable commit", indices: Array(first..<recorder.count), durableBefore: durable,
-                              durableAfter: closing, members: members))
-        durable = closing
+        windows.close("durable commit", indices: first..<recorder.count, members: members + [closing], at: closing)
 
         // A group never closed: a crash anywhere in it opens at D.
         first = recorder.count
-        members = []
-        for _ in 0..<groupSize { members.append(try commit(.deferred)) }
-        windows.append(Window(name: "open", indices: Array(first..<recorder.count), durableBefore: durable,
-                              durableAfter: durable, members: members))
-        return Recording(base: base, log: recorder.operations, contents: all, windows: windows, pageSize: store.pageSize)
-    }
-
-    /// Opens `image`, verifies it and compares it with the version it opened
-    /// at, which must be `window.durableBefore` or `window.durableAfter`.
-    static func check(_ image: CrashImage, _ recording: Recording, window: Window, in dir: TemporaryDirectory,
-                      name: String, label: @autoclosure () -> String) throws -> UInt64? {
-        switch try PowerLossTests.open(image, in: dir, name: name) {
-        case let .failure(error):
-            Issue.record("\(label()): does not open: \(error)")
-            return nil
-        case let .success(inspection):
-            guard inspection.problems.isEmpty else {
-                Issue.record("\(label()): v\(inspection.version): \(inspection.problems.prefix(5))")
-                return nil
-            }
-            guard inspection.version == window.durableBefore || inspection.version == window.durableAfter,
-                  let expected = recording.contents[inspection.version] else {
-                Issue.record("\(label()): opened v\(inspection.version), expected v\(window.durableBefore) or v\(window.durableAfter)")
-                return nil
-            }
-            guard LedgerModel.same(inspection.contents, expected) else {
-                Issue.record("\(label()): v\(inspection.version) differs from its commit")
-                return nil
-            }
-            return inspection.version
-        }
+        members = try (0..<groupSize).map { _ in try commit(.deferred) }
+        windows.close("open", indices: first..<recorder.count, members: members, at: windows.durable)
+        return PowerLoss.GroupRecording(base: ledger.base, log: recorder.operations, contents: commits.all,
+                                        windows: windows.all, pageSize: store.pageSize)
     }
 
     /// Every crash inside each window: for each point in the window, every
@@ -137,7 +69,7 @@ import Testing
             }
             for i in ops.indices {
                 variants.append(("op \(i) dropped", ops.indices.map { $0 == i ? .dropped : .applied }, false))
-                if let torn = SingleSyncCommitTests.torn(recording.log[ops[i]], &rng) {
+                if let torn = CrashImage.tornFate(recording.log[ops[i]], &rng) {
                     variants.append(("op \(i) torn", ops.indices.map { $0 == i ? torn : .applied }, false))
                 }
             }
@@ -153,7 +85,7 @@ import Testing
                 var image = durable
                 let order = reversed ? Array(zip(ops, fates).reversed()) : Array(zip(ops, fates))
                 for (index, fate) in order { image.apply(recording.log[index], fate: fate) }
-                let opened = try Self.check(image, recording, window: window, in: dir, name: "g\(images).firn",
+                let opened = try recording.check(image, window: window, in: dir, name: "g\(images).firn",
                                             label: "\(window.name) window (\(ops.count) ops): \(label)")
                 images += 1
                 switch opened {
@@ -223,9 +155,9 @@ import Testing
         let n = try store.currentVersion
         #expect(n == d + 5)
         // Everything written (the page cache): an open without the lock file's word is a first opener.
-        let pending = try PowerLossTests.readFile(path)
+        let pending = try PowerLoss.readFile(path)
         let groupVersion = try store.sync()
-        let sealed = try PowerLossTests.readFile(path)
+        let sealed = try PowerLoss.readFile(path)
         store.close()
         #expect(groupVersion == n)
         for (bytes, expected, name) in [(pending, d, "pending"), (sealed, n, "sealed")] {
@@ -272,7 +204,7 @@ import Testing
             if group == 0 || group == 39 {
                 // The file as the open group left it: D must be whole.
                 let copy = dir.file("open-\(group).firn")
-                #expect(try FileManager.default.createFile(atPath: copy, contents: Data(PowerLossTests.readFile(path))))
+                #expect(try FileManager.default.createFile(atPath: copy, contents: Data(PowerLoss.readFile(path))))
                 let reopened = try Store.open(copy, options: .pageCommits)
                 #expect(try reopened.currentVersion == d)
                 let inspection = try StoreInspection.inspect(reopened)
@@ -348,27 +280,24 @@ import Testing
         writer.close()
         unlink(path + ".lock")
         final class Probe: @unchecked Sendable { var io: RecordingIO? }
-        let probe = Probe()
-        var options = StoreOptions.pageCommits
-        options.wrapIO = { base in
-            let io = RecordingIO(base)
-            probe.io = io
-            return io
+        /// Opens `path` with its I/O recorded into the probe.
+        func openRecorded() throws -> (Store, Probe) {
+            let probe = Probe()
+            var options = StoreOptions.pageCommits
+            options.wrapIO = { base in
+                let io = RecordingIO(base)
+                probe.io = io
+                return io
+            }
+            return (try Store.open(path, options: options), probe)
         }
-        let opener = try Store.open(path, options: options)
+        let (opener, probe) = try openRecorded()
         defer { opener.close() }
         let syncs = probe.io?.operations.filter { if case .sync = $0 { true } else { false } }.count
         #expect(syncs == 1)
         #expect(try opener.durableVersion == v && opener.currentVersion == v)
         // A later opener trusts the published version: no second sync.
-        var later = StoreOptions.pageCommits
-        let laterProbe = Probe()
-        later.wrapIO = { base in
-            let io = RecordingIO(base)
-            laterProbe.io = io
-            return io
-        }
-        let second = try Store.open(path, options: later)
+        let (second, laterProbe) = try openRecorded()
         defer { second.close() }
         #expect(laterProbe.io?.operations.isEmpty == true)
     }
@@ -394,10 +323,10 @@ import Testing
         #expect(try store.currentVersion == n && (store.durableVersion) == d)
         #expect(try other.currentVersion == n && (other.durableVersion) == d)
         #expect(try other.waitForDurable(version: n, timeout: .milliseconds(20)) == d)
-        let waiter = Thread.detachNewThreadWithResult { try? other.waitForDurable(version: n, timeout: .seconds(10)) }
+        let waiter = BackgroundThread { try? other.waitForDurable(version: n, timeout: .seconds(10)) }
         usleep(50_000)
         #expect(try store.sync() == n)
-        #expect(waiter.wait() == n)
+        #expect(waiter.join() == n)
         #expect(try other.durableVersion == n)
         // Nothing pending: sync returns at once with the same version.
         #expect(try other.sync() == n)
@@ -423,21 +352,5 @@ import Testing
         record.storedDistance = 2
         #expect(CommitSlots(slots: [.success(older), .success(record)], pageSize: 4096).relationDefect == nil)
         #expect(CommitSlots(slots: [.success(record), .success(older)], pageSize: 4096).relationDefect == nil)
-    }
-}
-
-extension Thread {
-    /// Runs `body` on a new thread; `wait()` returns its result.
-    final class ResultBox<T: Sendable>: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var value: T?
-        func set(_ v: T) { value = v; done.signal() }
-        func wait() -> T? { done.wait(); return value }
-    }
-
-    static func detachNewThreadWithResult<T: Sendable>(_ body: @escaping @Sendable () -> T) -> ResultBox<T> {
-        let box = ResultBox<T>()
-        Thread.detachNewThread { box.set(body()) }
-        return box
     }
 }

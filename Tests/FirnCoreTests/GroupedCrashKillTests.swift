@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Process kills during grouped commits (FORMAT.md 8.1). Child processes
 /// (`firn-testkit group-loop`) commit `.deferred` in groups, call `sync()`
@@ -29,7 +30,7 @@ import Testing
     }
 
     /// One line of a child: "c V", "D V" or "d V".
-    enum Line: Equatable {
+    enum Line: Equatable, TranscriptLine {
         case deferred(UInt64), durableCommit(UInt64), synced(UInt64)
 
         init?(_ text: String) {
@@ -42,58 +43,21 @@ import Testing
             default: return nil
             }
         }
-    }
 
-    /// The lines of one child, in order; malformed ones kept apart.
-    struct Transcript {
-        var lines: [Line] = []
-        var malformed: [String] = []
-
-        mutating func add(_ text: String) {
-            if let line = Line(text) { lines.append(line) } else { malformed.append(text) }
-        }
-
-        /// Versions whose commit returned, in order.
-        var commits: [UInt64] {
-            lines.compactMap { line in
-                switch line {
-                case let .deferred(v), let .durableCommit(v): return v
-                case .synced: return nil
-                }
+        var committed: UInt64? {
+            switch self {
+            case let .deferred(v), let .durableCommit(v): return v
+            case .synced: return nil
             }
         }
-
-        /// The highest version acknowledged durable (a sync or a durable commit returned it).
-        var durable: UInt64 {
-            lines.compactMap { line in
-                switch line {
-                case let .synced(v), let .durableCommit(v): return v
-                case .deferred: return nil
-                }
-            }.max() ?? 0
-        }
-
-        /// Commits numbered on from `start`, each sync acknowledging the
-        /// commit before it; what is wrong otherwise.
-        func problems(startingAfter start: UInt64) -> [String] {
-            var problems = malformed.map { "unexpected output \"\($0)\"" }
-            var last = start
-            for line in lines {
-                switch line {
-                case let .deferred(v), let .durableCommit(v):
-                    if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
-                    last = v
-                case let .synced(v):
-                    if v != last { problems.append("sync() returned v\(v) right after the commit of v\(last)") }
-                }
-            }
-            return problems
-        }
     }
+
+    typealias Transcript = ChildTranscript<Line>
+
 
     /// Reads whatever `child` prints until `deadline` (or until `enough`
     /// says so) into `transcript`.
-    static func collect(_ child: TestKitProcess, into transcript: inout Transcript, until deadline: ContinuousClock.Instant,
+    static func collect(_ child: ChildProcess, into transcript: inout Transcript, until deadline: ContinuousClock.Instant,
                         enough: (Transcript) -> Bool = { _ in false }) {
         while !enough(transcript) {
             let remaining = deadline - ContinuousClock.now
@@ -104,23 +68,12 @@ import Testing
     }
 
     /// SIGKILLs `child`, waits for it, and reads what it printed before.
-    static func kill(_ child: TestKitProcess, into transcript: inout Transcript, _ label: String) -> Bool {
+    static func kill(_ child: ChildProcess, into transcript: inout Transcript, _ label: String) -> Bool {
         child.kill(SIGKILL)
         let status = child.waitForExit(timeout: .seconds(10))
         #expect(status == SIGKILL, "\(label): the child ended with \(String(describing: status)) before the kill: \(child.errorOutput())")
         while let line = child.readLine(timeout: .milliseconds(200)) { transcript.add(line) }
         return status == SIGKILL
-    }
-
-    static func start(_ arguments: [String], _ label: String) throws -> TestKitProcess? {
-        let child = try TestKitProcess(arguments)
-        guard child.waitUntilReady(timeout: .seconds(30)) else {
-            child.kill(SIGKILL)
-            _ = child.waitForExit(timeout: .seconds(10))
-            Issue.record("\(label): \(arguments.first ?? "") did not start: \(child.errorOutput())")
-            return nil
-        }
-        return child
     }
 
     /// Reopens `path` (nobody else has it open: a first opener) and checks
@@ -164,7 +117,7 @@ import Testing
                 || (kills < 20 || groupsLost == 0) && ContinuousClock.now - started < .seconds(120) {
             let label = "round \(kills)"
             let syncEvery = 1 + Int(rng.below(8))
-            guard let child = try Self.start(["group-loop", path, "\(rng.next())", "\(syncEvery)"], label) else { return }
+            guard let child = try ChildProcess.readyTestkit(["group-loop", path, "\(rng.next())", "\(syncEvery)"], label) else { return }
             var transcript = Transcript()
             let byCount = rng.chance(1, in: 4)
             let wanted = 1 + Int(rng.below(30))
@@ -211,8 +164,8 @@ import Testing
         while rounds < 25 && ContinuousClock.now - started < .seconds(9)
                 || (rounds < 8 || sealedByOther == 0) && ContinuousClock.now - started < .seconds(120) {
             let label = "round \(rounds)"
-            guard let writer = try Self.start(["group-loop", path, "\(rng.next())", "0"], label),
-                  let syncer = try Self.start(["sync-loop", path, "\(rng.next())"], label) else { return }
+            guard let writer = try ChildProcess.readyTestkit(["group-loop", path, "\(rng.next())", "0"], label),
+                  let syncer = try ChildProcess.readyTestkit(["sync-loop", path, "\(rng.next())"], label) else { return }
             var written = Transcript(), synced = Transcript()
             let deadline = ContinuousClock.now + .milliseconds(20 + Int(rng.below(231)))
             while ContinuousClock.now < deadline {
@@ -272,7 +225,7 @@ import Testing
         // A first group member, so the dead writer continues an open group.
         try GroupModel.commit(observer, durability: .deferred)
         let durableBase = try observer.durableVersion
-        let child = try TestKitProcess(["group-loop", path, "7", "0", "\(recordsBeforeDeath)"])
+        let child = try ChildProcess.testkit(["group-loop", path, "7", "0", "\(recordsBeforeDeath)"])
         var transcript = Transcript()
         Self.collect(child, into: &transcript, until: ContinuousClock.now + .seconds(20))
         #expect(child.waitForExit(timeout: .seconds(10)) == SIGKILL, "the writer did not die after its record: \(child.errorOutput())")
@@ -367,5 +320,34 @@ enum GroupModel {
         defer { snapshot.close() }
         guard snapshot.version == version else { return ["the latest version is v\(snapshot.version), not v\(version)"] }
         return try problems(snapshot, slots: try store.readSlots())
+    }
+}
+
+extension ChildTranscript where Line == GroupedCrashKillTests.Line {
+    /// The highest version acknowledged durable (a sync or a durable commit returned it).
+    var durable: UInt64 {
+        lines.compactMap { line in
+            switch line {
+            case let .synced(v), let .durableCommit(v): return v
+            case .deferred: return nil
+            }
+        }.max() ?? 0
+    }
+
+    /// Commits numbered on from `start`, each sync acknowledging the
+    /// commit before it; what is wrong otherwise.
+    func problems(startingAfter start: UInt64) -> [String] {
+        var problems = malformed.map { "unexpected output \"\($0)\"" }
+        var last = start
+        for line in lines {
+            switch line {
+            case let .deferred(v), let .durableCommit(v):
+                if v != last + 1 { problems.append("commit v\(v) after v\(last)") }
+                last = v
+            case let .synced(v):
+                if v != last { problems.append("sync() returned v\(v) right after the commit of v\(last)") }
+            }
+        }
+        return problems
     }
 }

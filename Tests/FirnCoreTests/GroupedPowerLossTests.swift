@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss around the durability point of a group written by another
 /// process (FORMAT.md 8.1). `GroupedCommitTests` covers groups whose own
@@ -66,10 +67,10 @@ import Testing
 
     /// The workload: a writer store makes durable commits, then groups of
     /// deferred commits that other stores close.
-    static func record(in dir: TemporaryDirectory) throws -> GroupedCommitTests.Recording {
+    static func record(in dir: TemporaryDirectory) throws -> PowerLoss.GroupRecording {
         let path = dir.file("cross.firn")
         let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
-        let base = try PowerLossTests.readFile(path)
+        let base = try PowerLoss.readFile(path)
         let log = SharedLog()
         func open(_ durability: Durability) throws -> Store {
             var options = StoreOptions.pageCommits
@@ -83,25 +84,12 @@ import Testing
             syncer.close()
             twoPhaseSyncer.close()
         }
-        var rng = SeededGenerator(seed: seed)
-        var contents = baseContents
-        var all: [UInt64: LedgerModel.Contents] = [baseVersion: baseContents]
-        func commit(_ store: Store, _ durability: CommitDurability) throws -> UInt64 {
-            let txn = try store.beginWriteBlocking()
-            var working = contents
-            try LedgerModel.stageRandomChanges(txn, &working, &rng)
-            let version = try txn.commit(durability: durability)
-            contents = working
-            all[version] = working
-            return version
-        }
-        var windows: [GroupedCommitTests.Window] = []
-        var durable = try commit(writer, .durable)
-        durable = try commit(writer, .durable)
+        var commits = LedgerCommits(seed: seed, version: baseVersion, contents: baseContents)
+        func commit(_ store: Store, _ durability: CommitDurability) throws -> UInt64 { try commits.commit(store, durability) }
+        _ = try commit(writer, .durable)
+        var windows = PowerLoss.GroupWindows(durable: try commit(writer, .durable))
         func window(_ name: String, from first: Int, members: [UInt64], closedAt version: UInt64) {
-            windows.append(GroupedCommitTests.Window(name: name, indices: Array(first..<log.count), durableBefore: durable,
-                                                     durableAfter: version, members: members))
-            durable = version
+            windows.close(name, indices: first..<log.count, members: members, at: version)
         }
 
         // sync() by another store.
@@ -137,7 +125,7 @@ import Testing
         let (latest, latestDurable) = (try syncer.currentVersion, try syncer.durableVersion)
         #expect(latest == members.last && latestDurable == members.last)
         window("sync() by another store after the writer died before publishing", from: first, members: members, closedAt: sealed)
-        return GroupedCommitTests.Recording(base: base, log: log.all, contents: all, windows: windows, pageSize: writer.pageSize)
+        return PowerLoss.GroupRecording(base: base, log: log.all, contents: commits.all, windows: windows.all, pageSize: writer.pageSize)
     }
 
     @Test func everyCrashImageAroundAnotherProcessesSyncOpensAtTheDurableBaseOrTheWholeGroup() throws {
@@ -170,7 +158,7 @@ import Testing
             let doubt = lastSync < crash ? Array((lastSync + 1)...crash) : []
             for index in doubt {
                 variants.append(("op \(index) dropped", crash, [index: .dropped], false))
-                if let torn = SingleSyncCommitTests.torn(log[index], &rng) { variants.append(("op \(index) torn", crash, [index: torn], false)) }
+                if let torn = CrashImage.tornFate(log[index], &rng) { variants.append(("op \(index) torn", crash, [index: torn], false)) }
             }
             for sample in 0..<60 {
                 var fates: [Int: CrashImage.Fate] = [:]
@@ -179,8 +167,8 @@ import Testing
             }
             for variant in variants {
                 let label = "\(window.name) (ops \(firstIndex)…\(finalSync)): \(variant.label)"
-                let opened = try GroupedCommitTests.check(
-                    image(crash: variant.crash, fates: variant.fates, reversed: variant.reversed), recording, window: window,
+                let opened = try recording.check(
+                    image(crash: variant.crash, fates: variant.fates, reversed: variant.reversed), window: window,
                     in: dir, name: "x\(images).firn", label: label)
                 images += 1
                 switch opened {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// I/O errors: a fixed ledger workload runs once to count its writes, syncs
 /// and extends, then once for every one of them failing (EIO or ENOSPC,
@@ -17,32 +18,23 @@ import Testing
 /// failed commit that had freed or overwritten a page of the current or the
 /// pinned version would show in the Verifier or in the contents.
 @Suite struct IOFaultTests {
-    struct Outcome {
+    struct Outcome: FaultRunOutcome {
         var writes = 0, syncs = 0, extends = 0
         var injected = 0
         /// Faults that fired while opening (the first opener's sync).
         var injectedAtOpen = 0
         var failedCommits = 0
         var reopenedAfterFailure = 0
-
-        func count(_ kind: FaultyIO.Kind) -> Int {
-            switch kind {
-            case .write: return writes
-            case .sync: return syncs
-            case .extend: return extends
-            }
-        }
     }
 
     static let rounds = 14
 
     /// Runs the workload on a new file `name` in `dir` with `fault` installed.
     static func run(fault: FaultyIO.Fault?, in dir: TemporaryDirectory, name: String) throws -> Outcome {
-        let path = dir.file(name)
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
-        }
+        try dir.withDatabase(name) { path in try run(fault: fault, path: path) }
+    }
+
+    static func run(fault: FaultyIO.Fault?, path: String) throws -> Outcome {
         let label = fault.map { "fault \($0)" } ?? "dry run"
         var (expectedVersion, model) = try LedgerModel.createStore(at: path)
         var options = StoreOptions.pageCommits
@@ -58,12 +50,6 @@ import Testing
             #expect(try store.durableVersion == 0, "\(label): the open claimed a version durable though its sync failed")
         } else {
             #expect(try store.durableVersion == expectedVersion, "\(label): the open did not claim its version durable")
-        }
-        func tally(_ io: FaultyIO) {
-            outcome.writes += io.count(.write)
-            outcome.syncs += io.count(.sync)
-            outcome.extends += io.count(.extend)
-            outcome.injected += io.injected.count
         }
         var rng = SeededGenerator(seed: 0x10_FA_17)
         var pinned: (snapshot: Snapshot, contents: LedgerModel.Contents)? = nil
@@ -124,7 +110,7 @@ import Testing
                     outcome.reopenedAfterFailure += 1
                     pinned?.snapshot.close()
                     pinned = nil
-                    tally(faulty)
+                    outcome.tally(faulty)
                     store.close()
                     options.wrapIO = { FaultyIO($0, fault: nil) }
                     store = try Store.open(path, options: options)
@@ -137,7 +123,7 @@ import Testing
             }
         }
         pinned?.snapshot.close()
-        tally(faulty)
+        outcome.tally(faulty)
         store.close()
         // Reopen without faults: the last successful commit, verified clean, and still writable.
         let reopened = try Store.open(path, options: .pageCommits)
@@ -159,32 +145,16 @@ import Testing
     func everyFailingCallLeavesTheStoreAtItsLastCommit(kind: FaultyIO.Kind) throws {
         let started = ContinuousClock.now
         let dir = try TemporaryDirectory(prefix: "firn-fault-\(kind)", inMemory: true)
-        let dry = try Self.run(fault: nil, in: dir, name: "dry.firn")
-        #expect(dry.injected == 0 && dry.failedCommits == 0)
-        // The workload is deterministic, so call k of one run is call k of the next.
-        let again = try Self.run(fault: nil, in: dir, name: "dry-again.firn")
-        #expect(again.count(kind) == dry.count(kind), "the workload made \(dry.count(kind)) and then \(again.count(kind)) \(kind) calls")
-        let calls = dry.count(kind)
-        #expect(calls > 0, "the workload makes no \(kind) calls")
-        var injected = 0, failedCommits = 0, reopened = 0, runs = 0
-        for index in 1...max(calls, 1) {
-            // Each call fails once with one error, and from then on with the other.
-            let once = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .enospc : .eio)
-            let sticky = FaultyIO.Fault(kind: kind, index: index, code: index % 2 == 0 ? .eio : .enospc, sticky: true)
-            for fault in [once, sticky] {
-                let outcome = try Self.run(fault: fault, in: dir, name: "\(kind)-\(index)-\(fault.sticky).firn")
-                #expect(outcome.injected > 0, "fault \(fault) never fired")
-                // Only a one-off failure of the open's sync fails no commit.
-                #expect(outcome.failedCommits > 0 || (outcome.injectedAtOpen > 0 && !fault.sticky),
-                        "fault \(fault) failed no commit")
-                injected += outcome.injected
-                failedCommits += outcome.failedCommits
-                reopened += outcome.reopenedAfterFailure
-                runs += 1
-            }
+        let sweep = try FaultSweep.sweep(kind) { try Self.run(fault: $0, in: dir, name: $1) }
+        #expect(sweep.dry.injected == 0 && sweep.dry.failedCommits == 0)
+        for (fault, outcome) in sweep.runs {
+            // Only a one-off failure of the open's sync fails no commit.
+            #expect(outcome.failedCommits > 0 || (outcome.injectedAtOpen > 0 && !fault.sticky),
+                    "fault \(fault) failed no commit")
         }
         let elapsed = ContinuousClock.now - started
-        print("IOFaultTests [\(kind)]: \(calls) \(kind) calls in the workload; \(runs) runs, \(injected) injected faults, "
-              + "\(failedCommits) failed commits, \(reopened) reopens after the store gave up; \(elapsed)")
+        print("IOFaultTests [\(kind)]: \(sweep.dry.count(kind)) \(kind) calls in the workload; \(sweep.runs.count) runs, "
+              + "\(sweep.total(\.injected)) injected faults, \(sweep.total(\.failedCommits)) failed commits, "
+              + "\(sweep.total(\.reopenedAfterFailure)) reopens after the store gave up; \(elapsed)")
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The epoch's key filter (`KeyHashFilter`): every hash inserted is found,
 /// through the table's growth and for a hash of 0; hashes never inserted

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A write transaction's cost on the commit log is O(n log n) in its puts,
 /// whatever their number and key order (the speed issue's §0: a sorted

@@ -5,6 +5,7 @@ import CFirnShims
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The lock file: layout and initialization, sessions, the writer lock, the
 /// reader table, version notification, and the same seen from real child
@@ -603,7 +604,7 @@ import Glibc
 
     @Test func childPinIsVisibleWithItsPidAndNotStale() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-pin", dir.file("db"), "12", "child reader", "60"])
+        let child = try ChildProcess.testkit(["lock-pin", dir.file("db"), "12", "child reader", "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         #expect(!lock.didInitialize)
@@ -619,7 +620,7 @@ import Glibc
 
     @Test func killedChildPinIsStaleAndReclaimed() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-pin", dir.file("db"), "12", "doomed", "60"])
+        let child = try ChildProcess.testkit(["lock-pin", dir.file("db"), "12", "doomed", "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         _ = try lock.claimPin(version: 20, kind: .read, label: "ours")
@@ -637,7 +638,7 @@ import Glibc
 
     @Test func livePinnedVersionsSkipsAKilledChildsPin() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-pin", dir.file("db"), "3", "doomed", "60"])
+        let child = try ChildProcess.testkit(["lock-pin", dir.file("db"), "3", "doomed", "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         #expect(lock.livePinnedVersions() == [3])
@@ -649,7 +650,7 @@ import Glibc
 
     @Test func childHoldingTheWriterLockBlocksUsWithBusyNamingIt() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-writer", dir.file("db"), "60"])
+        let child = try ChildProcess.testkit(["lock-writer", dir.file("db"), "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         #expect(lock.writerPID == child.pid)
@@ -666,7 +667,7 @@ import Glibc
 
     @Test func writerLockOfAKilledChildIsRecovered() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-writer", dir.file("db"), "60"])
+        let child = try ChildProcess.testkit(["lock-writer", dir.file("db"), "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         child.kill(SIGKILL)
@@ -683,7 +684,7 @@ import Glibc
 
     @Test func exclusiveSessionIsRefusedNamingALiveChild() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-session", dir.file("db"), "60"])
+        let child = try ChildProcess.testkit(["lock-session", dir.file("db"), "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         let error = captureError { () throws(FirnError) in try lock.tryExclusiveSession() }
@@ -696,7 +697,7 @@ import Glibc
 
     @Test func exclusiveSessionIsGrantedOnceTheChildDies() throws {
         let dir = try TemporaryDirectory()
-        let child = try TestKitProcess(["lock-session", dir.file("db"), "60"])
+        let child = try ChildProcess.testkit(["lock-session", dir.file("db"), "60"])
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: dir.file("db"))
         #expect(lock.otherSessionHolders() == [child.pid])
@@ -709,7 +710,7 @@ import Glibc
     @Test func childExitingNormallyLeavesNoPinOrSession() throws {
         let dir = try TemporaryDirectory()
         let lock = try LockFile.open(databasePath: dir.file("db"))
-        let child = try TestKitProcess(["lock-pin", dir.file("db"), "1", "brief", "0"])
+        let child = try ChildProcess.testkit(["lock-pin", dir.file("db"), "1", "brief", "0"])
         #expect(child.waitForExit(timeout: .seconds(20)) == 0, "child failed: \(child.errorOutput())")
         #expect(lock.pins().isEmpty)
         #expect(lock.otherSessionHolders().isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Several processes on one database: readers in other processes see
 /// consistent snapshots while a writer commits, a killed process's pin is
@@ -20,7 +21,7 @@ import Testing
         let path = dir.file("shared.firn")
         let store = try Store.open(path, options: .pageCommits)
         try Self.seedAccounts(store, count: 300)
-        let readers = try (0..<2).map { _ in try TestKitProcess(["read-check", path, "3"]) }
+        let readers = try (0..<2).map { _ in try ChildProcess.testkit(["read-check", path, "3"]) }
         for reader in readers { #expect(reader.waitUntilReady()) }
         var rng = SeededGenerator(seed: 9)
         var commits = 0
@@ -65,7 +66,7 @@ import Testing
         options.durability = .none
         let store = try Store.open(path, options: options)
         try Self.seedAccounts(store, count: 2000)
-        let holder = try TestKitProcess(["pin-hold", path, "60"])
+        let holder = try ChildProcess.testkit(["pin-hold", path, "60"])
         let line = try #require(holder.readLine(timeout: .seconds(20)), "\(holder.errorOutput())")
         let pinned = try #require(UInt64(line.split(separator: " ").last ?? ""))
         let lock = try #require(store.lockFile)
@@ -98,7 +99,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("counter.firn")
         let store = try Store.open(path, options: .pageCommits)
-        let writers = try (0..<2).map { _ in try TestKitProcess(["increment", path, "150"]) }
+        let writers = try (0..<2).map { _ in try ChildProcess.testkit(["increment", path, "150"]) }
         for writer in writers { #expect(writer.waitUntilReady()) }
         for writer in writers { #expect(writer.waitForExit(timeout: .seconds(120)) == 0, "\(writer.errorOutput())") }
         let value = try store.snapshot().tree("counter")?.get(Array("n".utf8))?.array

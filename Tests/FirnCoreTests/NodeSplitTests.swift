@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Splits of full nodes: whatever the sizes of the cells already in a page
 /// and of the one being added, both halves fit after the split and the

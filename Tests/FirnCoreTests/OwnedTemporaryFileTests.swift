@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Temporary files name and lock their owner; only a dead owner's unlocked
 /// file of the exact pattern is ever removed.

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The packed-image writer: a version streamed as a fresh compact file.
 @Suite struct PackedImageTests {
@@ -11,9 +12,9 @@ import Testing
                 for i in 0..<records / 4 {
                     let name = ["users", "orders", "big"][(i + batch) % 3]
                     let tree = try #require(try txn.tree(name))
-                    let key = TreeModelTests.key(i + batch * records, &rng)
+                    let key = TreeModel.key(i + batch * records, &rng)
                     let value = name == "big" && i % 7 == 0
-                        ? [UInt8](repeating: UInt8(i % 251), count: 9000 + i) : TreeModelTests.value(&rng).prefix(300).map { $0 }
+                        ? [UInt8](repeating: UInt8(i % 251), count: 9000 + i) : TreeModel.value(&rng).prefix(300).map { $0 }
                     try tree.put(key, value)
                     model[name, default: [:]][key] = value
                 }
@@ -50,7 +51,7 @@ import Testing
         #expect(report.findings == [])
         #expect(report.freePages == 0 && report.retiredPages == 0)
         #expect(report.reachablePages == summary.pages)
-        try TreeModelTests.expectMatches(copy, model)
+        try TreeModel.expectMatches(copy, model)
         // Packed is smaller than the churned source.
         #expect(summary.bytes < (try store.io.size()))
         // And it accepts new commits.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// `Store.snapshot(alongside:kind:label:)`: a second pin on a pinned
 /// snapshot's version, however old, released on its own.
@@ -10,10 +11,10 @@ import Testing
         let store = try Store.open(dir.file("alongside.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        try PinSharingTests.put(store, "a")
+        try store.put("a")
         let reader = try store.snapshot(label: "reader")
         // Older than both commit slots: only the reader's pin keeps it.
-        for key in ["b", "c", "d"] { try PinSharingTests.put(store, key) }
+        for key in ["b", "c", "d"] { try store.put(key) }
         let extra = try store.snapshot(alongside: reader, kind: .threadSafeReference, label: "Here.swift:12")
         #expect(extra.version == reader.version)
         let pins = lockFile.pins().sorted { $0.slot < $1.slot }
@@ -34,11 +35,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("log.firn"))
         defer { store.close() }
-        try PinSharingTests.put(store, "a")
-        try PinSharingTests.put(store, "b")
+        try store.put("a")
+        try store.put("b")
         let reader = try store.snapshot(label: "reader")
         #expect(reader.version != reader.info.version, "the reader's version is a frame of the log")
-        try PinSharingTests.put(store, "c")
+        try store.put("c")
         let extra = try store.snapshot(alongside: reader, kind: .read, label: "alongside")
         #expect(extra.version == reader.version && extra.info.version == reader.info.version)
         #expect(try extra.tree("t")?.get(Array("b".utf8)) != nil && extra.tree("t")?.get(Array("c".utf8)) == nil)

@@ -2,26 +2,23 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Pins the SDK can share and move: refresh keeps the reader slot, one pin
 /// serves every holder of a version in a process with an exact frozen-object
 /// count, holders name themselves, closing a store keeps the pins of
 /// snapshots still alive, and close wakes a commit watcher.
 @Suite struct PinSharingTests {
-    static func put(_ store: Store, _ key: String, _ value: String = "v") throws {
-        try store.write { txn in _ = try #require(try txn.tree("t")).put(Array(key.utf8), Array(value.utf8)) }
-    }
-
     @Test func refreshMovesThePinToTheLatestVersionInTheSameSlot() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(dir.file("refresh.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        try Self.put(store, "a")
+        try store.put("a")
         let first = try store.snapshot(label: "live instance")
         let slot = try #require(lockFile.pins().first).slot
-        try Self.put(store, "b")
-        try Self.put(store, "c")
+        try store.put("b")
+        try store.put("c")
         let refreshed = try store.refresh(first)
         #expect(refreshed.version == first.version + 2)
         #expect(!(first.pin != nil))
@@ -40,7 +37,7 @@ import Testing
         let store = try Store.open(dir.file("shared.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        try Self.put(store, "a")
+        try store.put("a")
         let anchor = try store.sharedSnapshot(kind: .frozen, label: "frozen results")
         let version = anchor.version
         let threads = (0..<8).map { n in
@@ -74,12 +71,12 @@ import Testing
         let store = try Store.open(dir.file("kinds.firn"))
         defer { store.close() }
         let lockFile = try #require(store.lockFile)
-        try Self.put(store, "a")
+        try store.put("a")
         let frozen = try store.sharedSnapshot(kind: .frozen)
         let again = try store.sharedSnapshot(kind: .frozen)
         #expect(frozen.snapshot === again.snapshot)
         let reference = try store.sharedSnapshot(kind: .threadSafeReference)
-        try Self.put(store, "b")
+        try store.put("b")
         let newer = try store.sharedSnapshot(kind: .frozen)
         #expect(newer.version == frozen.version + 1)
         #expect(lockFile.pins().count == 3)
@@ -102,7 +99,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("close.firn")
         let store = try Store.open(path)
-        for i in 0..<20 { try Self.put(store, "k\(i)", "first \(i)") }
+        for i in 0..<20 { try store.put("k\(i)", "first \(i)") }
         let frozen = try store.snapshot(kind: .frozen, label: "outlives the store")
         store.close()
         #expect(throws: FirnError.self) { try store.snapshot() }
@@ -112,7 +109,7 @@ import Testing
         defer { writer.close() }
         #expect(writer.lockFile?.pins().map(\.label) == ["outlives the store"])
         for round in 0..<30 {
-            for i in 0..<20 { try Self.put(writer, "k\(i)", "round \(round) \(i)") }
+            for i in 0..<20 { try writer.put("k\(i)", "round \(round) \(i)") }
         }
         let tree = try #require(try frozen.tree("t"))
         for i in 0..<20 {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Free space is reused by the interval rule: a page alive in versions
 /// b…d-1 is free once no pinned version lies in that range. So one old
@@ -7,13 +8,6 @@ import Testing
 /// keep overwriting records (LMDB keeps everything newer than its oldest
 /// reader and grows without bound here).
 @Suite struct PinnedGrowthTests {
-    static func record(_ i: Int) -> [UInt8] {
-        var key = [UInt8](repeating: 0, count: 16)
-        var x = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
-        for j in 0..<16 { key[j] = UInt8(truncatingIfNeeded: x >> UInt64((j % 8) * 8)); if j == 7 { x = x &* 31 &+ 7 } }
-        return key
-    }
-
     /// 100 bytes, the first half random.
     static func value(_ rng: inout SeededGenerator) -> [UInt8] {
         (0..<100).map { i in i < 50 ? UInt8(truncatingIfNeeded: rng.next()) : 0 }
@@ -28,7 +22,7 @@ import Testing
         let store = try Store.open(path, options: options)
         try store.write { txn in
             let tree = try #require(try txn.tree("records"))
-            for i in 0..<records { try tree.put(Self.record(i), Self.value(&rng)) }
+            for i in 0..<records { try tree.put(ScatteredKeys.key(i), Self.value(&rng)) }
         }
         return (store, try store.io.size(), try store.snapshot(kind: .frozen, label: "old report"))
     }
@@ -39,13 +33,13 @@ import Testing
         var rng = SeededGenerator(seed: 42)
         func value() -> [UInt8] { Self.value(&rng) }
         let (store, before, pinned) = try Self.loadAndPin(dir.file("growth.firn"), .pageCommits, records: records, &rng)
-        let pinnedValue = try #require(try pinned.tree("records")?.get(Self.record(5))?.array)
+        let pinnedValue = try #require(try pinned.tree("records")?.get(ScatteredKeys.key(5))?.array)
         // The proportions (100 updates per commit on 100,000 records),
         // scaled down: 20 updates per commit on 20,000 records.
         for _ in 0..<2000 {
             try store.write { txn in
                 let tree = try #require(try txn.tree("records"))
-                for _ in 0..<20 { try tree.put(Self.record(Int(rng.next() % UInt64(records))), value()) }
+                for _ in 0..<20 { try tree.put(ScatteredKeys.key(Int(rng.next() % UInt64(records))), value()) }
             }
         }
         let after = try store.io.size()
@@ -53,7 +47,7 @@ import Testing
         #expect(ratio <= 2.2, "file grew \(ratio)× under one pin (\(before) → \(after) bytes)")
         print("pinned growth: \(before) → \(after) bytes, \(ratio)× under one pin")
         // The pinned snapshot still reads its version.
-        #expect(try pinned.tree("records")?.get(Self.record(5))?.array == pinnedValue)
+        #expect(try pinned.tree("records")?.get(ScatteredKeys.key(5))?.array == pinnedValue)
         let current = try store.snapshot()
         let usage = try current.spaceUsage(pinnedVersions: try #require(store.lockFile).livePinnedVersions())
         #expect(usage.retainedBytes(byPinAt: pinned.version) > 0)
@@ -62,7 +56,7 @@ import Testing
         // Releasing the pin frees what it held at the next commit.
         pinned.close()
         current.close()
-        try store.write { txn in try #require(try txn.tree("records")).put(Self.record(1), value()) }
+        try store.write { txn in try #require(try txn.tree("records")).put(ScatteredKeys.key(1), value()) }
         let released = try store.snapshot()
         let afterRelease = try released.spaceUsage(pinnedVersions: try #require(store.lockFile).livePinnedVersions())
         #expect(afterRelease.heldByPinsPages == 0)
@@ -77,13 +71,13 @@ import Testing
         let store = try Store.open(dir.file("steady.firn"), options: options)
         try store.write { txn in
             let tree = try #require(try txn.tree("t"))
-            for i in 0..<5000 { try tree.put(Self.record(i), [UInt8](repeating: 1, count: 100)) }
+            for i in 0..<5000 { try tree.put(ScatteredKeys.key(i), [UInt8](repeating: 1, count: 100)) }
         }
         let before = try store.io.size()
         for round in 0..<300 {
             try store.write { txn in
                 let tree = try #require(try txn.tree("t"))
-                for j in 0..<20 { try tree.put(Self.record((round * 20 + j) % 5000), [UInt8](repeating: 2, count: 100)) }
+                for j in 0..<20 { try tree.put(ScatteredKeys.key((round * 20 + j) % 5000), [UInt8](repeating: 2, count: 100)) }
             }
         }
         let after = try store.io.size()
@@ -107,14 +101,14 @@ import Testing
         func value() -> [UInt8] { Self.value(&rng) }
         let options = StoreOptions()
         let (store, before, pinned) = try Self.loadAndPin(dir.file("log-growth.firn"), options, records: records, &rng)
-        let pinnedValue = try #require(try pinned.tree("records")?.get(Self.record(5))?.array)
+        let pinnedValue = try #require(try pinned.tree("records")?.get(ScatteredKeys.key(5))?.array)
         var checkpoints: Set<UInt64> = []
         var smallRegions = 0
         var logicalAtHalf: UInt64 = 0
         for commit in 1...600 {
             try store.write { txn in
                 let tree = try #require(try txn.tree("records"))
-                for _ in 0..<100 { try tree.put(Self.record(Int(rng.next() % UInt64(records))), value()) }
+                for _ in 0..<100 { try tree.put(ScatteredKeys.key(Int(rng.next() % UInt64(records))), value()) }
             }
             let record = try #require(try store.readSlots().newest)
             if checkpoints.insert(record.version).inserted, record.logRegionPages == options.commitLogPages / 4 { smallRegions += 1 }
@@ -129,7 +123,7 @@ import Testing
         // Settled: the second half of the run did not grow the pages in use.
         let logical = try #require(try store.readSlots().newest).logicalPageCount
         #expect(Double(logical) <= Double(logicalAtHalf) * 1.02, "pages in use \(logicalAtHalf) after 300 commits, \(logical) after 600")
-        #expect(try pinned.tree("records")?.get(Self.record(5))?.array == pinnedValue)
+        #expect(try pinned.tree("records")?.get(ScatteredKeys.key(5))?.array == pinnedValue)
         pinned.close()
         let current = try store.snapshot()
         #expect(Verifier.verify(current, slots: try store.readSlots()).findings == [])

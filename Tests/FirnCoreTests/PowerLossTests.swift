@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Power loss: a ledger workload runs through `RecordingIO`, then the file
 /// is rebuilt as a crash after every recorded operation could have left it
@@ -10,127 +11,15 @@ import Testing
 /// version that was committed (or being committed) by then, and not be older
 /// than the last commit that had returned before the crash.
 @Suite struct PowerLossTests {
-    /// One commit of the recorded workload.
-    struct Commit {
-        var version: UInt64
-        var contents: LedgerModel.Contents
-        /// Log index of the commit-record write.
-        var recordIndex: Int
-        /// Log index of the sync after which commit() returned.
-        var returnIndex: Int
-        /// Log index of the commit's first operation.
-        var firstIndex: Int
-    }
-
-    /// A recorded workload: the file before it, the log, and its commits.
-    struct Recording {
-        var base: [UInt8]
-        var baseVersion: UInt64
-        var baseContents: LedgerModel.Contents
-        var log: [RecordingIO.Operation]
-        var commits: [Commit]
-        var pageSize: Int
-
-        func contents(of version: UInt64) -> LedgerModel.Contents? {
-            version == baseVersion ? baseContents : commits.first { $0.version == version }?.contents
-        }
-    }
-
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["FIRN_CRASH_SEED"].flatMap { UInt64($0) } ?? 0x90_4E_11_05
-    }
-
-    /// Runs 36 ledger commits through a `RecordingIO`, with a snapshot pinned
-    /// from the 6th to the 24th commit so that pages of the versions between
-    /// are recycled around it, and short-lived snapshots now and then.
-    static func record(in dir: TemporaryDirectory, seed: UInt64, durability: Durability = .full) throws -> Recording {
-        let path = dir.file("recorded.firn")
-        let (baseVersion, baseContents) = try LedgerModel.createStore(at: path)
-        let base = try readFile(path)
-        var options = StoreOptions.pageCommits
-        options.durability = durability
-        options.wrapIO = { RecordingIO($0) }
-        let store = try Store.open(path, options: options)
-        defer { store.close() }
-        let recorder = try #require(store.io as? RecordingIO)
-        var rng = SeededGenerator(seed: seed)
-        var contents = baseContents
-        var commits: [Commit] = []
-        var pinned: (Snapshot, LedgerModel.Contents)? = nil
-        for round in 0..<36 {
-            if round == 6 { pinned = (try store.snapshot(label: "pinned across commits"), contents) }
-            if round == 24, let (snapshot, expected) = pinned {
-                #expect(try LedgerModel.same(StoreInspection.read(snapshot), expected), "the pinned snapshot changed under later commits")
-                snapshot.close()
-                pinned = nil
-            }
-            let first = recorder.count
-            let txn = try store.beginWriteBlocking()
-            var working = contents
-            try LedgerModel.stageRandomChanges(txn, &working, &rng)
-            if round % 9 == 4 {
-                // A bigger commit: many filler values at once.
-                for _ in 0..<12 { try LedgerModel.stageRandomChanges(txn, &working, &rng) }
-            }
-            let version = try txn.commit()
-            contents = working
-            let log = recorder.operations
-            let returnIndex = log.count - 1
-            let recordIndex = log.count - 2
-            // The commit ends: record write into slot version % 2, then a sync.
-            guard returnIndex > first, case .sync = log[returnIndex],
-                  case let .write(offset, bytes) = log[recordIndex],
-                  offset == version % 2 * UInt64(store.pageSize), bytes.count == CommitRecord.size else {
-                Issue.record("commit v\(version) did not end with a record write and a sync")
-                throw LedgerFailure("unexpected commit shape")
-            }
-            commits.append(Commit(version: version, contents: contents, recordIndex: recordIndex,
-                                  returnIndex: returnIndex, firstIndex: first))
-            if round % 5 == 2 {
-                let snapshot = try store.snapshot(label: "short-lived")
-                #expect(try LedgerModel.same(StoreInspection.read(snapshot), contents))
-                snapshot.close()
-            }
-        }
-        return Recording(base: base, baseVersion: baseVersion, baseContents: baseContents,
-                         log: recorder.operations, commits: commits, pageSize: store.pageSize)
-    }
-
-    static func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw LedgerFailure("cannot read \(path)") }
-        return [UInt8](data)
-    }
-
-    /// Writes `image` to a fresh file in `dir`, opens it read-write, and
-    /// inspects its current version. Removes the file and its lock file.
-    static func open(_ image: CrashImage, in dir: TemporaryDirectory, name: String,
-                     afterwards: ((Store) throws -> Void)? = nil) throws -> Result<StoreInspection, FirnError> {
-        let path = dir.file(name)
-        guard FileManager.default.createFile(atPath: path, contents: Data(image.bytes)) else {
-            throw LedgerFailure("cannot write \(path)")
-        }
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
-        }
-        let store: Store
-        do { store = try Store.open(path, options: .pageCommits) } catch { return .failure(error) }
-        defer { store.close() }
-        let inspection: StoreInspection
-        do { inspection = try StoreInspection.inspect(store) } catch let error as FirnError { return .failure(error) }
-        if inspection.problems.isEmpty { try afterwards?(store) }
-        return .success(inspection)
-    }
-
     /// Single-sync commits (`.full`: pages and record share one sync, the
     /// open-time check sorts out what made it) and two-phase ones.
     @Test(arguments: [Durability.full, .twoPhase])
     func everyCrashImageOpensAtACommittedVersion(durability: Durability) throws {
         let started = ContinuousClock.now
         let dir = try TemporaryDirectory(prefix: "firn-power", inMemory: true)
-        let recording = try Self.record(in: dir, seed: Self.seed, durability: durability)
+        let recording = try PowerLoss.record(in: dir, seed: PowerLoss.seed, durability: durability)
         let log = recording.log
-        var rng = SeededGenerator(seed: Self.seed ^ 0x5EED)
+        var rng = SeededGenerator(seed: PowerLoss.seed ^ 0x5EED)
         var states = 0, continued = 0
         var byVersionGap: [UInt64: Int] = [:]
         var failures = 0
@@ -167,7 +56,7 @@ import Testing
                     + "fates \(fates.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")))"
                 let doContinue = states % 6 == 0
                 var nextRng = SeededGenerator(seed: UInt64(states) &* 7919)
-                let result = try Self.open(image, in: dir, name: "image-\(states).firn", afterwards: doContinue ? { store in
+                let result = try PowerLoss.open(image, in: dir, name: "image-\(states).firn", afterwards: doContinue ? { store in
                     // The recovered store takes new commits, which reuse the pages the lost commit scribbled on.
                     var contents = try StoreInspection.inspect(store).contents
                     let txn = try store.beginWriteBlocking()
@@ -205,7 +94,7 @@ import Testing
         print("PowerLossTests [\(durability)]: \(states) crash states from \(log.count) recorded operations over "
               + "\(recording.commits.count) commits (\(continued) also committed after recovery); "
               + "opened at the oldest allowed version \(byVersionGap[0] ?? 0)×, a newer one \(states - (byVersionGap[0] ?? 0))×; "
-              + "seed \(Self.seed); \(elapsed)")
+              + "seed \(PowerLoss.seed); \(elapsed)")
         #expect(states >= 300)
     }
 
@@ -219,7 +108,7 @@ import Testing
     /// them is harmless. Also flips one byte in a reached page.
     @Test func imagesWithALostPhaseOnePageAreFlagged() throws {
         let dir = try TemporaryDirectory(prefix: "firn-power-sanity", inMemory: true)
-        let recording = try Self.record(in: dir, seed: Self.seed)
+        let recording = try PowerLoss.record(in: dir, seed: PowerLoss.seed)
         let log = recording.log
         let pageSize = UInt64(recording.pageSize)
         // The commit with the most page writes, after the pinned snapshot was released.
@@ -238,7 +127,7 @@ import Testing
         // The intact image, and the pages the version keeps free (written and released within the commit).
         let intact = CrashImage.build(base: recording.base, log: log, crashIndex: commit.returnIndex) { _, _ in .applied }
         var freeInVersion = Set<UInt64>()
-        let intactResult = try Self.open(intact, in: dir, name: "intact.firn") { store in
+        let intactResult = try PowerLoss.open(intact, in: dir, name: "intact.firn") { store in
             let snapshot = try store.snapshot()
             defer { snapshot.close() }
             try snapshot.forEachSpaceEntry { decoded, _, _ in
@@ -260,7 +149,7 @@ import Testing
                     image.apply(log[index], fate: .applied)
                 }
             }
-            let result = try Self.open(image, in: dir, name: "lost-\(page).firn")
+            let result = try PowerLoss.open(image, in: dir, name: "lost-\(page).firn")
             let detected: Bool
             switch result {
             case .failure: detected = true
@@ -281,7 +170,7 @@ import Testing
         var corrupted = intact
         corrupted.apply(.write(offset: victim * pageSize + pageSize / 2, bytes: [0x5A ^ intact.bytes[Int(victim * pageSize + pageSize / 2)]]),
                         fate: .applied)
-        let corruptedResult = try Self.open(corrupted, in: dir, name: "flipped.firn")
+        let corruptedResult = try PowerLoss.open(corrupted, in: dir, name: "flipped.firn")
         if case let .success(inspection) = corruptedResult {
             #expect(!inspection.problems.isEmpty || inspection.version != commit.version,
                     "a flipped byte in page \(victim) went unnoticed")

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// A database replaced at its path (in-place compaction, import --force) is
 /// never written through a descriptor of the replaced file, and a replaced
@@ -12,31 +13,6 @@ import Glibc
 /// are made deterministic here by replacing the file from inside the I/O
 /// wrapper, which runs between the opener's open(2) and its session lock.
 @Suite struct ReplacementTests {
-    /// A copy of `path` made by the packed-image writer, as compaction makes it.
-    static func compactedCopy(of store: Store, to destination: String) throws {
-        let snapshot = try store.snapshot(kind: .compact, label: "test")
-        defer { snapshot.close() }
-        let file = try POSIXFile(path: destination, writable: true, create: true)
-        defer { file.close() }
-        _ = try PackedImageWriter.write(snapshot, to: file)
-        try file.sync()
-    }
-
-    /// Replaces the file at `path` with `replacement` the way the toolkit
-    /// does: holding the database exclusively across the rename, then
-    /// recording the new file in the lock file.
-    static func replaceInPlace(_ path: String, with replacement: String, version: UInt64) throws {
-        let lock = try LockFile.open(databasePath: path)
-        defer { lock.close() }
-        try lock.tryExclusiveSession()
-        guard rename(replacement, path) == 0 else { throw FirnError.io(path: path, operation: "rename", errno: errno) }
-        try lock.didReplaceDataFile(version: version)
-    }
-
-    static func put(_ store: Store, _ key: String) throws {
-        try store.write { txn in _ = try #require(try txn.tree("t")).put(Array(key.utf8), Array("v".utf8)) }
-    }
-
     static func keys(_ path: String) throws -> Set<String> {
         let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
@@ -51,9 +27,9 @@ import Glibc
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
         let seed = try Store.open(path, options: .pageCommits)
-        try Self.put(seed, "before")
+        try seed.put("before")
         let replacement = dir.file("compacted.firn")
-        try Self.compactedCopy(of: seed, to: replacement)
+        try FileReplacement.compactedCopy(of: seed, to: replacement)
         let version = try seed.currentVersion
         seed.close()
 
@@ -63,12 +39,12 @@ import Glibc
             // Runs right after open(2) of the data file, before the lock
             // file: the compactor finishes its rename exactly here.
             let first = replaced.withLock { done in defer { done = true }; return !done }
-            if first { try? Self.replaceInPlace(path, with: replacement, version: version) }
+            if first { try? FileReplacement.replaceInPlace(path, with: replacement, version: version) }
             return io
         }
         let store = try Store.open(path, options: options)
         #expect(replaced.withLock { $0 })
-        try Self.put(store, "acknowledged")
+        try store.put("acknowledged")
         store.close()
         // The commit is in the file at the path, not in the replaced inode.
         #expect(try Self.keys(path) == ["before", "acknowledged"])
@@ -78,9 +54,9 @@ import Glibc
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
         let holder = try Store.open(path, options: .pageCommits)
-        try Self.put(holder, "one")
+        try holder.put("one")
         let other = dir.file("other.firn")
-        try Self.compactedCopy(of: holder, to: other)
+        try FileReplacement.compactedCopy(of: holder, to: other)
         // Replaced without the protocol (mv by hand) while `holder` has the
         // old file open: the lock file still belongs to the old file.
         #expect(rename(other, path) == 0)
@@ -98,7 +74,7 @@ import Glibc
         holder.close()
         // Once the old file's holders are gone, the new file opens.
         let store = try Store.open(path, options: .pageCommits)
-        try Self.put(store, "two")
+        try store.put("two")
         store.close()
         #expect(try Self.keys(path) == ["one", "two"])
     }
@@ -107,17 +83,17 @@ import Glibc
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
         let store = try Store.open(path, options: .pageCommits)
-        try Self.put(store, "a")
+        try store.put("a")
         let older = dir.file("older.firn")
-        try Self.compactedCopy(of: store, to: older)
+        try FileReplacement.compactedCopy(of: store, to: older)
         let olderVersion = try store.currentVersion
-        for i in 0..<5 { try Self.put(store, "later-\(i)") }
+        for i in 0..<5 { try store.put("later-\(i)") }
         store.close()
         // Someone else keeps the lock file initialized (a read-only reader
         // later must not see the old file's higher version as published).
         let keeper = try LockFile.open(databasePath: path)
         keeper.close()
-        try Self.replaceInPlace(path, with: older, version: olderVersion)
+        try FileReplacement.replaceInPlace(path, with: older, version: olderVersion)
         var options = StoreOptions.pageCommits
         options.readOnly = true
         let reader = try Store.open(path, options: options)
@@ -137,11 +113,11 @@ import Glibc
         let dir = try TemporaryDirectory()
         let path = dir.file("db.firn")
         let store = try Store.open(path, options: .pageCommits)
-        try Self.put(store, "a")
+        try store.put("a")
         let version = try store.currentVersion
         #expect(try store.compactInPlaceIfAlone()?.version == version)
         do {
-            try Self.put(store, "b")
+            try store.put("b")
             Issue.record("committed into the replaced file")
         } catch {
             guard case let .busy(_, detail) = error as? FirnError else {
@@ -153,7 +129,7 @@ import Glibc
         store.close()
         #expect(try Self.keys(path) == ["a"])
         let reopened = try Store.open(path, options: .pageCommits)
-        try Self.put(reopened, "b")
+        try reopened.put("b")
         reopened.close()
         #expect(try Self.keys(path) == ["a", "b"])
     }
@@ -179,7 +155,7 @@ import Glibc
         let dir = try TemporaryDirectory()
         let path = dir.file("publish.firn")
         let writer = try Store.open(path, options: .pageCommits)
-        try ReplacementTests.put(writer, "a")
+        try writer.put("a")
         let writerBox = Mutex<Store?>(writer)
         var options = StoreOptions.pageCommits
         options.wrapIO = { io in
@@ -188,7 +164,7 @@ import Glibc
                 // first read past slot 0): the writer commits once more
                 // and exits, once.
                 guard offset > 0, let store = writerBox.withLock({ s in defer { s = nil }; return s }) else { return }
-                try? ReplacementTests.put(store, "b")
+                try? store.put("b")
                 store.close()
             }
         }

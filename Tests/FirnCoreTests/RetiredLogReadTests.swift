@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// A version another process pins stays readable by every process for as
 /// long as it is pinned (FORMAT.md 7, epoch entries and history entries):
@@ -9,16 +10,6 @@ import Testing
 /// it. Each store below stands for a process: its pins are its own slots
 /// in the lock file.
 @Suite struct RetiredLogReadTests {
-    static func logOptions() -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = 16
-        return options
-    }
-
-    static func put(_ store: Store, _ key: String, _ value: String) throws {
-        try store.write { txn in _ = try #require(try txn.tree("t")).put(Array(key.utf8), Array(value.utf8)) }
-    }
-
     /// The epoch entries of `snapshot`'s space tree, by end.
     static func epochEntries(_ snapshot: Snapshot) throws -> [UInt64: LogEpochRecord] {
         var out: [UInt64: LogEpochRecord] = [:]
@@ -33,11 +24,11 @@ import Testing
     @Test func aPinnedFrameIsReadableByOthersAfterAnyNumberOfCheckpoints() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("frames.firn")
-        let app = try Store.open(path, options: Self.logOptions())
+        let app = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         defer { app.close() }
-        for i in 0..<12 { try Self.put(app, "a\(i)", "first \(i)") }
+        for i in 0..<12 { try app.put("a\(i)", "first \(i)") }
         _ = try app.checkpoint()
-        for i in 0..<7 { try Self.put(app, "b\(i)", "second \(i)") }
+        for i in 0..<7 { try app.put("b\(i)", "second \(i)") }
         // The application pins a frame: a version past its checkpoint's record.
         let pinned = try app.snapshot(kind: .frozen, label: "app")
         let version = pinned.version
@@ -45,18 +36,18 @@ import Testing
         #expect(checkpoint.hasLogRegion && checkpoint.version < version, "the pinned version is a frame")
         let seen = try StoreInspection.read(pinned)
 
-        let writer = try Store.open(path, options: Self.logOptions())
+        let writer = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         defer { writer.close() }
         for round in 0..<5 {
-            for i in 0..<6 { try Self.put(writer, "b\(i)", "round \(round) \(i)") }
-            try Self.put(writer, "new\(round)", "x")
+            for i in 0..<6 { try writer.put("b\(i)", "round \(round) \(i)") }
+            try writer.put("new\(round)", "x")
             _ = try writer.checkpoint()
         }
         let slots = try writer.readSlots()
         #expect(slots.record(version: checkpoint.version) == nil, "the frame's checkpoint has left the slots")
 
         // Another process (a tool) reads exactly what the application reads.
-        let tool = try Store.open(path, options: Self.logOptions())
+        let tool = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         defer { tool.close() }
         let old = try tool.snapshot(version: version, kind: .tool, label: "tool")
         #expect(old.version == version)
@@ -72,7 +63,7 @@ import Testing
         // Released: the next checkpoints reclaim the region and drop the entry.
         pinned.close()
         for round in 0..<3 {
-            try Self.put(writer, "after\(round)", "y")
+            try writer.put("after\(round)", "y")
             _ = try writer.checkpoint()
         }
         let after = try tool.snapshot()
@@ -88,10 +79,10 @@ import Testing
     /// the space tree does not grow with the checkpoints.
     @Test func epochEntriesGoWithTheirRegions() throws {
         let dir = try TemporaryDirectory()
-        let store = try Store.open(dir.file("entries.firn"), options: Self.logOptions())
+        let store = try Store.open(dir.file("entries.firn"), options: StoreOptions.commitLog(pages: 16))
         defer { store.close() }
         for round in 0..<20 {
-            for i in 0..<4 { try Self.put(store, "k\(round)-\(i)", "v") }
+            for i in 0..<4 { try store.put("k\(round)-\(i)", "v") }
             _ = try store.checkpoint()
             let snapshot = try store.snapshot()
             let entries = try Self.epochEntries(snapshot)
@@ -109,7 +100,7 @@ import Testing
         let path = dir.file("history.firn")
         let app = try Store.open(path, options: .pageCommits)
         defer { app.close() }
-        for i in 0..<3 { try Self.put(app, "a\(i)", "v\(i)") }
+        for i in 0..<3 { try app.put("a\(i)", "v\(i)") }
         let pinned = try app.snapshot(kind: .frozen, label: "app")
         let version = pinned.version
         let seen = try StoreInspection.read(pinned)
@@ -118,12 +109,12 @@ import Testing
         let writer = try Store.open(path, options: options)
         defer { writer.close() }
         let commits = Int(HistoryRecord.retained + 2 * HistoryRecord.trimBatch)
-        for i in 0..<commits { try Self.put(writer, "w\(i % 50)", "\(i)") }
+        for i in 0..<commits { try writer.put("w\(i % 50)", "\(i)") }
         let old = try writer.snapshot(version: version)
         #expect(try StoreInspection.read(old) == seen)
         old.close()
         pinned.close()
-        for i in 0..<3 { try Self.put(writer, "z\(i)", "after") }
+        for i in 0..<3 { try writer.put("z\(i)", "after") }
         let latest = try writer.snapshot()
         defer { latest.close() }
         #expect(try latest.historyRecord(version: version) == nil, "released, its entry goes")

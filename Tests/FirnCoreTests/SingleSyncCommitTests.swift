@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The single-sync commit (durability `.full`): a commit's page writes and
 /// its record write share one sync, so a power loss during that sync can
@@ -11,12 +12,12 @@ import Testing
     /// The operations of one commit inside its one sync window: everything
     /// before `window.first` is durable (the previous commit's sync).
     struct Window {
-        var commit: PowerLossTests.Commit
+        var commit: PowerLoss.Commit
         var indices: [Int]
         var previousVersion: UInt64
     }
 
-    static func windows(_ recording: PowerLossTests.Recording) -> [Window] {
+    static func windows(_ recording: PowerLoss.Recording) -> [Window] {
         var result: [Window] = []
         var previous = recording.baseVersion
         for commit in recording.commits {
@@ -31,7 +32,7 @@ import Testing
     /// The image after a crash during `window`'s sync, each op given its
     /// fate; `reversed` lands the surviving writes in reverse order (an
     /// earlier write to a sector then wins over a later one).
-    static func image(_ recording: PowerLossTests.Recording, durable: CrashImage, window: Window,
+    static func image(_ recording: PowerLoss.Recording, durable: CrashImage, window: Window,
                       fates: [CrashImage.Fate], reversed: Bool) -> CrashImage {
         var image = durable
         let order = reversed ? Array(zip(window.indices, fates).reversed()) : Array(zip(window.indices, fates))
@@ -39,45 +40,13 @@ import Testing
         return image
     }
 
-    /// A torn fate for `operation` (some but not all sectors), or nil for a
-    /// write of one sector (which is atomic) or an extend.
-    static func torn(_ operation: RecordingIO.Operation, _ rng: inout SeededGenerator) -> CrashImage.Fate? {
-        guard case let .write(offset, bytes) = operation else { return nil }
-        let sectors = CrashImage.sectorCount(offset: offset, length: bytes.count)
-        guard sectors > 1 else { return nil }
-        let all: UInt64 = sectors >= 64 ? .max : (1 << UInt64(sectors)) - 1
-        var mask = rng.next() & all
-        if mask == 0 { mask = 1 << rng.below(UInt64(sectors)) }
-        if mask == all { mask &= ~(1 << rng.below(UInt64(sectors))) }
-        return .torn(sectors: mask)
-    }
-
     /// Checks one image: it opens read-write, verifies clean, and holds
     /// exactly the commit's version or the one before (acknowledged before
     /// the crash). Returns the version opened, nil after recording an issue.
-    static func check(_ image: CrashImage, _ recording: PowerLossTests.Recording, window: Window,
+    static func check(_ image: CrashImage, _ recording: PowerLoss.Recording, window: Window,
                       in dir: TemporaryDirectory, name: String, label: @autoclosure () -> String) throws -> UInt64? {
-        let result = try PowerLossTests.open(image, in: dir, name: name)
-        switch result {
-        case let .failure(error):
-            Issue.record("\(label()): does not open: \(error)")
-            return nil
-        case let .success(inspection):
-            guard inspection.problems.isEmpty else {
-                Issue.record("\(label()): v\(inspection.version): \(inspection.problems.prefix(5))")
-                return nil
-            }
-            guard inspection.version == window.commit.version || inspection.version == window.previousVersion,
-                  let expected = recording.contents(of: inspection.version) else {
-                Issue.record("\(label()): opened v\(inspection.version), expected v\(window.previousVersion) or v\(window.commit.version)")
-                return nil
-            }
-            guard LedgerModel.same(inspection.contents, expected) else {
-                Issue.record("\(label()): v\(inspection.version) differs from its commit: \(StoreInspection.difference(inspection.contents, expected))")
-                return nil
-            }
-            return inspection.version
-        }
+        try PowerLoss.check(image, in: dir, name: name, allowed: [window.previousVersion, window.commit.version],
+                            contents: recording.contents(of:), label: label())
     }
 
     /// For small commits, every combination of applied and dropped over the
@@ -88,7 +57,7 @@ import Testing
     /// check never rejects a whole commit.
     @Test func everyFateOfASmallCommitsWritesOpensAtAWholeVersion() throws {
         let dir = try TemporaryDirectory(prefix: "firn-single-sync", inMemory: true)
-        let recording = try PowerLossTests.record(in: dir, seed: PowerLossTests.seed)
+        let recording = try PowerLoss.record(in: dir, seed: PowerLoss.seed)
         let windows = Self.windows(recording)
         // The smallest commits, one early and two after the pinned snapshot was released.
         let small = windows.filter { $0.indices.count <= 10 }
@@ -98,7 +67,7 @@ import Testing
             if !acc.contains(where: { $0.commit.version == w.commit.version }) { acc.append(w) }
         }
         try #require(picked.count >= 2, "no small commits in the recording")
-        var rng = SeededGenerator(seed: PowerLossTests.seed ^ 0x5_1_5C)
+        var rng = SeededGenerator(seed: PowerLoss.seed ^ 0x5_1_5C)
         var images = 0, newer = 0, older = 0, failures = 0
         for window in picked {
             let durable = CrashImage.build(base: recording.base, log: recording.log, crashIndex: window.indices[0] - 1) { _, _ in .applied }
@@ -110,7 +79,7 @@ import Testing
                 let applied = (0..<k).filter { fates[$0] == .applied }
                 for offset in 0..<applied.count {
                     let i = applied[(combination + offset) % applied.count]
-                    if let tornFate = Self.torn(recording.log[window.indices[i]], &rng) {
+                    if let tornFate = CrashImage.tornFate(recording.log[window.indices[i]], &rng) {
                         var t = fates
                         t[i] = tornFate
                         variants.append(("torn \(i) ", t, false))
@@ -148,10 +117,10 @@ import Testing
     /// the one sync: each op applied, dropped or torn, in order or reversed.
     @Test func aRandomSampleOfFatesOfBigCommitsOpensAtAWholeVersion() throws {
         let dir = try TemporaryDirectory(prefix: "firn-single-sync-big", inMemory: true)
-        let recording = try PowerLossTests.record(in: dir, seed: PowerLossTests.seed ^ 0xB16)
+        let recording = try PowerLoss.record(in: dir, seed: PowerLoss.seed ^ 0xB16)
         let big = Self.windows(recording).filter { $0.indices.count > 10 }
         try #require(!big.isEmpty, "no big commits in the recording")
-        var rng = SeededGenerator(seed: PowerLossTests.seed ^ 0xB16_5A)
+        var rng = SeededGenerator(seed: PowerLoss.seed ^ 0xB16_5A)
         var images = 0, newer = 0, failures = 0
         for window in big {
             let durable = CrashImage.build(base: recording.base, log: recording.log, crashIndex: window.indices[0] - 1) { _, _ in .applied }
@@ -184,7 +153,7 @@ import Testing
     /// and a writer commits N again into the rejected record's slot.
     @Test func aLostPageBornInTheNewestVersionFallsBackAndTheVersionIsCommittedAgain() throws {
         let dir = try TemporaryDirectory(prefix: "firn-single-sync-lost", inMemory: true)
-        let recording = try PowerLossTests.record(in: dir, seed: PowerLossTests.seed)
+        let recording = try PowerLoss.record(in: dir, seed: PowerLoss.seed)
         let window = try #require(Self.windows(recording).last)
         let pageSize = UInt64(recording.pageSize)
         let intact = CrashImage.build(base: recording.base, log: recording.log, crashIndex: window.commit.returnIndex) { _, _ in .applied }

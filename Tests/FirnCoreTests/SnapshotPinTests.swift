@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Pins follow the snapshots that own them: a snapshot that fails to open
 /// leaves no pin behind, whichever step failed.

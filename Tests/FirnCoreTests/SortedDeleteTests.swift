@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// `MutableTree.delete(sortedKeys:)`, which a reclaim uses for each batch
 /// of retired entries: one descent per leaf, the same result as deleting

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The engine's API as an application uses it: ranges, limits, the writer
 /// lock's timeout and try variant, notifications, read-only stores.

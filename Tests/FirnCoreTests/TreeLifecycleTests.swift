@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// Creating and dropping trees inside one write transaction, in every
 /// order: what commits is what the transaction last saw, the catalog

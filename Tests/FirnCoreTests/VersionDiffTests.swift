@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Version diffs against a model: the keys inserted, deleted and changed
 /// between two pinned versions, exactly and in key order; the cost follows

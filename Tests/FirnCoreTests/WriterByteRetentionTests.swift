@@ -5,6 +5,7 @@ import CFirnShims
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// A deferred commit that leaves its group open keeps the cross-process
 /// writer byte until the group's durability point, so a process's next
@@ -31,16 +32,6 @@ import Glibc
         let store = try Store.open(path, options: options)
         store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
         return store
-    }
-
-    /// Polls `condition` until it holds, for at most `timeout`.
-    static func eventually(within timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            usleep(1_000)
-        }
-        return try condition()
     }
 
     /// The writer state of `store`'s lock file, for a failure's message.
@@ -148,7 +139,7 @@ import Glibc
         defer { store.close() }
         _ = try Self.put(store, 0, .durable)
         _ = try Self.put(store, 1, .deferred)
-        let child = try TestKitProcess(["lock-writer", path, "0"])
+        let child = try ChildProcess.testkit(["lock-writer", path, "0"])
         // It waits: the byte is kept, and nothing here releases it yet.
         #expect(child.readLine(timeout: .milliseconds(300)) == nil)
         // Each commit lets the byte go once it sees a waiter asleep; the
@@ -182,12 +173,12 @@ import Glibc
         _ = try Self.put(store, 0, .durable)
         let pending = try Self.put(store, 1, .deferred)
         // About 2 ms; the deadline is generous for a loaded machine.
-        #expect(try Self.eventually(within: .seconds(30)) { try Self.byteIsFree(path) })
+        #expect(try eventually(within: .seconds(30)) { try Self.byteIsFree(path) })
         #expect(store.lockFile?.writerPID == nil)
         #expect(try store.durableVersion < pending)
         // Kept again by the next commit, and let go again to a waiter.
         _ = try Self.put(store, 2, .deferred)
-        let child = try TestKitProcess(["lock-writer", path, "0"])
+        let child = try ChildProcess.testkit(["lock-writer", path, "0"])
         #expect(child.readLine(timeout: .seconds(30)) == "ready", "\(child.errorOutput())")
         #expect(child.waitForExit(timeout: .seconds(10)) == 0)
         // Another process's writer came between: the group is made durable all the same.
@@ -203,7 +194,7 @@ import Glibc
         defer { store.close() }
         _ = try Self.put(store, 0, .durable)
         let pending = try Self.put(store, 1, .deferred)
-        let child = try TestKitProcess(["lock-writer", path, "0"])
+        let child = try ChildProcess.testkit(["lock-writer", path, "0"])
         #expect(child.readLine(timeout: .milliseconds(300)) == nil)
         #expect(try store.sync() == pending)
         #expect(child.readLine(timeout: .seconds(30)) == "ready", "\(child.errorOutput())")
@@ -268,7 +259,7 @@ import Glibc
         let creator = try Store.open(path)
         _ = try Self.put(creator, 0, .durable)
         creator.close()
-        let child = try TestKitProcess(["group-hold", path, "60"])
+        let child = try ChildProcess.testkit(["group-hold", path, "60"])
         let committed = child.readLine(timeout: .seconds(20))
         try #require(child.waitUntilReady(), "child failed: \(child.errorOutput())")
         let lock = try LockFile.open(databasePath: path)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The writer lock is not tied to a thread: a transaction begun on one
 /// thread commits on another; writers of one process wait in a fair queue;

@@ -1,5 +1,6 @@
 import Testing
 @testable import FirnCore
+import FirnTestSupport
 
 /// The nodes a commit wrote seed the next transaction of the same store
 /// (`WrittenNodes`): only when it builds on that commit's version, and as

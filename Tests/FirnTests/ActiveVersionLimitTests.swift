@@ -29,18 +29,18 @@ import Testing
     @Test func aWriteBeginningWithMoreVersionsPinnedThanTheLimitThrowsListingThePins() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.limited(scratch, 2))
-        try FrozenTests.addDogs(db, 0..<1)
+        try Steps.addDogs(db, 0..<1)
         let v1 = db.version
         var frozen = [try db.objects(Dog.self).freeze()]
-        try FrozenTests.addDogs(db, 1..<2)  // leaves v1 (frozen) and v2 (the instance)
+        try Steps.addDogs(db, 1..<2)  // leaves v1 (frozen) and v2 (the instance)
         let v2 = db.version
         frozen.append(try db.objects(Dog.self).freeze())
         // Two versions pinned, the limit 2: Realm lets this write through.
-        try FrozenTests.addDogs(db, 2..<3)
+        try Steps.addDogs(db, 2..<3)
         let v3 = db.version
         #expect(v3 == v2 + 1 && db.objects(Dog.self).count == 3)
         // Now v1, v2 (frozen) and v3 (the instance): three, one too many.
-        let refused = try #require(Self.tooMany { try FrozenTests.addDogs(db, 3..<4) })
+        let refused = try #require(Self.tooMany { try Steps.addDogs(db, 3..<4) })
         #expect(refused.operation == "beginWrite")
         #expect(refused.versions == [v1, v2, v3])
         #expect(refused.pins.map(\.version) == [v1, v2, v3])
@@ -54,19 +54,19 @@ import Testing
         #expect(!db.isInWriteTransaction && db.objects(Dog.self).count == 3)
         // Releasing the old frozen values lets the write through.
         frozen.removeFirst()
-        try FrozenTests.addDogs(db, 3..<4)
+        try Steps.addDogs(db, 3..<4)
         #expect(db.objects(Dog.self).count == 4)
     }
 
     @Test func frozenValuesOfOneVersionCountOnce() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.limited(scratch, 2))
-        try FrozenTests.addDogs(db, 0..<3)
+        try Steps.addDogs(db, 0..<3)
         let frozenDatabase = try db.freeze()
         let frozenResults = try db.objects(Dog.self).freeze()
         let frozenDogs = try db.objects(Dog.self).map { try $0.freeze() }
         let ref = try ThreadSafeReference(to: db.objects(Dog.self))  // same version again
-        try FrozenTests.addDogs(db, 3..<4)
+        try Steps.addDogs(db, 3..<4)
         #expect(db.objects(Dog.self).count == 4)
         withExtendedLifetime((frozenDatabase, frozenResults, frozenDogs, ref)) {}
     }
@@ -75,10 +75,10 @@ import Testing
         let scratch = Scratch()
         let limited = Self.limited(scratch, 1)
         let db = try Database(configuration: limited)
-        try FrozenTests.addDogs(db, 0..<1)
+        try Steps.addDogs(db, 0..<1)
         let frozen = try db.freeze()
         // A writer without the limit moves the latest version on.
-        try AutorefreshTests.commitElsewhere(scratch.configuration(), id: 9)
+        try Steps.commitElsewhere(scratch.configuration(), id: 9)
         let refused = try onNewThread { () -> String? in
             Self.tooMany { _ = try Database(configuration: limited) }?.operation
         }
@@ -96,9 +96,9 @@ import Testing
         let db = try Database(configuration: scratch.configuration())
         var frozen: [Results<Dog>] = []
         for id in 0..<5 {
-            try FrozenTests.addDogs(db, id..<(id + 1))
+            try Steps.addDogs(db, id..<(id + 1))
             frozen.append(try db.objects(Dog.self).freeze())
         }
-        #expect(Set(FrozenTests.frozenPins(db).map(\.version)).count == 5)
+        #expect(Set(Steps.frozenPins(db).map(\.version)).count == 5)
     }
 }

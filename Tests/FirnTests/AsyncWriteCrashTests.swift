@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Grouped async commits killed mid-group, through the SDK: a child process
 /// (an exit test) asks for bursts of grouped `beginAsyncWrite` /

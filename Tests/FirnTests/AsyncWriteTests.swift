@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Asynchronous writes as an app makes them: an instance bound to a
 /// serial queue (the reference documents' background queue), writes asked
@@ -49,63 +50,6 @@ import Testing
         }
     }
 
-    static func dog(_ id: Int, _ name: String = "") -> Dog {
-        let dog = Dog()
-        dog.id = id
-        dog.name = name
-        return dog
-    }
-
-    /// Holds the writer lock on a thread of its own (a synchronous write of
-    /// another instance) until `release()`.
-    final class LockHolder: @unchecked Sendable {
-        private let held = DispatchSemaphore(value: 0)
-        private let go = DispatchSemaphore(value: 0)
-        private let finished = DispatchSemaphore(value: 0)
-        private let released = Box(false)
-
-        /// Whether `release()` was called yet (set before the lock is let go).
-        var isReleased: Bool { released.value }
-
-        init(_ configuration: Configuration) {
-            let thread = Thread { [held, go, finished] in
-                if let db = try? Database(configuration: configuration) {
-                    try? db.write {
-                        try db.add(AsyncWriteTests.dog(999, "holder"))
-                        held.signal()
-                        go.wait()
-                    }
-                }
-                finished.signal()
-            }
-            thread.name = "lock-holder"
-            thread.start()
-            held.wait()
-        }
-
-        /// Lets the lock go and waits until it is; more calls (a fallback
-        /// `release(after:)` as well) only wait.
-        func release() {
-            var first = false
-            released.update { wasReleased in
-                first = !wasReleased
-                wasReleased = true
-            }
-            if first { go.signal() }
-            finished.wait()
-            finished.signal()  // for any later call
-        }
-
-        /// Releases the lock from another thread after `delay`.
-        func release(after delay: TimeInterval) {
-            let thread = Thread { [self] in
-                Thread.sleep(forTimeInterval: delay)
-                release()
-            }
-            thread.start()
-        }
-    }
-
     // MARK: where and when blocks and completions run
 
     @Test func writeAsyncReturnsAtOnceWhileAnotherWriterHoldsTheLock() throws {
@@ -120,7 +64,7 @@ import Testing
         let returnedBeforeRelease = try app.run { db -> Bool in
             db.writeAsync {
                 app.log("block on queue \(app.isOnQueue), sees holder \(db.objects(Dog.self).contains { $0.id == 999 })")
-                try db.add(Self.dog(1))
+                try db.add(Dog(1))
             } onComplete: { error in
                 let durable = (try? db.store.durableVersion) ?? 0
                 app.log("complete on queue \(app.isOnQueue), error \(error.map { "\($0)" } ?? "none"), durable \(durable >= db.version)")
@@ -146,7 +90,7 @@ import Testing
             for i in 1...3 {
                 db.writeAsync {
                     app.log("block \(i)")
-                    try db.add(Self.dog(i))
+                    try db.add(Dog(i))
                     if i == 1 {
                         db.writeAsync { app.log("nested") } onComplete: { _ in app.log("nested done"); app.done() }
                     }
@@ -165,7 +109,7 @@ import Testing
             for i in 1...5 {
                 db.beginAsyncWrite {
                     let before = db.version
-                    try? db.add(Self.dog(i))
+                    try? db.add(Dog(i))
                     db.commitAsyncWrite(allowGrouping: i.isMultiple(of: 2)) { error in
                         app.log("complete \(i) \(error == nil)")
                         if i == 5 { app.done() }
@@ -199,7 +143,7 @@ import Testing
                         let latest = (try? db.store.currentVersion) ?? 0
                         let durable = (try? db.store.durableVersion) ?? 0
                         if i > 1 { app.log(durable == latest ? "synced" : "pending") }
-                        try? db.add(Self.dog(i))
+                        try? db.add(Dog(i))
                         db.commitAsyncWrite(allowGrouping: grouping) { _ in if i == 6 { app.done() } }
                     }
                 }
@@ -236,11 +180,11 @@ import Testing
         try app.run { db in
             let id = Box<AsyncTransactionId>(0)
             id.value = db.writeAsync {
-                try db.add(Self.dog(1))
+                try db.add(Dog(1))
                 try? db.cancelAsyncWrite(id.value)
                 app.log("in write after cancel: \(db.isInWriteTransaction)")
             } onComplete: { _ in app.log("completed") }
-            db.writeAsync { try db.add(Self.dog(2)) } onComplete: { _ in app.done() }
+            db.writeAsync { try db.add(Dog(2)) } onComplete: { _ in app.done() }
         }
         #expect(app.wait())
         #expect(app.events.value == ["in write after cancel: false"])
@@ -251,7 +195,7 @@ import Testing
         let app = App()
         try app.run { db in
             db.beginAsyncWrite {
-                try? db.add(Self.dog(1))
+                try? db.add(Dog(1))
                 let id = db.commitAsyncWrite { _ in app.log("dropped callback ran") }
                 do {
                     try db.cancelAsyncWrite(id)
@@ -269,7 +213,7 @@ import Testing
     @Test func cancellingAnUnknownOrFinishedIdThrows() throws {
         let app = App()
         let finished = try app.run { db in
-            db.writeAsync { try db.add(Self.dog(1)) } onComplete: { _ in app.done() }
+            db.writeAsync { try db.add(Dog(1)) } onComplete: { _ in app.done() }
         }
         #expect(app.wait())
         try app.run { db in
@@ -281,7 +225,7 @@ import Testing
     @Test func aBeginAsyncWriteBlockThatReturnsWithoutCommittingCancels() throws {
         let app = App()
         try app.run { db in
-            db.beginAsyncWrite { try? db.add(Self.dog(1)) }
+            db.beginAsyncWrite { try? db.add(Dog(1)) }
             db.writeAsync { app.log("next runs, dogs \(db.objects(Dog.self).count)") } onComplete: { _ in app.done() }
         }
         #expect(app.wait())
@@ -292,10 +236,10 @@ import Testing
     @Test func aWriteAsyncBlockThatThrowsRollsBackAndReportsTheError() throws {
         let app = App()
         try app.run { db in
-            try db.write { try db.add(Self.dog(1)) }
+            try db.write { try db.add(Dog(1)) }
             db.writeAsync {
-                try db.add(Self.dog(2))
-                try db.add(Self.dog(1))  // a duplicate primary key
+                try db.add(Dog(2))
+                try db.add(Dog(1))  // a duplicate primary key
             } onComplete: { error in
                 app.log("\(error.map { "\($0)" } ?? "no error")")
                 app.done()
@@ -313,12 +257,12 @@ import Testing
         _ = try app.run { _ in 0 }
         let holder = LockHolder(app.configuration)
         try app.run { db in
-            db.writeAsync { app.log("async 1"); try db.add(Self.dog(1)) }
-            db.writeAsync { app.log("async 2"); try db.add(Self.dog(2)) }
+            db.writeAsync { app.log("async 1"); try db.add(Dog(1)) }
+            db.writeAsync { app.log("async 2"); try db.add(Dog(2)) }
             holder.release(after: 0.05)
             try db.write {
                 app.log("sync sees \(db.objects(Dog.self).filter { $0.id < 3 }.count)")
-                try db.add(Self.dog(3))
+                try db.add(Dog(3))
             }
         }
         #expect(app.events.value == ["async 1", "async 2", "sync sees 2"])
@@ -331,19 +275,19 @@ import Testing
     @Test func aSynchronousWriteOnAnotherInstanceNeverDeadlocksAgainstPendingAsyncBlocks() throws {
         let app = App()
         _ = try app.run { db in
-            db.writeAsync { Thread.sleep(forTimeInterval: 0.02); try db.add(Self.dog(1)) }
+            db.writeAsync { Thread.sleep(forTimeInterval: 0.02); try db.add(Dog(1)) }
         }
         let configuration = app.configuration
-        try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(Self.dog(2)) } }
+        try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(Dog(2)) } }
         // Another instance of the same file on the same queue.
         let other = Configuration(path: app.configuration.path, objectTypes: app.configuration.objectTypes,
                                   maximumNumberOfActiveVersions: 1000)
         try app.run { db in
-            db.writeAsync { app.log("queued block"); try db.add(Self.dog(3)) }
+            db.writeAsync { app.log("queued block"); try db.add(Dog(3)) }
             let sibling = try Database(configuration: other, queue: app.queue)
             try sibling.write {
                 app.log("sibling write")
-                try sibling.add(Self.dog(4))
+                try sibling.add(Dog(4))
             }
         }
         #expect(app.events.value == ["queued block", "sibling write"])
@@ -366,7 +310,7 @@ import Testing
         app.queue.async {
             do {
                 let db = try app.db
-                db.writeAsync({ app.log("async block"); try db.add(Self.dog(1)) }, onComplete: { _ in
+                db.writeAsync({ app.log("async block"); try db.add(Dog(1)) }, onComplete: { _ in
                     app.log("async complete")
                     app.done()
                 })
@@ -377,7 +321,7 @@ import Testing
                     let other = try Database(configuration: configuration)
                     try other.write {
                         app.log("sync write")
-                        try other.add(Self.dog(2))
+                        try other.add(Dog(2))
                     }
                 }
             } catch {
@@ -398,11 +342,11 @@ import Testing
         let app = App()
         try app.run { db in
             #expect(!db.isPerformingAsynchronousWriteOperations)
-            db.writeAsync { try db.add(Self.dog(1)) } onComplete: { _ in
+            db.writeAsync { try db.add(Dog(1)) } onComplete: { _ in
                 app.log("first complete: \(db.isPerformingAsynchronousWriteOperations)")
             }
             #expect(db.isPerformingAsynchronousWriteOperations)
-            db.writeAsync { try db.add(Self.dog(2)) } onComplete: { _ in
+            db.writeAsync { try db.add(Dog(2)) } onComplete: { _ in
                 app.queue.async {
                     app.log("after last: \(db.isPerformingAsynchronousWriteOperations)")
                     app.done()
@@ -419,7 +363,7 @@ import Testing
             _ = try app.run { _ in 0 }
             let holder = LockHolder(app.configuration)
                 try app.run { db in
-                db.writeAsync { try db.add(Self.dog(1)) } onComplete: { _ in app.log("completed") }
+                db.writeAsync { try db.add(Dog(1)) } onComplete: { _ in app.log("completed") }
                 holder.release(after: 0.05)
                 if closing { db.close() } else { db.invalidate() }
                 app.log("returned, performing \(db.isPerformingAsynchronousWriteOperations)")
@@ -432,7 +376,7 @@ import Testing
     @Test func aClosedInstanceIsReplacedAndRefusesUse() throws {
         let app = App()
         try app.run { db in
-            try db.write { try db.add(Self.dog(1)) }
+            try db.write { try db.add(Dog(1)) }
             db.close()
             #expect(throws: DatabaseError.closed) { try db.write {} }
             let reopened = try app.db
@@ -450,7 +394,7 @@ import Testing
         let events = try onNewThread { () throws -> [String] in
             let db = try Database(configuration: configuration)
             let events = Box<[String]>([])
-            db.writeAsync { events.update { $0.append("block") }; try db.add(Self.dog(1)) } onComplete: { _ in events.update { $0.append("complete") } }
+            db.writeAsync { events.update { $0.append("block") }; try db.add(Dog(1)) } onComplete: { _ in events.update { $0.append("complete") } }
             Thread.sleep(forTimeInterval: 0.05)
             events.update { $0.append("before processing") }
             // The lock has come meanwhile: the block runs, its completion
@@ -460,7 +404,7 @@ import Testing
                 db.processAsyncWrites()
                 Thread.sleep(forTimeInterval: 0.001)
             }
-            db.writeAsync { events.update { $0.append("second") }; try db.add(Self.dog(2)) } onComplete: { _ in events.update { $0.append("second complete") } }
+            db.writeAsync { events.update { $0.append("second") }; try db.add(Dog(2)) } onComplete: { _ in events.update { $0.append("second complete") } }
             db.waitForAsyncWrites()
             events.update { $0.append("waited, performing \(db.isPerformingAsynchronousWriteOperations)") }
             return events.value

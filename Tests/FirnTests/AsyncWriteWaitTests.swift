@@ -2,6 +2,7 @@
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `waitForAsyncWrites()` (and `close()`, `invalidate()`): the caller waits
 /// for every request, so the syncs that fall due while it waits run on the
@@ -10,12 +11,6 @@ import Testing
 /// returns before its commit is durable, an ungrouped commit is durable
 /// before the next block runs, a run of grouped ones shares one sync.
 @Suite struct AsyncWriteWaitTests {
-    private static func dog(_ id: Int) -> Dog {
-        let dog = Dog()
-        dog.id = id
-        return dog
-    }
-
     @Test func whileTheInstanceWaitsItsSyncsRunThereAndTheOrderAndGroupingRulesHold() throws {
         let scratch = Scratch()
         let configuration = scratch.configuration()
@@ -29,7 +24,7 @@ import Testing
                 let grouped = i > 3
                 db.beginAsyncWrite {
                     if i > 1 { events.update { $0.append("\(i) starts \(durable() ? "durable" : "pending")") } }
-                    try? db.add(Self.dog(i))
+                    try? db.add(Dog(i))
                     db.commitAsyncWrite(allowGrouping: grouped) { error in
                         events.update { $0.append("\(i) completes \(error == nil && durable() ? "durable" : "not durable")") }
                     }
@@ -69,7 +64,7 @@ import Testing
             let db = try Database(configuration: configuration, queue: queue)
             instance.value = db
             for i in 1...3 {
-                db.writeAsync({ try db.add(Self.dog(i)) }, onComplete: { _ in if i == 3 { done.signal() } })
+                db.writeAsync({ try db.add(Dog(i)) }, onComplete: { _ in if i == 3 { done.signal() } })
             }
         }
         #expect(done.wait(timeout: .now() + 10) == .success)

@@ -9,16 +9,6 @@ import Testing
 /// one also between its queue's blocks after a commit, and every write
 /// starts at the latest version whatever the setting.
 @Suite struct AutorefreshTests {
-    /// Another thread adds a dog (its own instance, gone afterwards).
-    static func commitElsewhere(_ configuration: Configuration, id: Int) throws {
-        try onNewThread {
-            let other = try Database(configuration: configuration)
-            let dog = Dog()
-            dog.id = id
-            try other.write { try other.add(dog) }
-        }
-    }
-
     @Test func isOnByDefault() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
@@ -32,7 +22,7 @@ import Testing
         let db = try Database(configuration: configuration)
         let dogs = db.objects(Dog.self)
         let version = db.version
-        try Self.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         #expect(dogs.count == 0 && db.objects(Dog.self).isEmpty)
         #expect(try db.object(ofType: Dog.self, forPrimaryKey: 1) == nil)
         #expect(db.version == version)
@@ -43,7 +33,7 @@ import Testing
         let configuration = scratch.configuration()
         let db = try Database(configuration: configuration)
         let dogs = db.objects(Dog.self)
-        try Self.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         let again = try Database(configuration: configuration)
         #expect(again.version == db.version)  // one instance
         #expect(dogs.count == 1)  // live results follow it
@@ -55,7 +45,7 @@ import Testing
         let db = try Database(configuration: configuration)
         db.autorefresh = false
         let version = db.version
-        try Self.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         let again = try Database(configuration: configuration)
         #expect(!again.autorefresh && again.version == version && again.objects(Dog.self).isEmpty)
         #expect(try db.refresh())
@@ -67,7 +57,7 @@ import Testing
         let configuration = scratch.configuration()
         let db = try Database(configuration: configuration)
         db.autorefresh = false
-        try Self.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         try db.beginWrite()
         #expect(db.objects(Dog.self).count == 1)
         db.cancelWrite()
@@ -82,7 +72,7 @@ import Testing
         let db = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
         // All in one block, so no refresh between blocks can come first.
         let (stayed, moved) = try onQueue(queue) { () throws -> (Int, Int) in
-            try Self.commitElsewhere(configuration, id: 1)
+            try Steps.commitElsewhere(configuration, id: 1)
             let stayed = db.objects(Dog.self).count
             return (stayed, try Database(configuration: configuration, queue: queue).objects(Dog.self).count)
         }
@@ -108,7 +98,7 @@ import Testing
         let db = try onQueue(queue) { try Database(configuration: configuration, queue: queue) }
         let (start, end) = try onQueue(queue) { () throws -> (UInt64, UInt64) in
             let start = db.version
-            try Self.commitElsewhere(configuration, id: 1)
+            try Steps.commitElsewhere(configuration, id: 1)
             Thread.sleep(forTimeInterval: 0.1)  // the watcher has reacted by now
             return (start, db.version)
         }
@@ -129,7 +119,7 @@ import Testing
         let onQueue_ = DispatchQueue(label: "firn-on")
         let on = try onQueue(onQueue_) { try Database(configuration: configuration, queue: onQueue_) }
         let version = try onQueue(offQueue) { off.version }
-        try Self.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         #expect(Self.eventually(on: onQueue_) { on.objects(Dog.self).count == 1 })
         // The off instance's refresh block has run by now (queued first): it stayed.
         #expect(try onQueue(offQueue) { off.version } == version)

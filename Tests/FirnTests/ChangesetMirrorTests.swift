@@ -74,12 +74,6 @@ import Testing
         }
     }
 
-    static func dog(_ id: Int) -> Dog {
-        let dog = Dog()
-        dog.id = id
-        return dog
-    }
-
     /// Results observed on a queue while `writes` run in one queue block.
     static func observe(sorted: Bool, _ writes: @escaping @Sendable (Database, Int) -> Void) throws -> Mirror {
         let scratch = Scratch()
@@ -101,7 +95,7 @@ import Testing
         // Another thread commits too.
         try onNewThread {
             let other = try Database(configuration: configuration)
-            try other.write { try other.add(Self.dog(100)) }
+            try other.write { try other.add(Dog(100)) }
         }
         #expect(mirror.wait(forCount: 3 * 5 + 1), "\(mirror.state)")
         _ = scratch
@@ -113,7 +107,7 @@ import Testing
         let mirror = try Self.observe(sorted: sorted) { db, round in
             for i in 0..<5 {
                 db.beginAsyncWrite {
-                    try? db.add(Self.dog(round * 10 + i))
+                    try? db.add(Dog(round * 10 + i))
                     db.commitAsyncWrite(allowGrouping: true)
                 }
             }
@@ -125,11 +119,11 @@ import Testing
     func ungroupedAndSynchronousWritesDeliverChangesetsThatAddUp(sorted: Bool) throws {
         let mirror = try Self.observe(sorted: sorted) { db, round in
             for i in 0..<4 {
-                db.writeAsync { try db.add(Self.dog(round * 10 + i)) }
+                db.writeAsync { try db.add(Dog(round * 10 + i)) }
             }
             // A modification of a row an earlier round added.
             db.writeAsync { try db.object(ofType: Dog.self, forPrimaryKey: max(0, round - 1) * 10 + 1)?.name = "round \(round)" }
-            try? db.write { try db.add(Self.dog(round * 10 + 4)) }
+            try? db.write { try db.add(Dog(round * 10 + 4)) }
             _ = try? db.refresh()
         }
         #expect(mirror.state.problems == [])

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Swift concurrency as an app uses it: an actor that owns its instance
 /// (`Database.open` binds it to the calling actor), writes that suspend,
@@ -20,7 +21,7 @@ import Testing
             let db = try await open()
             try await db.asyncWrite {
                 blockRan = true
-                try db.add(AsyncWriteTests.dog(id, name))
+                try db.add(Dog(id, name))
             }
             return db.objects(Dog.self).count
         }
@@ -35,7 +36,7 @@ import Testing
             var inside = false
             let returned = try await db.asyncWrite { () -> Int in
                 inside = db.isPerformingAsynchronousWriteOperations
-                try db.add(AsyncWriteTests.dog(7))
+                try db.add(Dog(7))
                 db.cancelWrite()
                 return 42
             }
@@ -43,7 +44,7 @@ import Testing
         }
 
         func addWithAsyncWrite(_ db: Database, _ id: Int) async throws {
-            try await db.asyncWrite { try db.add(AsyncWriteTests.dog(id)) }
+            try await db.asyncWrite { try db.add(Dog(id)) }
         }
 
         func isSameInstanceOnEachOpen() async throws -> Bool {
@@ -55,7 +56,7 @@ import Testing
 
         func durableWhenAsyncWriteReturns() async throws -> Bool {
             let db = try await open()
-            try await db.asyncWrite { try db.add(AsyncWriteTests.dog(1)) }
+            try await db.asyncWrite { try db.add(Dog(1)) }
             return try db.store.durableVersion >= db.version
         }
 
@@ -66,7 +67,7 @@ import Testing
                 let onActor = Box<[Bool]>([])
                 db.writeAsync {
                     onActor.update { $0.append(isCurrentExecutor(self.unownedExecutor)) }
-                    try db.add(AsyncWriteTests.dog(1))
+                    try db.add(Dog(1))
                 } onComplete: { _ in
                     onActor.update { $0.append(isCurrentExecutor(self.unownedExecutor)) }
                     continuation.resume(returning: onActor.value)
@@ -95,7 +96,7 @@ import Testing
             db.autorefresh = false
             let before = db.objects(Dog.self).count
             let configuration = configuration
-            try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(AsyncWriteTests.dog(7)) } }
+            try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(Dog(7)) } }
             let changed = await db.asyncRefresh()
             return (before, changed, db.objects(Dog.self).count)
         }
@@ -112,7 +113,7 @@ import Testing
             let db = try await open()
             #expect(db.autorefresh)
             let configuration = configuration
-            try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(AsyncWriteTests.dog(9)) } }
+            try onNewThread { try Database(configuration: configuration).write { try Database(configuration: configuration).add(Dog(9)) } }
             let unchanged = db.objects(Dog.self).count  // this task has not suspended yet
             let deadline = ContinuousClock.now + .seconds(600)
             while db.objects(Dog.self).count == 0, ContinuousClock.now < deadline {
@@ -123,7 +124,7 @@ import Testing
 
         /// A synchronous write while an `asyncWrite` of the same instance
         /// waits for the lock would never return: it throws instead.
-        func syncWriteWhileAnAsyncWriteWaits(_ holder: AsyncWriteTests.LockHolder) async throws -> Bool {
+        func syncWriteWhileAnAsyncWriteWaits(_ holder: LockHolder) async throws -> Bool {
             let db = try await open()
             let pending = Task { try await self.addWithAsyncWrite(db, 5) }
             try await Task.sleep(for: .milliseconds(50))  // it is suspended for the lock now
@@ -169,13 +170,20 @@ import Testing
         #expect(outcome.returned == 42 && outcome.count == 0)
     }
 
-    @Test func asyncWriteSuspendsTheTaskNotTheActorWhileAnotherWriterHoldsTheLock() async throws {
-        let scratch = Scratch()
+    /// A kennel (its instance open) adopting dog 1 with `asyncWrite` while
+    /// another instance holds the writer lock, 30 ms into the wait.
+    static func adoptionWaitingForTheLock(_ scratch: Scratch) async throws -> (Kennel, LockHolder, Task<Int, any Error>) {
         let kennel = Kennel(scratch.configuration())
         _ = try await kennel.open()
-        let holder = AsyncWriteTests.LockHolder(scratch.configuration())
+        let holder = LockHolder(scratch.configuration())
         let adoption = Task { try await kennel.adopt(1) }
         try await Task.sleep(for: .milliseconds(30))
+        return (kennel, holder, adoption)
+    }
+
+    @Test func asyncWriteSuspendsTheTaskNotTheActorWhileAnotherWriterHoldsTheLock() async throws {
+        let scratch = Scratch()
+        let (kennel, holder, adoption) = try await Self.adoptionWaitingForTheLock(scratch)
         // The actor serves other calls while the write waits.
         #expect(await kennel.ping())
         #expect(await !kennel.blockRan)
@@ -185,11 +193,7 @@ import Testing
 
     @Test func aTaskCancelledBeforeItGotTheLockThrowsCancellationErrorAndCommitsNothing() async throws {
         let scratch = Scratch()
-        let kennel = Kennel(scratch.configuration())
-        _ = try await kennel.open()
-        let holder = AsyncWriteTests.LockHolder(scratch.configuration())
-        let adoption = Task { try await kennel.adopt(1) }
-        try await Task.sleep(for: .milliseconds(30))
+        let (kennel, holder, adoption) = try await Self.adoptionWaitingForTheLock(scratch)
         adoption.cancel()
         await #expect(throws: CancellationError.self) { try await adoption.value }
         holder.release()
@@ -211,7 +215,7 @@ import Testing
         // Frozen on a thread-bound instance, handed to the actor.
         let frozen = try onNewThread { () throws -> Frozen<Dog> in
             let db = try Database(configuration: configuration)
-            let dog = AsyncWriteTests.dog(1, "Rex")
+            let dog = Dog(1, "Rex")
             try db.write { try db.add(dog) }
             return try Frozen(dog)
         }
@@ -250,7 +254,7 @@ import Testing
         let scratch = Scratch()
         let kennel = Kennel(scratch.configuration())
         _ = try await kennel.open()
-        let holder = AsyncWriteTests.LockHolder(scratch.configuration())
+        let holder = LockHolder(scratch.configuration())
         #expect(try await kennel.syncWriteWhileAnAsyncWriteWaits(holder))
     }
 

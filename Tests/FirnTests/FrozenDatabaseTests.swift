@@ -9,9 +9,9 @@ import Testing
     @Test func readsItsVersionFromAnyThread() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try FrozenTests.addDogs(db, 0..<3)
+        try Steps.addDogs(db, 0..<3)
         let frozen = try db.freeze()
-        try FrozenTests.addDogs(db, 3..<5)
+        try Steps.addDogs(db, 3..<5)
         let (count, name, isFrozen) = try onNewThread { () throws -> (Int, String?, Bool) in
             let dog = try frozen.object(ofType: Dog.self, forPrimaryKey: 2)
             return (frozen.objects(Dog.self).count, dog?.name, frozen.isFrozen && dog?.isFrozen == true)
@@ -24,11 +24,11 @@ import Testing
     @Test func sharesTheVersionsFrozenPin() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try FrozenTests.addDogs(db, 0..<2)
+        try Steps.addDogs(db, 0..<2)
         let frozen = try db.freeze()
         let dog = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 1)).freeze()
         let fromFrozen = try #require(try frozen.object(ofType: Dog.self, forPrimaryKey: 0))
-        let pins = FrozenTests.frozenPins(db)
+        let pins = Steps.frozenPins(db)
         #expect(pins.count == 1 && pins.first?.version == frozen.version && pins.first?.frozenObjects == 2)
         withExtendedLifetime((dog, fromFrozen)) {}
     }
@@ -58,7 +58,7 @@ import Testing
         let scratch = Scratch()
         let frozen = try onNewThread { () throws -> Database in
             let db = try Database(configuration: scratch.configuration())
-            try FrozenTests.addDogs(db, 0..<2)
+            try Steps.addDogs(db, 0..<2)
             return try db.freeze()
         }
         #expect(frozen.objects(Dog.self).map(\.id) == [0, 1])

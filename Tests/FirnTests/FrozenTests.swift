@@ -6,44 +6,29 @@ import Testing
 /// Frozen objects and results: one `frozen` pin per version, an exact
 /// frozen-object count, readable from other threads and after refresh.
 @Suite struct FrozenTests {
-    static func frozenPins(_ db: Database) -> [PinRecord] {
-        (db.store.pins()).filter { $0.kind == .frozen && $0.pid == getpid() && $0.label == "frozen objects" }
-    }
-
-    static func addDogs(_ db: Database, _ ids: Range<Int>) throws {
-        try db.write {
-            for id in ids {
-                let dog = Dog()
-                dog.id = id
-                dog.name = "dog \(id)"
-                try db.add(dog)
-            }
-        }
-    }
-
     @Test func frozenObjectsShareOnePinAndAreCountedExactly() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<3)
-        #expect(Self.frozenPins(db).isEmpty)
+        try Steps.addDogs(db, 0..<3)
+        #expect(Steps.frozenPins(db).isEmpty)
         var frozen: [Dog] = []
         for dog in db.objects(Dog.self) { frozen.append(try dog.freeze()) }
         let results = try db.objects(Dog.self).freeze()
         #expect(frozen.allSatisfy(\.isFrozen) && results.isFrozen)
-        var pins = Self.frozenPins(db)
+        var pins = Steps.frozenPins(db)
         #expect(pins.count == 1)
         #expect(pins.first?.frozenObjects == 3)
         #expect(pins.first?.version == db.version)
         var fromResults: [Dog] = Array(results)
-        #expect(Self.frozenPins(db).first?.frozenObjects == 6)
+        #expect(Steps.frozenPins(db).first?.frozenObjects == 6)
         fromResults.removeAll()
         frozen.removeLast()
-        pins = Self.frozenPins(db)
+        pins = Steps.frozenPins(db)
         #expect(pins.first?.frozenObjects == 2)
         frozen.removeAll()
-        #expect(Self.frozenPins(db).first?.frozenObjects == 0)
+        #expect(Steps.frozenPins(db).first?.frozenObjects == 0)
         _ = results  // the frozen results alone keep the pin
-        #expect(Self.frozenPins(db).count == 1)
+        #expect(Steps.frozenPins(db).count == 1)
         withExtendedLifetime(results) {}
     }
 
@@ -54,7 +39,7 @@ import Testing
     @Test func threadsIteratingFrozenResultsAtOnceKeepTheCountExact() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<2_000)
+        try Steps.addDogs(db, 0..<2_000)
         final class Kept: @unchecked Sendable {
             let lock = NSLock()
             var dogs: [Dog] = []
@@ -76,12 +61,12 @@ import Testing
                 kept.lock.unlock()
             }
             #expect(kept.names == [2_000, 2_000, 2_000, 2_000])
-            #expect(Self.frozenPins(db).first?.frozenObjects == 80)
+            #expect(Steps.frozenPins(db).first?.frozenObjects == 80)
         }
         #expect(kept.dogs.count == 80 && kept.dogs.allSatisfy { $0.name == "dog \($0.id)" })
-        #expect(Self.frozenPins(db).count == 1)  // the kept objects hold it
+        #expect(Steps.frozenPins(db).count == 1)  // the kept objects hold it
         kept.dogs.removeAll()
-        #expect(Self.frozenPins(db).isEmpty)
+        #expect(Steps.frozenPins(db).isEmpty)
     }
 
     /// Realm's contract, which ported code relies on: freezing a deleted
@@ -91,7 +76,7 @@ import Testing
     @Test func freezingADeletedObjectOrInsideAWriteThrowsSayingWhy() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<2)
+        try Steps.addDogs(db, 0..<2)
         let doomed = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
         try db.write { try db.delete(doomed) }
         #expect(throws: DatabaseError.invalidatedObject(type: "Dog")) { try doomed.freeze() }
@@ -108,19 +93,19 @@ import Testing
     @Test func thePinGoesWithTheLastFrozenValue() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<2)
+        try Steps.addDogs(db, 0..<2)
         do {
             let dog = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 1)).freeze()
             #expect(dog.name == "dog 1")
-            #expect(Self.frozenPins(db).count == 1)
+            #expect(Steps.frozenPins(db).count == 1)
         }
-        #expect(Self.frozenPins(db).isEmpty)
+        #expect(Steps.frozenPins(db).isEmpty)
     }
 
     @Test func frozenValuesKeepTheirVersion() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<2)
+        try Steps.addDogs(db, 0..<2)
         let live = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
         let frozen = try live.freeze()
         let frozenResults = try db.objects(Dog.self).freeze()
@@ -142,7 +127,7 @@ import Testing
     @Test func frozenValuesAreReadableFromOtherThreads() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<100)
+        try Steps.addDogs(db, 0..<100)
         let frozen = try db.objects(Dog.self).freeze()
         let sums = SumBox()
         let group = DispatchGroup()
@@ -160,7 +145,7 @@ import Testing
     @Test func thawOfADeletedObjectIsNil() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<1)
+        try Steps.addDogs(db, 0..<1)
         let live = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0))
         let frozen = try live.freeze()
         try db.write { try db.delete(live) }
@@ -171,7 +156,7 @@ import Testing
     @Test func frozenObjectsRefuseWrites() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try Self.addDogs(db, 0..<1)
+        try Steps.addDogs(db, 0..<1)
         let frozen = try #require(try db.object(ofType: Dog.self, forPrimaryKey: 0)).freeze()
         try db.beginWrite()
         #expect(throws: DatabaseError.frozen(type: "Dog", operation: "delete it")) { try db.delete(frozen) }

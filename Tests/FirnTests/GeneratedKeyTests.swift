@@ -16,31 +16,6 @@ final class NoteHolder: Object {
 /// Generated keys are never given twice (docs/FORMAT.md §12.3, §12.6): the
 /// high-water mark in `sys.meta` outlives the object holding the largest key.
 @Suite struct GeneratedKeyTests {
-    static func keys(_ path: String, _ tree: String = "obj.Note") throws -> [UInt64] {
-        let store = try Store.open(path)
-        defer { store.close() }
-        let snapshot = try store.snapshot()
-        defer { snapshot.close() }
-        return try snapshot.tree(tree).map { reader in
-            let cursor = reader.cursor()
-            try cursor.first()
-            var out: [UInt64] = []
-            while cursor.isValid {
-                out.append(try cursor.withKey { ObjectKey.generatedID($0) }.flatMap { $0 } ?? 0)
-                try cursor.next()
-            }
-            return out
-        } ?? []
-    }
-
-    static func nextKeyMark(_ path: String, _ type: String) throws -> UInt64? {
-        let store = try Store.open(path)
-        defer { store.close() }
-        let snapshot = try store.snapshot()
-        defer { snapshot.close() }
-        return try snapshot.tree(SchemaMeta.treeName)?.get(SchemaMeta.nextKeyKey(type)).map { try SchemaMeta.decode($0.array, key: type) }
-    }
-
     static func note(_ text: String) -> Note {
         let note = Note()
         note.text = text
@@ -68,9 +43,9 @@ final class NoteHolder: Object {
             #expect(try db.resolve(reference) == nil)
             #expect(db.objects(Note.self).map(\.text) == ["a", "b", "d"])
         }
-        #expect(try Self.keys(scratch.file) == [1, 2, 4])
-        #expect(try Self.nextKeyMark(scratch.file, "Note") == 5)
-        #expect(try Self.nextKeyMark(scratch.file, "NoteHolder") == nil)
+        #expect(try StoredKeys.keys(scratch.file) == [1, 2, 4])
+        #expect(try StoredKeys.nextKeyMark(scratch.file, "Note") == 5)
+        #expect(try StoredKeys.nextKeyMark(scratch.file, "NoteHolder") == nil)
     }
 
     @Test func keysAreNotReusedAfterReopening() throws {
@@ -81,7 +56,7 @@ final class NoteHolder: Object {
             try db.write { for text in ["a", "b"] { try db.add(Self.note(text)) } }
             try db.write { for note in db.objects(Note.self) { try db.delete(note) } }
         }
-        #expect(try Self.keys(scratch.file).isEmpty)
+        #expect(try StoredKeys.keys(scratch.file).isEmpty)
         do {
             let db = try Database(configuration: config)
             try db.write { try db.add(Self.note("c")) }
@@ -90,14 +65,14 @@ final class NoteHolder: Object {
             let last = try #require(db.objects(Note.self).first { $0.text == "e" })
             try db.write { try db.delete(last) }
         }
-        #expect(try Self.keys(scratch.file) == [3, 4])
-        #expect(try Self.nextKeyMark(scratch.file, "Note") == 6)
+        #expect(try StoredKeys.keys(scratch.file) == [3, 4])
+        #expect(try StoredKeys.nextKeyMark(scratch.file, "Note") == 6)
         do {
             let db = try Database(configuration: config)
             try db.write { try db.add(Self.note("f")) }
             #expect(db.objects(Note.self).map(\.text) == ["c", "d", "f"])
         }
-        #expect(try Self.keys(scratch.file) == [3, 4, 6])
+        #expect(try StoredKeys.keys(scratch.file) == [3, 4, 6])
     }
 
     @Test func aCancelledWriteRecordsNoMark() throws {
@@ -110,7 +85,7 @@ final class NoteHolder: Object {
             db.cancelWrite()
             try db.write { try db.add(Self.note("b")) }
         }
-        #expect(try Self.keys(scratch.file) == [1])
-        #expect(try Self.nextKeyMark(scratch.file, "Note") == 2)
+        #expect(try StoredKeys.keys(scratch.file) == [1])
+        #expect(try StoredKeys.nextKeyMark(scratch.file, "Note") == 2)
     }
 }

@@ -18,7 +18,7 @@ import Testing
         #expect(Self.readPins(db).count == 1)
         db.invalidate()
         #expect(Self.readPins(db).isEmpty)
-        try AutorefreshTests.commitElsewhere(configuration, id: 1)
+        try Steps.commitElsewhere(configuration, id: 1)
         #expect(dogs.count == 1)  // results stay usable, at the latest version
         #expect(Self.readPins(db).map(\.version) == [db.version])
     }

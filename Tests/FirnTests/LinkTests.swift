@@ -7,26 +7,22 @@ import Testing
 /// read as the live (or frozen) target, nil once it is deleted; adding an
 /// object adds the unmanaged objects it links to, as `add` would.
 @Suite struct LinkTests {
-    static func person(_ name: String, id: UUID = UUID()) -> Person {
-        let person = Person()
-        person.id = id
-        person.name = name
-        return person
-    }
-
-    static func dog(_ id: Int, _ name: String = "", owner: Person? = nil) -> Dog {
-        let dog = Dog()
-        dog.id = id
-        dog.name = name
-        dog.owner = owner
-        return dog
+    /// Adds a person, Ali, and dog 1, Rex, not linked.
+    static func addAliAndRex(_ db: Database) throws -> (Person, Dog) {
+        let ali = Person("Ali")
+        let rex = Dog(1)
+        try db.write {
+            try db.add(ali)
+            try db.add(rex)
+        }
+        return (ali, rex)
     }
 
     @Test func addingAnObjectAddsTheUnmanagedObjectItLinksTo() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
-        let rex = Self.dog(1, "Rex", owner: ali)
+        let ali = Person("Ali")
+        let rex = Dog(1, "Rex", owner: ali)
         try db.write { try db.add(rex) }
         #expect(db.objects(Person.self).count == 1)
         #expect(rex.owner?.name == "Ali")
@@ -39,27 +35,22 @@ import Testing
     @Test func aLinkReadsNilOnceItsTargetIsDeleted() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
-        let rex = Self.dog(1, owner: ali)
+        let ali = Person("Ali")
+        let rex = Dog(1, owner: ali)
         try db.write { try db.add(rex) }
         try db.write { try db.delete(ali) }
         #expect(rex.owner == nil)
-        #expect(Self.dog(2).owner == nil)
+        #expect(Dog(2).owner == nil)
     }
 
     @Test func settingALinkInAWrite() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
-        let rex = Self.dog(1)
-        try db.write {
-            try db.add(ali)
-            try db.add(rex)
-        }
+        let (ali, rex) = try Self.addAliAndRex(db)
         #expect(rex.owner == nil)
         try db.write { rex.owner = ali }
         #expect(rex.owner?.name == "Ali")
-        try db.write { rex.owner = Self.person("Bea") }  // unmanaged: added with the link
+        try db.write { rex.owner = Person("Bea") }  // unmanaged: added with the link
         #expect(rex.owner?.name == "Bea" && db.objects(Person.self).count == 2)
         try db.write { rex.owner = nil }
         #expect(rex.owner == nil && db.objects(Person.self).count == 2)
@@ -69,16 +60,16 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         let id = UUID()
-        try db.write { try db.add(Self.person("Ali", id: id)) }
+        try db.write { try db.add(Person("Ali", id: id)) }
         // Same primary key as the stored person: `.error` refuses it…
         try db.beginWrite()
         #expect(throws: DatabaseError.duplicatePrimaryKey(type: "Person", property: "id", value: ObjectKey.uuidString(Self.bytes(id)))) {
-            try db.add(Self.dog(1, owner: Self.person("Ali 2", id: id)))
+            try db.add(Dog(1, owner: Person("Ali 2", id: id)))
         }
         db.cancelWrite()
         #expect(db.objects(Dog.self).count == 0)
         // …and `.modified` replaces it, as adding the person itself would.
-        try db.write { try db.add(Self.dog(1, owner: Self.person("Ali 2", id: id)), update: .modified) }
+        try db.write { try db.add(Dog(1, owner: Person("Ali 2", id: id)), update: .modified) }
         #expect(db.objects(Person.self).count == 1)
         #expect(try db.object(ofType: Person.self, forPrimaryKey: id)?.name == "Ali 2")
         #expect(try db.object(ofType: Dog.self, forPrimaryKey: 1)?.owner?.name == "Ali 2")
@@ -89,8 +80,8 @@ import Testing
     @Test func cyclesOfUnmanagedObjectsAreAddedOnce() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let a = Self.person("A")
-        let b = Self.person("B")
+        let a = Person("A")
+        let b = Person("B")
         a.bestFriend = b
         b.bestFriend = a
         a.bestFriend?.bestFriend = a  // unmanaged: plain stored values
@@ -103,7 +94,7 @@ import Testing
     @Test func aFrozenObjectsLinksAreFrozen() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let rex = Self.dog(1, owner: Self.person("Ali"))
+        let rex = Dog(1, owner: Person("Ali"))
         try db.write { try db.add(rex) }
         let frozen = try rex.freeze()
         let owner = try #require(frozen.owner)
@@ -116,12 +107,7 @@ import Testing
     @Test func linkingAFrozenObjectFailsTheCommitAndSaysToThaw() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
-        let rex = Self.dog(1)
-        try db.write {
-            try db.add(ali)
-            try db.add(rex)
-        }
+        let (ali, rex) = try Self.addAliAndRex(db)
         let frozenAli = try ali.freeze()
         try db.beginWrite()
         rex.owner = frozenAli
@@ -135,12 +121,12 @@ import Testing
     @Test func addingAnObjectLinkedToAFrozenOneThrows() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write { try db.add(ali) }
         let frozenAli = try ali.freeze()
         try db.beginWrite()
         #expect(throws: DatabaseError.frozen(type: "Person", operation: "add Dog")) {
-            try db.add(Self.dog(1, owner: frozenAli))
+            try db.add(Dog(1, owner: frozenAli))
         }
         db.cancelWrite()
     }
@@ -150,7 +136,7 @@ import Testing
         let id = UUID()
         do {
             let db = try Database(configuration: scratch.configuration())
-            try db.write { try db.add(Self.dog(4, owner: Self.person("Kept", id: id))) }
+            try db.write { try db.add(Dog(4, owner: Person("Kept", id: id))) }
         }
         let db = try Database(configuration: scratch.configuration())
         #expect(try db.object(ofType: Dog.self, forPrimaryKey: 4)?.owner?.id == id)

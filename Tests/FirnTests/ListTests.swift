@@ -2,33 +2,21 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `List<T>` of objects and of scalars: lazy live reads, changes in a
 /// write (typed errors outside one), one tree entry per element, frozen
 /// lists from any thread, and the seeds' "thaw before you append".
 @Suite struct ListTests {
-    static func person(_ name: String) -> Person {
-        let person = Person()
-        person.name = name
-        return person
-    }
-
-    static func dog(_ id: Int, _ name: String = "") -> Dog {
-        let dog = Dog()
-        dog.id = id
-        dog.name = name
-        return dog
-    }
-
     @Test func appendingObjectsInAWrite() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write { try db.add(ali) }
         #expect(ali.dogs.isEmpty)
         try db.write {
-            try ali.dogs.append(Self.dog(1, "Rex"))
-            try ali.dogs.append(contentsOf: [Self.dog(2, "Fido"), Self.dog(3, "Lassie")])
+            try ali.dogs.append(Dog(1, "Rex"))
+            try ali.dogs.append(contentsOf: [Dog(2, "Fido"), Dog(3, "Lassie")])
         }
         #expect(ali.dogs.count == 3 && db.objects(Dog.self).count == 3)
         #expect(ali.dogs.map(\.name) == ["Rex", "Fido", "Lassie"])
@@ -41,15 +29,15 @@ import Testing
     @Test func addingAnObjectStoresItsUnmanagedList() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         let dogs = ali.dogs
-        try dogs.append(Self.dog(1, "Rex"))  // unmanaged: no write needed
+        try dogs.append(Dog(1, "Rex"))  // unmanaged: no write needed
         try ali.nicknames.append(contentsOf: ["Al", "A."])
         try db.write { try db.add(ali) }
         #expect(db.objects(Dog.self).count == 1)
         #expect(ali.dogs.map(\.name) == ["Rex"] && ali.nicknames.map { $0 } == ["Al", "A."])
         // The list instance the unmanaged object held became the stored list.
-        try db.write { try dogs.append(Self.dog(2)) }
+        try db.write { try dogs.append(Dog(2)) }
         #expect(ali.dogs.count == 2)
     }
 
@@ -93,7 +81,7 @@ import Testing
         let bag = Bag()
         try db.write { try db.add(bag) }
         var model: [Int] = []
-        var generator = SplitMix(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         try db.write {
             for step in 0..<400 {
                 let count = model.count
@@ -132,7 +120,7 @@ import Testing
     @Test func changingOutsideAWriteThrowsAndReadingIsFine() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try ali.nicknames.append("Al")
         try db.write { try db.add(ali) }
         #expect(ali.nicknames.count == 1 && ali.nicknames[0] == "Al")
@@ -151,7 +139,7 @@ import Testing
     @Test func aPositionOutOfRangeIsATypedError() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write { try db.add(ali) }
         try db.beginWrite()
         defer { db.cancelWrite() }
@@ -172,8 +160,8 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         try db.write {
-            try db.add(Self.person("Timmy"))
-            try db.add(Self.dog(1, "Lassie"))
+            try db.add(Person("Timmy"))
+            try db.add(Dog(1, "Lassie"))
         }
         let frozenTimmy = try #require(db.objects(Person.self).first).freeze()
         let frozenLassie = try #require(db.objects(Dog.self).first).freeze()
@@ -184,7 +172,7 @@ import Testing
         #expect(throws: error) { try thawedTimmy.dogs.append(frozenLassie) }
         #expect(error.description == "Dog is frozen: cannot append it to Person.dogs (thaw() it first)")
         #expect(throws: DatabaseError.frozen(type: "Person.dogs", operation: "append to")) {
-            try frozenTimmy.dogs.append(Self.dog(2))
+            try frozenTimmy.dogs.append(Dog(2))
         }
         db.cancelWrite()
         let thawedLassie = try #require(try frozenLassie.thaw())
@@ -196,10 +184,10 @@ import Testing
     @Test func frozenListsAreReadableFromOtherThreads() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write {
             try db.add(ali)
-            for id in 0..<50 { try ali.dogs.append(Self.dog(id)) }
+            for id in 0..<50 { try ali.dogs.append(Dog(id)) }
         }
         let frozen = try ali.dogs.freeze()
         #expect(frozen.isFrozen)
@@ -222,7 +210,7 @@ import Testing
         let scratch = Scratch()
         let configuration = scratch.configuration()
         let db = try Database(configuration: configuration)
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write { try db.add(ali) }
         let nicknames = ali.nicknames
         let id = ali.id
@@ -242,7 +230,7 @@ import Testing
     @Test func assigningAListReplacesItsElements() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try ali.nicknames.append(contentsOf: ["a", "b", "c"])
         try db.write { try db.add(ali) }
         let replacement = List<String>()
@@ -250,7 +238,7 @@ import Testing
         try db.write { ali.nicknames = replacement }
         #expect(Array(ali.nicknames) == ["z"])
         // Replacing the object with `add(update:)` replaces its lists too.
-        let again = Self.person("Ali 2")
+        let again = Person("Ali 2")
         again.id = ali.id
         try again.nicknames.append(contentsOf: ["x", "y"])
         try db.write { try db.add(again, update: .modified) }
@@ -262,7 +250,7 @@ import Testing
     @Test func elementsAreEntriesOfTheListTree() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali")
+        let ali = Person("Ali")
         try db.write {
             try db.add(ali)
             for i in 0..<500 { try ali.nicknames.append(String(repeating: "n", count: 40) + "\(i)") }
@@ -288,8 +276,8 @@ import Testing
     @Test func aDeletedObjectLeavesTheListsThatHeldIt() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let ali = Self.person("Ali"), bea = Self.person("Bea")
-        let rex = Self.dog(1, "Rex"), fido = Self.dog(2, "Fido")
+        let ali = Person("Ali"), bea = Person("Bea")
+        let rex = Dog(1, "Rex"), fido = Dog(2, "Fido")
         try ali.dogs.append(contentsOf: [rex, fido, rex])
         try bea.dogs.append(contentsOf: [fido, rex])
         try db.write {
@@ -308,10 +296,10 @@ import Testing
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scratch = Scratch()
             guard let db = try? Database(configuration: scratch.configuration()) else { return }
-            let ali = ListTests.person("Ali")
+            let ali = Person("Ali")
             try? db.write { try db.add(ali) }
-            let nicknames = ThreadConfinementTests.Unchecked(ali.nicknames)
-            ThreadConfinementTests.useOnAnotherThread { _ = nicknames.value.count }
+            let nicknames = Unchecked(ali.nicknames)
+            useOnAnotherThread { _ = nicknames.value.count }
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database accessed from incorrect thread"))
     }
@@ -321,18 +309,5 @@ import Testing
         #expect(throws: DatabaseError.self) {
             _ = try Database(configuration: scratch.configuration([OptionalObjects.self, Dog.self, Person.self]))
         }
-    }
-}
-
-/// A small deterministic generator, so a failing sequence of list changes replays.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

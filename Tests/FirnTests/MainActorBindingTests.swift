@@ -10,15 +10,15 @@ import Testing
     @Test func anInstanceOpenedAtTopLevelIsUsableAfterAwaitsOnTheMainActor() throws {
         let scratch = Scratch()
         let outcome = try SDKClient.run("main-actor", database: scratch.file)
-        #expect(!outcome.signalled && outcome.status == 0, "\(outcome.errors)")
-        #expect(outcome.output.split(separator: "\n") == [
+        #expect(!outcome.crashed && outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.split(separator: "\n") == [
             "after await: 1 notes",
             "after asyncWrite: 2 notes, same instance true",
             "initial: 2 notes",
             "update: 3 notes",
             "writeAsync: durable, text edited",
             "binding: live",
-        ], "\(outcome.output)\(outcome.errors)")
+        ], "\(outcome.stdout)\(outcome.stderr)")
     }
 
     /// A synchronous tool's main thread never runs the main queue: its
@@ -28,13 +28,13 @@ import Testing
     @Test func aSynchronousToolOnTheMainThreadHearsAtItsRefreshPoints() throws {
         let scratch = Scratch()
         let outcome = try SDKClient.run("main-thread-sync", database: scratch.file)
-        #expect(!outcome.signalled && outcome.status == 0, "\(outcome.errors)")
-        #expect(outcome.output.split(separator: "\n") == [
+        #expect(!outcome.crashed && outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.split(separator: "\n") == [
             "initial 1",
             "update 2 +[1]",
             "update 2 +[]",
             "writeAsync: durable",
-        ], "\(outcome.output)\(outcome.errors)")
+        ], "\(outcome.stdout)\(outcome.stderr)")
     }
 
     /// Used off the main actor (a detached task), the instance still stops
@@ -42,9 +42,9 @@ import Testing
     @Test func aMainActorInstanceUsedFromADetachedTaskStopsTheProgram() throws {
         let scratch = Scratch()
         let outcome = try SDKClient.run("off-main-actor", database: scratch.file)
-        #expect(outcome.signalled, "status \(outcome.status): \(outcome.output)")
-        #expect(outcome.errors.contains("Database accessed from incorrect thread: bound to the main actor, used from thread"),
-                "\(outcome.errors)")
-        #expect(!outcome.output.contains("not stopped"))
+        #expect(outcome.crashed, "status \(outcome.status): \(outcome.stdout)")
+        #expect(outcome.stderr.contains("Database accessed from incorrect thread: bound to the main actor, used from thread"),
+                "\(outcome.stderr)")
+        #expect(!outcome.stdout.contains("not stopped"))
     }
 }

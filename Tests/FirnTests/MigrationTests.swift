@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// Schema migrations at open (docs/SDK.md, "Migrations"): additive changes
 /// by themselves, others with a higher `schemaVersion` and a migration
@@ -31,6 +32,16 @@ import Testing
 
     static func bytes(_ scratch: Scratch) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: scratch.file)) }
 
+    /// Opening `scratch`'s file with `types` at schema version 1 and the
+    /// migration `block` throws `error` and leaves the file's bytes as they were.
+    static func expectNothingCommitted(_ scratch: Scratch, types: [Object.Type], throws error: DatabaseError,
+                                       block: @escaping @Sendable (Migration, UInt64) throws -> Void) throws {
+        let before = try bytes(scratch)
+        let config = Configuration(path: scratch.file, objectTypes: types, schemaVersion: 1, migrationBlock: block)
+        #expect(throws: error) { _ = try Database(configuration: config) }
+        #expect(try bytes(scratch) == before)
+    }
+
     /// Entries of tree `name` (nil when the file has no such tree).
     static func count(_ scratch: Scratch, _ name: String) throws -> UInt64? {
         let store = try Store.open(scratch.file)
@@ -49,7 +60,7 @@ import Testing
     }
 
     static func verify(_ scratch: Scratch) throws {
-        let result = try VerifyObjectsTests.run(["verify", scratch.file])
+        let result = try FirnCommand.run(["verify", scratch.file])
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -305,14 +316,10 @@ import Testing
     @Test func aDuplicateNewPrimaryKeyCommitsNothing() throws {
         let scratch = Scratch()
         try Self.seed(scratch)
-        let before = try Self.bytes(scratch)
-        let config = Configuration(path: scratch.file, objectTypes: PetsRekeyed.types, schemaVersion: 1) { migration, _ in
+        try Self.expectNothingCommitted(scratch, types: PetsRekeyed.types,
+                                        throws: .duplicatePrimaryKey(type: "Pet", property: "name", value: "\"same\"")) { migration, _ in
             try migration.enumerateObjects(ofType: "Pet") { _, new in new["name"] = "same" }
         }
-        #expect(throws: DatabaseError.duplicatePrimaryKey(type: "Pet", property: "name", value: "\"same\"")) {
-            _ = try Database(configuration: config)
-        }
-        #expect(try Self.bytes(scratch) == before)
     }
 
     @Test func droppingThePrimaryKeyGeneratesKeys() throws {
@@ -329,23 +336,19 @@ import Testing
                 try db.add(pet)
             }
         }
-        #expect(try GeneratedKeyTests.keys(scratch.file, "obj.Pet") == [1, 2, 3, 4])
-        #expect(try GeneratedKeyTests.nextKeyMark(scratch.file, "Pet") == 5)
+        #expect(try StoredKeys.keys(scratch.file, "obj.Pet") == [1, 2, 3, 4])
+        #expect(try StoredKeys.nextKeyMark(scratch.file, "Pet") == 5)
         try Self.verify(scratch)
     }
 
     @Test func aThrowingBlockCommitsNothing() throws {
         let scratch = Scratch()
         try Self.seed(scratch)
-        let before = try Self.bytes(scratch)
-        let config = Configuration(path: scratch.file, objectTypes: PetsConverted.types, schemaVersion: 1) { migration, _ in
+        try Self.expectNothingCommitted(scratch, types: PetsConverted.types,
+                                        throws: .migrationBlockFailed(oldVersion: 0, newVersion: 1, error: "the block refused")) { migration, _ in
             try migration.enumerateObjects(ofType: "Pet") { _, new in new["given"] = "x" }
             throw Refused()
         }
-        #expect(throws: DatabaseError.migrationBlockFailed(oldVersion: 0, newVersion: 1, error: "the block refused")) {
-            _ = try Database(configuration: config)
-        }
-        #expect(try Self.bytes(scratch) == before)
         let db = try Database(configuration: Configuration(path: scratch.file, objectTypes: PetsV1.types))
         #expect(db.objects(PetsV1.Pet.self).map(\.name) == ["Rex Smith", "Tom", "Ada Lovelace"])
     }

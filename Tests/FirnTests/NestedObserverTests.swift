@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import Firn
+import FirnTestSupport
 
 /// An observer added inside another observer's callback (Realm's
 /// `testAddingBlockFromWithinNotificationBlock`, ported): it gets its

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Change notifications as an app uses them (docs/SDK.md "Notifications"):
 /// results, objects and the database, on a thread (delivered when it
@@ -50,20 +51,12 @@ import Glibc
         }
     }
 
-    static func dog(_ id: Int, _ name: String = "", age: Int = 0) -> Dog {
-        let dog = Dog()
-        dog.id = id
-        dog.name = name
-        dog.age = age
-        return dog
-    }
-
     static func find(_ db: Database, _ id: Int) throws -> Dog {
         try #require(try db.object(ofType: Dog.self, forPrimaryKey: id))
     }
 
     static func addDogs(_ db: Database, _ ids: [Int]) throws {
-        try db.write { for id in ids { try db.add(dog(id, "dog \(id)", age: id)) } }
+        try db.write { for id in ids { try db.add(Dog(id, "dog \(id)", age: id)) } }
     }
 
     // MARK: results
@@ -83,8 +76,8 @@ import Glibc
         try db.write {
             try db.delete(Self.find(db, 1))
             try db.delete(Self.find(db, 5))
-            try db.add(Self.dog(0))
-            try db.add(Self.dog(7))
+            try db.add(Dog(0))
+            try db.add(Dog(7))
             try Self.find(db, 3).age = 33
         }  // old [1 3 4 5 6] → new [0 3 4 6 7]
         // Modifications name rows as they were (Realm's contract): 6 was
@@ -111,7 +104,7 @@ import Glibc
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         try db.write {
-            for (id, name, age) in [(1, "d", 5), (2, "b", 1), (3, "a", 7), (4, "c", 9)] { try db.add(Self.dog(id, name, age: age)) }
+            for (id, name, age) in [(1, "d", 5), (2, "b", 1), (3, "a", 7), (4, "c", 9)] { try db.add(Dog(id, name, age: age)) }
         }
         let old = try db.objects(Dog.self).where { $0.age > 3 }.sorted(by: \.name)  // a(3) c(4) d(1)
         let log = Log<Seen>()
@@ -152,7 +145,7 @@ import Glibc
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         var generator = SystemRandomNumberGenerator()
-        try db.write { for id in 0..<objects { try db.add(Self.dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
+        try db.write { for id in 0..<objects { try db.add(Dog(id * 2, "n\(Int.random(in: 0..<50, using: &generator))", age: id % 7)) } }
         let results = sorted ? try db.objects(Dog.self).where { $0.age > 1 }.sorted(by: \.name) : db.objects(Dog.self)
         let initial = Box<[Int]>([])
         let delivered = Box<(deletions: [Int], insertions: [Int], modifications: [Int])?>(nil)
@@ -179,7 +172,7 @@ import Glibc
                             modified.insert(id)
                         }
                     } else {
-                        try db.add(Self.dog(id, "n\(round)", age: Int.random(in: 0..<7, using: &generator)))
+                        try db.add(Dog(id, "n\(round)", age: Int.random(in: 0..<7, using: &generator)))
                         modified.insert(id)  // deleted and added again in one write: a modification
                     }
                 }
@@ -248,8 +241,8 @@ import Glibc
             case let .error(error): log.append("error \(error)")
             }
         }
-        try db.write { try ann.dogs.append(Self.dog(1, "Rex")) }
-        try db.write { try bob.dogs.append(Self.dog(2, "Fido")) }  // another owner's list: nothing for Ann
+        try db.write { try ann.dogs.append(Dog(1, "Rex")) }
+        try db.write { try bob.dogs.append(Dog(2, "Fido")) }  // another owner's list: nothing for Ann
         try db.write { try bob.nicknames.append("B") }
         try db.write {
             ann.name = "Annie"
@@ -277,7 +270,7 @@ import Glibc
         let token = try results.observe { log.append(Self.seen($0)) }
         let index = try #require(results.enumerated().first { $0.element.name == "P3" }?.offset)
         try db.write { try people[3].nicknames.append("three") }
-        try db.write { try people[3].dogs.append(Self.dog(9)) }
+        try db.write { try people[3].dogs.append(Dog(9)) }
         // A list change together with an insertion: the new object is an
         // insertion only, the other a modification.
         let newcomer = Person()
@@ -358,7 +351,7 @@ import Glibc
         let quiet = Log<Seen>(), loud = Log<Seen>()
         let quietToken = try results.observe { quiet.append(Self.seen($0)) }
         let loudToken = try results.observe { loud.append(Self.seen($0)) }
-        try db.write(withoutNotifying: [quietToken]) { try db.add(Self.dog(1)) }
+        try db.write(withoutNotifying: [quietToken]) { try db.add(Dog(1)) }
         #expect(quiet.entries == [.initial(0)])
         #expect(loud.entries == [.initial(0), .update(deletions: [], insertions: [0], modifications: [])])
         try Self.addDogs(db, [2])
@@ -451,7 +444,7 @@ import Glibc
         let token = try onQueue(queue) {
             let db = try Database(configuration: configuration, queue: queue)
             let token = try db.objects(Dog.self).observe { log.append(Self.seen($0)) }
-            db.writeAsync({ try db.add(Self.dog(1)) })
+            db.writeAsync({ try db.add(Dog(1)) })
             return token
         }
         // The initial callback comes before the commit, or after it.
@@ -482,7 +475,7 @@ import Glibc
         /// An `asyncWrite` of the actor's instance: heard before it returns.
         func add(_ id: Int) async throws -> Int {
             let db = try await Database.open(configuration: configuration)
-            try await db.asyncWrite { try db.add(NotificationTests.dog(id)) }
+            try await db.asyncWrite { try db.add(Dog(id)) }
             return log.entries.count
         }
     }

@@ -1,3 +1,4 @@
+import FirnTestSupport
 import Foundation
 import Testing
 
@@ -13,13 +14,13 @@ import Testing
     /// compiler synthesizes or inherits (`!=` from Equatable…) carry no
     /// source location and are left out; overloads collapse into one name.
     static func publicSymbols(of module: String, scratch: Scratch) throws -> Set<String> {
-        let build = ChildProcess.buildDirectory
+        let build = BuiltProducts.directory
         let info = try ChildProcess.run("/usr/bin/env", ["swiftc", "-print-target-info"], timeout: .seconds(60))
-        guard let data = info.output.data(using: .utf8),
+        guard let data = info.stdout.data(using: .utf8),
               let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let target = json["target"] as? [String: Any], let triple = target["triple"] as? String
         else {
-            Issue.record("swiftc -print-target-info gave no target triple: \(info.output) \(info.errors)")
+            Issue.record("swiftc -print-target-info gave no target triple: \(info.stdout) \(info.stderr)")
             return []
         }
         let run = try ChildProcess.run("/usr/bin/env", [
@@ -28,7 +29,7 @@ import Testing
             "-Xcc", "-fmodule-map-file=\(build)/CFirnShims.build/module.modulemap",
             "-minimum-access-level", "public", "-output-dir", scratch.path,
         ], timeout: .seconds(120))
-        #expect(run.status == 0, "swift-symbolgraph-extract \(module): \(run.errors)")
+        #expect(run.status == 0, "swift-symbolgraph-extract \(module): \(run.stderr)")
         var symbols = Set<String>()
         // `Module.symbols.json` plus `Module@Other.symbols.json` for members
         // the module adds to other modules' types.

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `Database(configuration:queue:)`: an instance bound to a serial queue,
 /// usable from whichever thread runs the queue, cached per configuration
@@ -55,12 +56,12 @@ import Testing
         let scratch = Scratch()
         let configuration = scratch.configuration()
         let queue = DispatchQueue(label: "firn-bg")
-        let dog = try onQueue(queue) { () throws -> ThreadConfinementTests.Unchecked<Dog> in
+        let dog = try onQueue(queue) { () throws -> Unchecked<Dog> in
             let db = try Database(configuration: configuration, queue: queue)
             let dog = Dog()
             dog.name = "Rex"
             try db.write { try db.add(dog) }
-            return ThreadConfinementTests.Unchecked(dog)
+            return Unchecked(dog)
         }
         let name = Box<String?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -89,11 +90,11 @@ import Testing
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scratch = Scratch()
             let queue = DispatchQueue(label: "firn-bg")
-            let dog = try? onQueue(queue) { () throws -> ThreadConfinementTests.Unchecked<Dog> in
+            let dog = try? onQueue(queue) { () throws -> Unchecked<Dog> in
                 let db = try Database(configuration: scratch.configuration(), queue: queue)
                 let dog = Dog()
                 try db.write { try db.add(dog) }
-                return ThreadConfinementTests.Unchecked(dog)
+                return Unchecked(dog)
             }
             // Another queue is not the instance's queue either.
             DispatchQueue(label: "firn-intruder").sync { _ = dog?.value.name }
@@ -130,7 +131,7 @@ import Testing
             // The queue is bound (it has an instance), so the message can name it.
             guard (try? onQueue(queue, { try Database(configuration: scratch.configuration(), queue: queue) })) != nil,
                   let db = try? Database(configuration: scratch.configuration()) else { return }
-            ThreadConfinementTests.useOnAnotherThread { queue.sync { _ = db.version } }
+            useOnAnotherThread { queue.sync { _ = db.version } }
         }
         let text = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(text.contains("bound to thread ") && text.contains("on queue \"firn-bg\""), "\(text)")

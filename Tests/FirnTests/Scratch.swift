@@ -1,21 +1,19 @@
 import Firn
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FirnTestSupport
 
-/// A fresh directory for one test's database, removed at deinit.
-final class Scratch: @unchecked Sendable {
-    let path: String
+/// A fresh directory for one test's database: the shared
+/// `TemporaryDirectory` (removed at deinit), with the SDK's file and
+/// configuration in it.
+typealias Scratch = TemporaryDirectory
 
-    init() {
-        var template = Array("\(NSTemporaryDirectory())/firn-sdk.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap { mkdtemp($0) } }
-        path = made.map { String(cString: $0) } ?? NSTemporaryDirectory()
+extension TemporaryDirectory {
+    /// A directory for the SDK tests, which make one in nearly every test
+    /// (most of them not throwing): failing to make it stops the run.
+    convenience init() {
+        try! self.init(prefix: "firn-sdk")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
+    /// The database file.
     var file: String { path + "/test.firn" }
 
     func configuration(_ types: [Object.Type] = [Dog.self, Person.self, Everything.self, LogEntry.self]) -> Configuration {

@@ -2,25 +2,13 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The reference documents' frozen-object examples, adapted to our names
 /// (`Database` for their realm, `try` where ours throw, `.first` where
 /// they force-unwrap). Person and Dog are Models.swift's; the threading
 /// examples are in SeedThreadingTests.
 @Suite struct SeedFrozenTests {
-    static func person(_ name: String) -> Person {
-        let person = Person()
-        person.name = name
-        return person
-    }
-
-    static func dog(_ id: Int, _ name: String) -> Dog {
-        let dog = Dog()
-        dog.id = id
-        dog.name = name
-        return dog
-    }
-
     static func frozenPins(_ db: Database) -> [PinRecord] {
         (db.store.pins()).filter { $0.kind == .frozen && $0.pid == getpid() }
     }
@@ -29,7 +17,7 @@ import Testing
     @Test func freezeTheDatabaseResultsAndObjects() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try db.write { try db.add(Self.person("Jane")) }
+        try db.write { try db.add(Person("Jane")) }
         // Get an immutable copy of the database that can be passed across threads
         let frozenDB = try db.freeze()
         let people = db.objects(Person.self)
@@ -52,7 +40,7 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         try db.write {
-            for id in 0..<50 { try db.add(Self.dog(id, "dog \(id)")) }
+            for id in 0..<50 { try db.add(Dog(id, "dog \(id)")) }
         }
         let frozenDogs = try db.objects(Dog.self).freeze()
         let names = Box<[String]>([])
@@ -69,14 +57,14 @@ import Testing
     @Test func writingThroughFrozenValuesThrows() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        let jane = Self.person("Jane")
+        let jane = Person("Jane")
         try db.write { try db.add(jane) }
         let frozenDB = try db.freeze()
         #expect(throws: DatabaseError.frozen(type: "Database", operation: "beginWrite")) { try frozenDB.write {} }
-        #expect(throws: DatabaseError.self) { try frozenDB.add(Self.dog(1, "Rex")) }
+        #expect(throws: DatabaseError.self) { try frozenDB.add(Dog(1, "Rex")) }
         let frozenJane = try jane.freeze()
         try db.write {
-            #expect(throws: DatabaseError.self) { try frozenJane.dogs.append(Self.dog(2, "Fido")) }
+            #expect(throws: DatabaseError.self) { try frozenJane.dogs.append(Dog(2, "Fido")) }
         }
     }
 
@@ -84,7 +72,7 @@ import Testing
     @Test func thawAFrozenObjectToModifyIt() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
-        try db.write { try db.add(Self.person("John")) }
+        try db.write { try db.add(Person("John")) }
         let frozenDB = try db.freeze()
         // Read from a frozen database
         let frozenPeople = frozenDB.objects(Person.self)
@@ -114,8 +102,8 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         try db.write {
-            try db.add(Self.person("Timmy"))
-            try db.add(Self.dog(1, "Lassie"))
+            try db.add(Person("Timmy"))
+            try db.add(Dog(1, "Lassie"))
         }
         let frozenDB = try db.freeze()
         // Get a copy of frozen objects. Here, we're getting them from a frozen
@@ -149,7 +137,7 @@ import Testing
         let other = DispatchGroup()
         DispatchQueue.global().async(group: other) {
             guard let db = try? Database(configuration: configuration) else { return }
-            try? db.write { try db.add(Self.dog(7, "Rex")) }
+            try? db.write { try db.add(Dog(7, "Rex")) }
         }
         other.wait()
         #expect(db.objects(Dog.self).isEmpty)
@@ -167,7 +155,7 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
         try db.write {
-            for id in 0..<40 { try db.add(Self.dog(id, "dog \(id)")) }
+            for id in 0..<40 { try db.add(Dog(id, "dog \(id)")) }
         }
         var cache = Array(try db.objects(Dog.self).freeze())
         let cachedVersion = db.version

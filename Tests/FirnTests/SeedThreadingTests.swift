@@ -1,6 +1,7 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The reference documents' threading examples, adapted to our names
 /// (`Database` for their realm, `try` where ours throw, waits added so a
@@ -40,11 +41,8 @@ import Testing
     /// write on a background queue (which waits for the first write's commit).
     @Test func passAnObjectWithAThreadSafeReference() throws {
         let scratch = Scratch()
-        let configuration = scratch.configuration()
-        let failure = Box<String?>(nil)
-        let background = DispatchGroup()
-        let person = Person()
-        person.name = "Jane"
+        let (configuration, failure, background) = (scratch.configuration(), Box<String?>(nil), DispatchGroup())
+        let person = Person("Jane")
         let db = try Database(configuration: configuration)
         try db.write {
             try db.add(person)
@@ -76,11 +74,8 @@ import Testing
     /// (Swift 6 will not capture the wrapped `Person?` in a Sendable closure).
     @Test func passAnObjectWithTheThreadSafeWrapper() throws {
         let scratch = Scratch()
-        let configuration = scratch.configuration()
-        let failure = Box<String?>(nil)
-        let background = DispatchGroup()
-        let person = Person()
-        person.name = "Jane"
+        let (configuration, failure, background) = (scratch.configuration(), Box<String?>(nil), DispatchGroup())
+        let person = Person("Jane")
         let db = try Database(configuration: configuration)
         var seen: String?
         try db.write {

@@ -5,25 +5,6 @@ import Testing
 /// A live instance, its results and objects used off their thread stop the
 /// program naming both threads (exit tests run in a child process).
 @Suite struct ThreadConfinementTests {
-    /// Objects are not Sendable (a live one belongs to its thread); tests
-    /// that cross threads on purpose carry them in this box. (Part 2 of the
-    /// SDK adds a Sendable form for frozen values.)
-    struct Unchecked<T>: @unchecked Sendable {
-        let value: T
-        init(_ value: T) { self.value = value }
-    }
-
-    static func useOnAnotherThread(_ body: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            body()
-            done.signal()
-        }
-        thread.name = "intruder"
-        thread.start()
-        done.wait()
-    }
-
     @Test func aLiveObjectOnAnotherThreadStopsTheProgram() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let scratch = Scratch()
@@ -34,7 +15,7 @@ import Testing
             // thread at compile time; the box smuggles it past the compiler
             // to show the run-time check catches what slips through.
             let smuggled = Unchecked(dog)
-            ThreadConfinementTests.useOnAnotherThread { _ = smuggled.value.name }
+            useOnAnotherThread { _ = smuggled.value.name }
         }
     }
 
@@ -43,7 +24,7 @@ import Testing
             let scratch = Scratch()
             guard let db = try? Database(configuration: scratch.configuration()) else { return }
             let results = db.objects(Dog.self)
-            ThreadConfinementTests.useOnAnotherThread { _ = results.count }
+            useOnAnotherThread { _ = results.count }
         }
         let text = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(text.contains("Database accessed from incorrect thread"))
@@ -57,7 +38,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             let scratch = Scratch()
             guard let db = try? Database(configuration: scratch.configuration()) else { return }
-            ThreadConfinementTests.useOnAnotherThread { try? db.beginWrite() }
+            useOnAnotherThread { try? db.beginWrite() }
         }
     }
 
@@ -69,7 +50,7 @@ import Testing
         try db.write { try db.add(dog) }
         let frozen = Unchecked(try dog.freeze())
         let names = SumBox()
-        Self.useOnAnotherThread { names.add(frozen.value.name.count) }
+        useOnAnotherThread { names.add(frozen.value.name.count) }
         #expect(names.values == [3])
     }
 }

@@ -15,15 +15,20 @@ import Testing
         return dog
     }
 
+    /// An instance of `scratch`'s file with dog 1, Rex, added.
+    static func rex(_ scratch: Scratch) throws -> (Configuration, Database, Dog) {
+        let configuration = scratch.configuration()
+        let db = try Database(configuration: configuration)
+        return (configuration, db, try addDog(db, id: 1, name: "Rex"))
+    }
+
     static func referencePins(_ db: Database) -> [PinRecord] {
         (db.store.pins()).filter { $0.kind == .threadSafeReference && $0.pid == getpid() }
     }
 
     @Test func resolvesToTheLiveObjectOfTheResolvingThread() throws {
         let scratch = Scratch()
-        let configuration = scratch.configuration()
-        let db = try Database(configuration: configuration)
-        let dog = try Self.addDog(db, id: 1, name: "Rex")
+        let (configuration, db, dog) = try Self.rex(scratch)
         let ref = try ThreadSafeReference(to: dog)
         let (name, frozen) = try onNewThread { () throws -> (String, Bool) in
             let other = try Database(configuration: configuration)
@@ -51,9 +56,7 @@ import Testing
 
     @Test func resolvesToNilWhenTheObjectWasDeletedMeanwhile() throws {
         let scratch = Scratch()
-        let configuration = scratch.configuration()
-        let db = try Database(configuration: configuration)
-        let dog = try Self.addDog(db, id: 1, name: "Rex")
+        let (configuration, db, dog) = try Self.rex(scratch)
         let ref = try ThreadSafeReference(to: dog)
         try db.write { try db.delete(dog) }
         let found = try onNewThread { try Database(configuration: configuration).resolve(ref) != nil }

@@ -1,23 +1,11 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The built `firn verify` finds nothing wrong in a file with links,
 /// lists and index trees (their trees are ordinary trees to the verifier).
 @Suite struct VerifyObjectsTests {
-    /// The `firn` binary next to the test bundle (built with the tests).
-    static var firn: String {
-        let built = ChildProcess.buildDirectory + "/firn"
-        if FileManager.default.isExecutableFile(atPath: built) { return built }
-        return FileManager.default.currentDirectoryPath + "/.build/debug/firn"
-    }
-
-    /// The status, and stdout then stderr.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let outcome = try ChildProcess.run(firn, arguments)
-        return (outcome.status, outcome.output + outcome.errors)
-    }
-
     @Test func verifyIsCleanOnAFileWithLinksListsAndIndexes() throws {
         let scratch = Scratch()
         do {
@@ -52,9 +40,9 @@ import Testing
             let listed = db.objects(Person.self).flatMap { $0.dogs.map(\.id) }
             #expect(listed.count == 854 && listed.allSatisfy { $0 % 7 != 0 })
         }
-        let result = try Self.run(["verify", scratch.file])
+        let result = try FirnCommand.run(["verify", scratch.file])
         #expect(result.status == 0, "\(result.output)")
-        let names = try Self.run(["info", scratch.file, "--json"])
+        let names = try FirnCommand.run(["info", scratch.file, "--json"])
         #expect(names.status == 0 && names.output.contains("list.Person.dogs") && names.output.contains("idx.Person.city"), "\(names.output)")
     }
 }

@@ -2,6 +2,7 @@ import Firn
 import FirnCore
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `writeCopy(toFile:)` and `Configuration.shouldCompactOnLaunch`: packed
 /// copies made with the same image writer as `firn compact`.
@@ -28,14 +29,7 @@ import Testing
     }
 
     static func verifyClean(_ path: String) throws {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(path, options: options)
-        defer { store.close() }
-        let snapshot = try store.snapshot()
-        defer { snapshot.close() }
-        let report = Verifier.verify(snapshot, slots: try store.readSlots())
+        let report = try Verifier.verifyFile(at: path)
         #expect(report.findings.isEmpty, "\(report.findings.prefix(3))")
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Each command run as a user would, text and `--json`.
 @Suite struct CommandTests {
     @Test func infoReportsFormatSpaceAndTreesAsJSON() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let run = try FirnRun.run(["info", db, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -21,10 +22,10 @@ import FirnTools
     }
 
     @Test func versionsListsCurrentPreviousAndPinned() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db, "--label", "versions test"])
-        #expect(hold.firstLine()?.contains("pinned version 13") == true)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--label", "versions test"])
+        #expect(hold.readLine()?.contains("pinned version 13") == true)
         try dir.sampleDatabase(commits: 2)
         struct VersionsJSON: Decodable {
             struct Version: Decodable { let version: UInt64; let roles: [String]; let lag: UInt64 }
@@ -43,13 +44,13 @@ import FirnTools
     }
 
     @Test func pinsShowsHolderAndThresholdsExitOne() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "10"]).status == 0)
         let written = try FirnRun.run(["demo-app", "write", db, "--commits", "1", "--json"]).json(DemoAppJSON.self)
         let dogs = written.dogs
-        let cache = try Background(FirnRun.executable, ["demo-app", "cache", db])
-        let line = try #require(cache.firstLine())
+        let cache = try ChildProcess(BuiltProducts.firn, ["demo-app", "cache", db])
+        let line = try #require(cache.readLine())
         #expect(line.hasPrefix("cached \(dogs) frozen Dog objects of version \(written.version)"), "\(line)")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "5"]).status == 0)
         // The five commits are frames of the log: the pin holds pages only
@@ -79,12 +80,12 @@ import FirnTools
     }
 
     @Test func clearStaleFreesPinsOfExitedProcesses() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        #expect(hold.firstLine() != nil)
-        hold.signal(SIGKILL)
-        _ = hold.wait()
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        #expect(hold.readLine() != nil)
+        hold.kill(SIGKILL)
+        _ = hold.waitForExit()
         let before = try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self)
         #expect(before.pins.map(\.stale) == [true])
         let cleared = try FirnRun.run(["pins", db, "--clear-stale"])
@@ -93,7 +94,7 @@ import FirnTools
     }
 
     @Test func growthChartsCSVSVGAndExplains() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let text = try FirnRun.run(["growth", db, "--svg", dir.file("g.svg")])
         #expect(text.status == 0, "\(text.stderr)")
@@ -111,7 +112,7 @@ import FirnTools
     }
 
     @Test func dumpShowsLevelsPagesOnePageAndEntries() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let structure = try FirnRun.run(["dump", db, "--tree", "users"])
         #expect(structure.status == 0 && structure.stdout.contains("level 1 (branches)"))
@@ -131,7 +132,7 @@ import FirnTools
     }
 
     @Test func dumpEntriesPipedIntoLoadRoundTrips() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let dump = try FirnRun.run(["dump", db, "--entries"])
         #expect(dump.status == 0)
@@ -152,7 +153,7 @@ import FirnTools
     }
 
     @Test func verifyIsCleanOnAHealthyFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let run = try FirnRun.run(["verify", db])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -168,14 +169,14 @@ import FirnTools
     }
 
     @Test func holdPinsUntilTheTimeRunsOutOrItIsInterrupted() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let quick = try FirnRun.run(["hold", db, "--seconds", "0.2", "--json"])
         #expect(quick.status == 0 && quick.stdout.contains("\"version\" : 13"))
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        #expect(hold.firstLine() != nil)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        #expect(hold.readLine() != nil)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
         #expect(try FirnRun.run(["pins", db, "--json"]).json(PinsJSON.self).pins.isEmpty)
     }
 
@@ -193,7 +194,7 @@ import FirnTools
     /// the trees as one new version with the same contents; run again, it
     /// writes nothing; `--json` gives the same facts.
     @Test func checkpointWritesTheLogIntoTheTreesOnce() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         let written = try FirnRun.run(["demo-app", "write", db, "--commits", "8", "--json"]).json(DemoAppJSON.self)
         let before = try FirnRun.run(["dump", db, "--entries"])
@@ -212,7 +213,7 @@ import FirnTools
     }
 
     @Test func missingFileExits66WithOneLine() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         for command in ["info", "versions", "pins", "growth", "dump", "verify", "export", "checkpoint"] {
             var arguments = [command, dir.file("missing.firn")]
             if command == "export" { arguments += ["-o", dir.file("out.lz4")] }
@@ -224,7 +225,7 @@ import FirnTools
     }
 
     @Test func demoBuildsPinsAndToursEveryStep() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let run = try FirnRun.run(["demo", dir.path], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
         for step in ["$ firn info", "$ firn pins", "$ firn growth", "$ firn verify", "$ firn compact", "$ firn export", "$ firn import"] {
@@ -247,7 +248,7 @@ import FirnTools
     }
 
     @Test func demoWithJSONPrintsTheReportAlone() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let run = try FirnRun.run(["demo", dir.path, "--json"], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
         struct DemoJSON: Decodable {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `pins`, `info`, `growth` and `versions` on the commit log, through the
 /// built binary: a pin on a frame holds no page yet, and the reports say
@@ -8,19 +9,14 @@ import Testing
 /// is (checkpoint or frame) and whether it can be read.
 @Suite struct CommitLogAccountingTests {
     struct NextCheckpoint: Decodable {
-        let checkpoint: UInt64
-        let frames: UInt64
-        let replacedBytes: UInt64
-        let regionBytes: UInt64
-        let heldByPinsBytes: UInt64
+        let checkpoint, frames, replacedBytes, regionBytes, heldByPinsBytes: UInt64
     }
     struct PinsReport: Decodable {
         struct Pin: Decodable {
             let version: UInt64
             let pid: Int32
             let kind: String
-            let retainedBytes: UInt64
-            let retainedAfterCheckpointBytes: UInt64
+            let retainedBytes, retainedAfterCheckpointBytes: UInt64
         }
         let pins: [Pin]
         let nextCheckpoint: NextCheckpoint?
@@ -33,10 +29,7 @@ import Testing
             let depth: Int
             let loggedKeys: Int?
         }
-        let currentVersion: UInt64
-        let pinnedBytes: UInt64
-        let awaitingReclaimBytes: UInt64
-        let freedByNextCommitBytes: UInt64
+        let currentVersion, pinnedBytes, awaitingReclaimBytes, freedByNextCommitBytes: UInt64
         let nextCheckpoint: NextCheckpoint?
         let trees: [Tree]
     }
@@ -66,9 +59,9 @@ import Testing
     }
 
     @Test func aPinOnAFrameShowsWhatTheNextCheckpointWillHold() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
-        let (hold, version) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 300, inLog: 10)
+        let (hold, version) = try LogFrames.pinnedFrame(db, checkpointed: 300, inLog: 10)
         let before = try Self.json(PinsReport.self, ["pins", db])
         let pin = try #require(before.pins.first { $0.version == version })
         let next = try #require(before.nextCheckpoint)
@@ -84,7 +77,7 @@ import Testing
         #expect(info.trees.first { $0.name == "t" }?.loggedKeys == 10)
 
         // The checkpoint runs: the forecast was a lower bound of what the pin now holds.
-        try PinnedFrameToolTests.checkpoint(db)
+        try LogFrames.checkpoint(db)
         let after = try Self.json(PinsReport.self, ["pins", db])
         let held = try #require(after.pins.first { $0.version == version })
         #expect(held.retainedBytes >= pin.retainedAfterCheckpointBytes, "held \(held.retainedBytes), forecast \(pin.retainedAfterCheckpointBytes)")
@@ -92,23 +85,23 @@ import Testing
         #expect(after.nextCheckpoint == nil && held.retainedAfterCheckpointBytes == held.retainedBytes)
         #expect(try Self.json(InfoReport.self, ["info", db]).pinnedBytes == held.retainedBytes)
 
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
-        try PinnedFrameToolTests.load(db, "b", 1)
-        try PinnedFrameToolTests.checkpoint(db)
-        try PinnedFrameToolTests.load(db, "b", 1)
-        try PinnedFrameToolTests.checkpoint(db)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
+        try LogFrames.load(db, "b", 1)
+        try LogFrames.checkpoint(db)
+        try LogFrames.load(db, "b", 1)
+        try LogFrames.checkpoint(db)
         #expect(try Self.json(InfoReport.self, ["info", db]).pinnedBytes == 0)
     }
 
     @Test func spaceWaitingForTheSlotsIsNotHeldByPins() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         for round in 0..<5 {
-            try PinnedFrameToolTests.load(db, "r\(round)", 30)
-            try PinnedFrameToolTests.checkpoint(db)
+            try LogFrames.load(db, "r\(round)", 30)
+            try LogFrames.checkpoint(db)
         }
-        try PinnedFrameToolTests.load(db, "tail", 3)
+        try LogFrames.load(db, "tail", 3)
         let growth = try Self.json(GrowthReport.self, ["growth", db])
         #expect(growth.points.count >= 5)
         #expect(growth.points.allSatisfy { $0.heldByPinsBytes == 0 }, "no pin: \(growth.points.map(\.heldByPinsBytes))")
@@ -125,12 +118,12 @@ import Testing
     }
 
     @Test func versionsSayWhatEachVersionIsAndWhetherItCanBeRead() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
-        let (hold, pinned) = try PinnedFrameToolTests.pinnedFrame(db, checkpointed: 5, inLog: 2)
+        let (hold, pinned) = try LogFrames.pinnedFrame(db, checkpointed: 5, inLog: 2)
         for _ in 0..<2 {
-            try PinnedFrameToolTests.load(db, "b", 2)
-            try PinnedFrameToolTests.checkpoint(db)
+            try LogFrames.load(db, "b", 2)
+            try LogFrames.checkpoint(db)
         }
         // A tree made in the log alone: no pages until the next checkpoint.
         let lines = "\"fresh\"\t\"k\"\t\"v\"\n"
@@ -149,7 +142,7 @@ import Testing
         let fresh = try #require(info.trees.first { $0.name == "fresh" })
         #expect(fresh.depth == 0 && fresh.entries == 1 && fresh.loggedKeys == 1)
         #expect(try FirnRun.run(["info", db]).stdout.contains("all 1 key(s) in the log: no pages until the next checkpoint"))
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
     }
 }

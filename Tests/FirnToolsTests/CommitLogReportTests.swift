@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnTools
 @testable import FirnCore
+import FirnTestSupport
 
 /// `firn info` and `firn verify` report the commit log (FORMAT.md 8.2) of
 /// files written with `commitLogPages`, run as the built binary: the
@@ -18,12 +19,6 @@ import FirnTools
 /// from the slots alone, ignoring the log's durable version (1); `verify`
 /// without the fallback to the checkpoint (3: no report, only the error).
 @Suite struct CommitLogReportTests {
-    static func options() -> StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = 16
-        return options
-    }
-
     struct Written {
         var path: String
         /// The checkpoint's version: the region's epoch.
@@ -44,9 +39,9 @@ import FirnTools
     /// opener checks the file (FORMAT.md 11) — unless `holding`: then its
     /// frames are written and it stays open, so the lock file publishes the
     /// open group's last version to other processes.
-    static func write(_ dir: Scratch, holding: Bool = false) throws -> Written {
+    static func write(_ dir: TemporaryDirectory, holding: Bool = false) throws -> Written {
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: options())
+        let store = try Store.open(path, options: .commitLog(pages: 16))
         defer { if !holding { store.close() } }
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let epoch = try store.currentVersion
@@ -81,7 +76,7 @@ import FirnTools
     }
 
     @Test func infoReportsTheFramesTheirVersionsAndWhichOneEachOpenerTakes() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir, holding: true)
         #expect(written.epoch == 2 && written.durable == 6 && written.newest == 8)
 
@@ -146,7 +141,7 @@ import FirnTools
     }
 
     @Test func aTornLastFrameEndsTheLogAndVerifyTakesItForWhatACrashLeaves() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir)
         // The open group's last frame, torn: a byte of its payload changed.
         let last = try #require(written.frames.last)
@@ -192,7 +187,7 @@ import FirnTools
     /// A whole, chained commit frame of exactly `payload`.
     static func appendFrame(_ path: String, payload: [UInt8], publish: Bool,
                             deferred: Bool = false) throws -> (version: UInt64, page: UInt64) {
-        let store = try Store.open(path, options: options())
+        let store = try Store.open(path, options: .commitLog(pages: 16))
         defer { store.close() }
         let record = try #require(try store.readSlots().slots.compactMap { try? $0.get() }.max { $0.version < $1.version })
         let region = try #require(record.logRegion)
@@ -214,9 +209,9 @@ import FirnTools
 
     @Test(arguments: [true, false])
     func aFrameThatCannotBeAppliedIsAFindingNamingItsPageAndVersion(_ published: Bool) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: Self.options())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         for n in 1...3 { try store.write { txn in try txn.tree("t")?.put([UInt8(n)], [UInt8(n)]) } }
         let good = try store.currentVersion
@@ -257,9 +252,9 @@ import FirnTools
     /// every reader, never a damaged end that shows the version before.
     @Test(arguments: ["operation before any tree", "empty tree name", "tree name not UTF-8", "key over the limit"])
     func aFrameWhoseOperationsBreakTheRulesIsADefect(_ kind: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/log.firn"
-        let store = try Store.open(path, options: Self.options())
+        let store = try Store.open(path, options: StoreOptions.commitLog(pages: 16))
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         try store.write { txn in try txn.tree("t")?.put([1], [1]) }
         let good = try store.currentVersion
@@ -289,7 +284,7 @@ import FirnTools
     }
 
     @Test func aFramePastTheCurrentVersionThatCannotBeAppliedIsStillAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir)
         // A deferred frame nobody published, after the open group.
         let bad = try Self.appendUnappliable(written.path, publish: false, deferred: true)
@@ -302,7 +297,7 @@ import FirnTools
     }
 
     @Test func aFrameWhoseCountDisagreesWithItsTreeIsAFindingNamingItsPage() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir)
         // After the open group, a frame that puts a new key into "t" (then
         // 8 entries: 0…7) but says it holds 9. It applies: readers take
@@ -323,7 +318,7 @@ import FirnTools
     /// `firn versions` dates a version between checkpoints by its frame
     /// (the checkpoint's record is older).
     @Test func versionsDatesEachFrameVersionByItsFrame() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir, holding: true)
         defer { written.holder?.close() }
         let run = try FirnRun.run(["versions", written.path, "--json"], timeout: 30)
@@ -343,7 +338,7 @@ import FirnTools
         (2, 0), (9_999, 1),
     ] as [(UInt64, UInt32)])
     func hostileRegionFieldsNeverCrashInfoOrVerify(_ start: UInt64, _ pages: UInt32) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let written = try Self.write(dir)
         try FileManager.default.removeItem(atPath: written.path + ".lock")
         var file = try FileSurgery(written.path)

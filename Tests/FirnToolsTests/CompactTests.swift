@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Online and in-place compaction.
 @Suite struct CompactTests {
@@ -10,10 +11,10 @@ import FirnTools
     }
 
     @Test func onlineCopyWhileAnotherProcessPinsAVersion() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        #expect(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        #expect(hold.readLine() != nil)
         let run = try FirnRun.run(["compact", db, "-o", dir.file("packed.firn"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try run.json(CompactJSON.self)
@@ -26,7 +27,7 @@ import FirnTools
     }
 
     @Test func inPlaceShrinksTheFileAndKeepsEveryEntry() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let entries = try FirnRun.run(["dump", db, "--entries"]).stdout
         let dry = try FirnRun.run(["compact", db, "--dry-run", "--json"]).json(CompactJSON.self)
@@ -47,11 +48,11 @@ import FirnTools
     }
 
     @Test func inPlaceIsRefusedWhileAnotherProcessHasTheFileOpen() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
-        let hold = try Background(FirnRun.executable, ["hold", db, "--label", "blocker"])
-        #expect(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--label", "blocker"])
+        #expect(hold.readLine() != nil)
         let started = Date()
         let run = try FirnRun.run(["compact", db, "--lock-timeout", "0.3"])
         #expect(run.status == 75 && run.isCleanFailure)
@@ -60,8 +61,8 @@ import FirnTools
         // on a loaded machine. The holder never lets go: waiting for it fails.
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
-        hold.signal(SIGTERM)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGTERM)
+        #expect(hold.waitForExit() == 0)
         #expect(try FirnRun.run(["compact", db]).status == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The demo's application processes (hidden `firn demo-app`): real SDK
 /// files and real frozen pins for `pins` and `growth`, and their bad input.
@@ -11,12 +12,12 @@ import Testing
     }
 
     @Test func growthListsEachPinWithItsFrozenObjectsAndBytes() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         let written = try FirnRun.run(["demo-app", "write", db, "--commits", "20", "--json"]).json(DemoAppJSON.self)
         #expect(written.people == 12 && written.dogs > 0)
-        let cache = try Background(FirnRun.executable, ["demo-app", "cache", db])
-        #expect(cache.firstLine()?.hasPrefix("cached \(written.dogs) frozen Dog objects of version \(written.version)") == true)
+        let cache = try ChildProcess(BuiltProducts.firn, ["demo-app", "cache", db])
+        #expect(cache.readLine()?.hasPrefix("cached \(written.dogs) frozen Dog objects of version \(written.version)") == true)
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "30"]).status == 0)
         struct GrowthJSON: Decodable {
             struct Pin: Decodable { let pid: Int32; let kind: String; let version: UInt64; let frozenObjects: UInt64; let retainedBytes: UInt64 }
@@ -42,13 +43,13 @@ import Testing
         #expect(text.status == 0 && text.stdout.contains("held by pins (bytes each would free alone):"))
         #expect(text.stdout.contains("pid \(cache.pid) frozen on v\(written.version) (31 behind") && text.stdout.contains("\(written.dogs) frozen objects, label \"frozen objects\""), "\(text.stdout)")
         // The pin goes with the process's last frozen object.
-        cache.signal(SIGTERM)
-        #expect(cache.wait() == 0)
+        cache.kill(SIGTERM)
+        #expect(cache.waitForExit() == 0)
         #expect(try FirnRun.run(["growth", db, "--json"]).json(GrowthJSON.self).pins.isEmpty)
     }
 
     @Test func cacheReleasesAfterSecondsAndReportsJSON() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "3"]).status == 0)
         struct CacheJSON: Decodable { let path: String; let version: UInt64; let pid: Int32; let frozenObjects: Int }
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func filesThatAreNotDemoDatabasesAreRefusedWithoutWriting() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let plain = try dir.sampleDatabase()
         let before = try Data(contentsOf: URL(fileURLWithPath: plain))
         let cache = try FirnRun.run(["demo-app", "cache", plain])
@@ -81,7 +82,7 @@ import Testing
     }
 
     @Test func demoIntoAFileThatIsNotADirectoryExits73() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8)))
         let run = try FirnRun.run(["demo", dir.file("plain")])
         #expect(run.status == 73 && run.isCleanFailure && run.stderr.contains("not a directory"), "\(run.stderr)")

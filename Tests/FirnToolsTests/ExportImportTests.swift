@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Export as a standard LZ4 frame, import with verification.
 @Suite struct ExportImportTests {
@@ -9,7 +10,7 @@ import FirnTools
     }
 
     @Test func exportIsAStandardLZ4FrameOfAValidFirnFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         let run = try FirnRun.run(["export", db, "-o", dir.file("snap.lz4"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -29,15 +30,15 @@ import FirnTools
     }
 
     @Test func exportToStdoutStreamsTheFrame() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let run = try Self.shell("'\(FirnRun.executable)' export '\(db)' -o - --level 9 | lz4 -d -q > '\(dir.file("piped.firn"))'")
+        let run = try Self.shell("'\(BuiltProducts.firn)' export '\(db)' -o - --level 9 | lz4 -d -q > '\(dir.file("piped.firn"))'")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try FirnRun.run(["verify", dir.file("piped.firn")]).status == 0)
     }
 
     @Test func importVerifiesThenCreatesAndRefusesToOverwrite() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let run = try FirnRun.run(["import", dir.file("snap.lz4"), "-o", dir.file("restored.firn")])
@@ -54,7 +55,7 @@ import FirnTools
     }
 
     @Test func importOfABadSnapshotKeepsTheOriginal() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let original = try Data(contentsOf: URL(fileURLWithPath: db))
@@ -82,10 +83,10 @@ import FirnTools
     }
 
     @Test func outputProblemsExit73And74() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         // No space: /dev/full.
-        let full = try Self.shell("'\(FirnRun.executable)' export '\(db)' -o - > /dev/full")
+        let full = try Self.shell("'\(BuiltProducts.firn)' export '\(db)' -o - > /dev/full")
         #expect(full.status == 73 && full.isCleanFailure)
         // Output directory missing: 73.
         let missing = try FirnRun.run(["export", db, "-o", dir.file("no/such/dir/x.lz4")])
@@ -99,7 +100,7 @@ import FirnTools
         #expect(isDir.status == 74 && isDir.isCleanFailure)
         // A closed pipe on stdout: EPIPE, an I/O error: 74.
         let noisy = try dir.sampleDatabase("noisy.firn", commits: 1, randomBytes: 1_000_000)
-        let epipe = try FirnRun.run(["-c", "'\(FirnRun.executable)' export '\(noisy)' -o - 2>/dev/null | head -c 1 > /dev/null; echo ${PIPESTATUS[0]}"],
+        let epipe = try FirnRun.run(["-c", "'\(BuiltProducts.firn)' export '\(noisy)' -o - 2>/dev/null | head -c 1 > /dev/null; echo ${PIPESTATUS[0]}"],
                                     executable: "/bin/bash")
         #expect(epipe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "74")
         #expect(dir.entries().filter { $0.hasPrefix(".") }.isEmpty)

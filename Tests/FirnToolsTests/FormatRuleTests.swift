@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Each rule docs/FORMAT.md states about a field, broken alone in a file
 /// whose checksums are all correct (the Merkle references re-sealed up to
@@ -12,53 +13,6 @@ import FirnTools
 
     static func le64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
         (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
-    }
-
-    /// A small database at version 6: tree "t" (one leaf, overflow values of
-    /// one and three pages), tree "u" (a branch over leaves), tree "e"
-    /// (empty), and a space tree of one leaf with free, retired and history
-    /// entries.
-    struct Small {
-        let db: String
-        let version: UInt64
-        let catalog: UInt64
-        let t: UInt64
-        let u: UInt64
-        let space: UInt64
-    }
-
-    static func small(_ dir: Scratch) throws -> Small {
-        let path = dir.file("small.firn")
-        let store = try Store.open(path, options: .pageCommits)
-        for commit in 0..<5 {
-            try store.write { txn in
-                let t = try #require(try txn.tree("t"))
-                let u = try #require(try txn.tree("u"))
-                if commit == 0 {
-                    for i in 0..<10 { try t.put(bytes("k\(i)"), bytes("v\(i)")) }
-                    try t.put(bytes("blob"), (0..<9000).map { UInt8(truncatingIfNeeded: $0) })
-                    try t.put(bytes("one"), [UInt8](repeating: 1, count: 3000))
-                    for i in 0..<300 { try u.put(bytes(String(format: "u-key-%06d-padding", i)), bytes("value \(i)")) }
-                }
-                try t.put(bytes("k\(commit)"), bytes("updated \(commit)"))
-                try u.put(bytes(String(format: "u-key-%06d-padding", commit * 37)), bytes("changed \(commit)"))
-                _ = try txn.tree("e")
-            }
-        }
-        store.close()
-        try? FileManager.default.removeItem(atPath: path + ".lock")
-        let info = try FirnRun.run(["info", path, "--json"]).json(InfoJSON.self)
-        let pages = try FirnRun.run(["dump", path, "--pages", "--json"]).json(PagesJSON.self).pages
-        func root(_ name: String) throws -> UInt64 { try #require(info.trees.first { $0.name == name }).rootPage }
-        let file = try FileSurgery(path)
-        #expect(pages.filter { $0.tree == "(space)" }.map(\.page) == [file.spaceRoot], "the space tree is one leaf")
-        #expect(pages.filter { $0.tree == "(catalog)" }.map(\.page) == [file.catalogRoot])
-        #expect(pages.first { $0.page == (try? root("u")) }?.type == "branch")
-        #expect(info.currentVersion == 6)
-        let small = Small(db: path, version: info.currentVersion, catalog: file.catalogRoot, t: try root("t"),
-                          u: try root("u"), space: file.spaceRoot)
-        try expectClean(small.db)
-        return small
     }
 
     static func expectClean(_ db: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -81,7 +35,7 @@ import FirnTools
     }
 
     /// The "blob" value's chain in "t": head, second and last page, and the leaf cell.
-    static func blobChain(_ file: FileSurgery, _ small: Small) throws -> (pages: [UInt64], cell: Int) {
+    static func blobChain(_ file: FileSurgery, _ small: SmallDatabase) throws -> (pages: [UInt64], cell: Int) {
         let index = try #require(file.leafIndex(small.t, key: bytes("blob")))
         let payload = file.leafCells(small.t)[index].payload
         var pages = [le64(payload, 0)]
@@ -93,8 +47,8 @@ import FirnTools
     // MARK: 5.1, 5.4: where a value lives
 
     @Test func anOverflowValueThatFitsInlineIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         let index = try #require(file.leafIndex(small.t, key: Self.bytes("one")))
         var cells = file.leafCells(small.t)
@@ -111,8 +65,8 @@ import FirnTools
 
     @Test(arguments: ["a short page", "an extra page", "a next reference after the last page"])
     func anOverflowChainOfTheWrongShapeIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         let (pages, index) = try Self.blobChain(file, small)
         var cells = file.leafCells(small.t)
@@ -142,8 +96,8 @@ import FirnTools
     // MARK: 5, 5.2: tree shape
 
     @Test func aNonEmptyFirstSeparatorIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         var cells = file.branchCells(small.u)
         cells[0].key = Self.bytes("u")
@@ -158,8 +112,8 @@ import FirnTools
     /// (issue "Nothing laundered" §1: verify said 0, `dump --entries` 0
     /// with a garbled key).
     @Test func overlappingLeafCellsAreAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         let index = try #require(file.leafIndex(small.t, key: Self.bytes("k1")))
         let at = file.cell(small.t, index)
@@ -176,8 +130,8 @@ import FirnTools
     }
 
     @Test func anEmptyLeafIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         file.writeLeaf(small.t, [])
         var catalog = file.leafCells(small.catalog)
@@ -190,7 +144,7 @@ import FirnTools
     }
 
     @Test func separatorsOutsideTheParentsBoundsAreAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let path = dir.file("deep.firn")
         let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in
@@ -216,8 +170,8 @@ import FirnTools
 
     @Test(arguments: ["newer than its parent", "birth 0"])
     func aPageBirthOutOfOrderIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         if defect == "birth 0" {
             file.setBirth(small.t, to: 0, referencedFrom: small.catalog)
@@ -245,8 +199,8 @@ import FirnTools
         "none reference with a birth",
     ])
     func aNonZeroReservedFieldIsAFinding(_ field: String) throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         var page: UInt64? = small.t
         var words = ["reserved:"]
@@ -303,7 +257,7 @@ import FirnTools
     // MARK: 7: the space tree
 
     /// Rewrites the space tree's one leaf with `edit` applied to its cells (then sorted).
-    static func editSpace(_ small: Small, _ edit: (inout [FileSurgery.LeafCellImage], inout FileSurgery) throws -> Void) throws {
+    static func editSpace(_ small: SmallDatabase, _ edit: (inout [FileSurgery.LeafCellImage], inout FileSurgery) throws -> Void) throws {
         var file = try FileSurgery(small.db)
         var cells = file.leafCells(small.space)
         try edit(&cells, &file)
@@ -321,8 +275,8 @@ import FirnTools
         "missing current record", "old catalog root",
     ])
     func aHistoryRecordThatDisagreesWithTheCommitRecordIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var words = ["history:"]
         try Self.editSpace(small) { cells, _ in
             let current = try Self.historyIndex(cells, small.version)
@@ -358,8 +312,8 @@ import FirnTools
     }
 
     @Test func aRecordedPinThatIsNotAnEarlierVersionIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         try Self.editSpace(small) { cells, _ in
             cells.append(.inline(FileSurgery.spaceKey("K", small.version), []))
         }
@@ -368,8 +322,8 @@ import FirnTools
     }
 
     @Test func aRetiredEntryWithBirthZeroIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var page: UInt64 = 0
         try Self.editSpace(small) { cells, _ in
             let index = try #require(cells.firstIndex { $0.key.first == UInt8(ascii: "P") })
@@ -381,8 +335,8 @@ import FirnTools
     }
 
     @Test func aFreeOrRetiredEntryWithAValueIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         try Self.editSpace(small) { cells, _ in
             let index = try #require(cells.firstIndex { $0.key.first == UInt8(ascii: "F") || $0.key.first == UInt8(ascii: "P") })
             cells[index] = .inline(cells[index].key, [1])
@@ -394,8 +348,8 @@ import FirnTools
     /// retired, with every count adjusted so nothing else disagrees: the
     /// writer would reuse it while that version is still in its slot.
     @Test func aFreePageThePreviousSlotsVersionSeesIsAFinding() throws {
-        let dir = try Scratch()
-        let small = try Self.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var page: UInt64 = 0
         try Self.editSpace(small) { cells, file in
             let index = try #require(cells.firstIndex {
@@ -419,7 +373,7 @@ import FirnTools
     /// A file on the commit log with a two-page region whose space tree is
     /// one leaf holding an epoch entry E(end): the last checkpoint retired
     /// the region of the one before (still in the other slot).
-    static func smallLog(_ dir: Scratch) throws -> (db: String, space: UInt64, end: UInt64) {
+    static func smallLog(_ dir: TemporaryDirectory) throws -> (db: String, space: UInt64, end: UInt64) {
         let path = dir.file("log.firn")
         var options = StoreOptions()
         options.commitLogPages = 2
@@ -443,7 +397,7 @@ import FirnTools
 
     @Test(arguments: ["region not retired", "epoch not before end", "later checkpoint", "short value", "region past the pages"])
     func anEpochEntryThatFindsNoRetiredRegionIsAFinding(_ defect: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let log = try Self.smallLog(dir)
         var words = ["space:"]
         var file = try FileSurgery(log.db)

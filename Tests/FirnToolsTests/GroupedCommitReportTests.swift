@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnCore
+import FirnTestSupport
 
 /// `firn info` and `firn versions` on a database with a group of deferred
 /// commits open (FORMAT.md 8.1): the current version is the published one,
@@ -25,7 +26,7 @@ import FirnCore
     }
 
     @Test func infoAndVersionsReportTheDurableVersionApartFromTheCurrentOne() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.path + "/grouped.firn"
         let store = try Store.open(db, options: .pageCommits)
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
@@ -99,7 +100,7 @@ import FirnCore
     /// explicitly; otherwise within 2 ms of the group's last commit) it
     /// reports them, and the durable version apart, as for any open group.
     @Test func framesKeptInTheWritersMemoryAreReportedOnceWritten() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.path + "/kept.firn"
         let store = try Store.open(db)
         defer { store.close() }

@@ -4,6 +4,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Damaged and hostile files: every command answers with one clear line and
 /// the documented exit status — never a crash, a hang or a backtrace — and
@@ -14,45 +15,6 @@ import Glibc
         ["info"], ["versions"], ["pins"], ["growth"], ["dump"], ["dump", "--pages"], ["dump", "--entries"],
         ["dump", "--objects"], ["verify"], ["export", "-o", "-"],
     ]
-
-    struct Layout {
-        var usersRoot: UInt64
-        var usersLeaf: UInt64
-        var blobsRoot: UInt64
-        var overflow: UInt64
-        var space: UInt64
-        var catalog: UInt64
-    }
-
-    /// The sample database. Unless `keepPreviousSlot`, the slot of the
-    /// version before the current one is emptied (as in a packed file): with
-    /// it in place, damage to a page the last commit wrote is what a power
-    /// loss during that commit leaves, so the newest record is rejected and
-    /// the previous version opens clean (FORMAT.md 2.1) — these tests are
-    /// about damage `verify` must name.
-    static func fixture(_ dir: Scratch, keepPreviousSlot: Bool = false) throws -> (String, Layout) {
-        let db = try dir.sampleDatabase()
-        try FileManager.default.removeItem(atPath: db + ".lock")
-        if !keepPreviousSlot {
-            var file = try FileSurgery(db)
-            file.zero(page: UInt64(1 - file.currentSlot))
-            try file.save()
-        }
-        let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
-        let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
-        func first(_ match: (PagesJSON.Page) -> Bool) throws -> UInt64 {
-            let found = pages.first(where: match)
-            return try #require(found).page
-        }
-        let layout = Layout(
-            usersRoot: try #require(info.trees.first { $0.name == "users" }).rootPage,
-            usersLeaf: try first { $0.tree == "users" && $0.type == "leaf" },
-            blobsRoot: try #require(info.trees.first { $0.name == "blobs" }).rootPage,
-            overflow: try first { $0.type == "overflow" },
-            space: try first { $0.tree == "(space)" },
-            catalog: try first { $0.tree == "(catalog)" })
-        return (db, layout)
-    }
 
     /// Runs every reader on `db`: each must end cleanly with one of `allowed`.
     static func expectNoCrash(_ db: String, allowed: Set<Int32> = [0, 65], _ context: String,
@@ -76,8 +38,8 @@ import Glibc
 
     @Test(arguments: ["branch", "leaf", "overflow", "space", "catalog"])
     func aFlippedBitInEveryPageTypeIsNamedByVerify(_ kind: String) throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample()
         let page = switch kind {
         case "branch": layout.usersRoot
         case "leaf": layout.usersLeaf
@@ -94,8 +56,8 @@ import Glibc
 
     @Test(arguments: [0, 1])
     func aFlippedBitInEachCommitSlotIsNamedByVerify(_ slot: Int) throws {
-        let dir = try Scratch()
-        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
+        let dir = try TemporaryDirectory()
+        let (db, _) = try dir.damageableSample(keepPreviousSlot: true)
         var file = try FileSurgery(db)
         file.flipBit(page: UInt64(slot), at: 20)
         try file.save()
@@ -110,8 +72,8 @@ import Glibc
     }
 
     @Test func aZeroedPageIsNamedByVerify() throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         file.zero(page: layout.usersLeaf)
         try file.save()
@@ -120,8 +82,8 @@ import Glibc
     }
 
     @Test func aBranchPointingAtItselfIsACycleNotAHang() throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         let root = layout.usersRoot
         let cell = file.cell(root, 1)
@@ -134,8 +96,8 @@ import Glibc
     }
 
     @Test func twoBranchCellsSharingAChildAreCaught() throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample()
         var file = try FileSurgery(db)
         let root = layout.usersRoot
         let first = file.cell(root, 0), second = file.cell(root, 1)
@@ -150,8 +112,8 @@ import Glibc
     }
 
     @Test func absurdCountsAndLengthsAreRefused() throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample()
         let pristine = try FileSurgery(db)
 
         // A leaf claiming 65535 entries.
@@ -207,8 +169,8 @@ import Glibc
     /// and versions say which record is current and that the newer one was
     /// rejected.
     @Test func aLostPageOfTheLastCommitIsARejectedRecordNotAFinding() throws {
-        let dir = try Scratch()
-        let (db, layout) = try Self.fixture(dir, keepPreviousSlot: true)
+        let dir = try TemporaryDirectory()
+        let (db, layout) = try dir.damageableSample(keepPreviousSlot: true)
         var file = try FileSurgery(db)
         let newest = file.u64(file.currentSlot * file.pageSize + 16)
         file.flipBit(page: layout.catalog, at: 2048)
@@ -227,8 +189,8 @@ import Glibc
     }
 
     @Test func truncatedFilesAtSeveralLengths() throws {
-        let dir = try Scratch()
-        let (db, _) = try Self.fixture(dir, keepPreviousSlot: true)
+        let dir = try TemporaryDirectory()
+        let (db, _) = try dir.damageableSample(keepPreviousSlot: true)
         let pristine = try Data(contentsOf: URL(fileURLWithPath: db))
         struct Logical: Decodable { let logicalBytes: Int }
         let logical = try FirnRun.run(["info", db, "--json"]).json(Logical.self).logicalBytes
@@ -244,8 +206,8 @@ import Glibc
     }
 
     @Test func aGarbageLockFileIsReportedNotFatal() throws {
-        let dir = try Scratch()
-        let (db, _) = try Self.fixture(dir)
+        let dir = try TemporaryDirectory()
+        let (db, _) = try dir.damageableSample()
         try Data((0..<5000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: db + ".lock"))
         let verify = try FirnRun.run(["verify", db])
         #expect(verify.status == 0 && verify.stdout.contains("lock file: the lock file is not usable"))
@@ -256,7 +218,7 @@ import Glibc
     }
 
     @Test func notADatabaseFileExits66() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.file("adir"), withIntermediateDirectories: false)
         #expect(mkfifo(dir.file("fifo"), 0o644) == 0)
         #expect(FileManager.default.createFile(atPath: dir.file("empty"), contents: Data()))

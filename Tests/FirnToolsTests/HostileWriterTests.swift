@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// A writer that meets a hostile record refuses before writing (issue 33
 /// §3): files whose checksums all hold but whose record or space ledger
@@ -12,7 +13,7 @@ import FirnTools
 @Suite struct HostileWriterTests {
     /// A file whose current record is a checkpoint with a commit log region
     /// (format 3): `firn load` into a new file commits one checkpoint.
-    static func checkpointedFile(_ dir: Scratch) throws -> String {
+    static func checkpointedFile(_ dir: TemporaryDirectory) throws -> String {
         let db = dir.file("log.firn")
         var lines = ""
         for i in 0..<200 { lines += "\"t\"\t\"key \(i)\"\t\"value \(i)\"\n" }
@@ -33,7 +34,7 @@ import FirnTools
     /// checkpoint's entries.
     @Test(arguments: Overlap.allCases)
     func aLoadRefusesALogRegionOverAPageItsCheckpointReaches(_ overlap: Overlap) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.checkpointedFile(dir)
         let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
         var file = try FileSurgery(db)
@@ -79,7 +80,7 @@ import FirnTools
     /// and the entries under it gone, while every checksum holds.
     @Test(arguments: Freed.allCases)
     func aCheckpointRefusesAFreeEntryNamingAPageTheVersionReaches(_ freed: Freed) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.checkpointedFile(dir)
         let pages = try FirnRun.run(["dump", db, "--pages", "--json"]).json(PagesJSON.self).pages
         var file = try FileSurgery(db)
@@ -125,8 +126,8 @@ import FirnTools
     /// one, which the version in the other slot still reads (rule R2). Its
     /// pages are refused before any page of a version is written.
     @Test func aLoadRefusesAFreeEntryNamingAPageTheCommitReplaces() throws {
-        let dir = try Scratch()
-        let small = try FormatRuleTests.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         let pages = try FirnRun.run(["dump", small.db, "--pages", "--json"]).json(PagesJSON.self).pages
         var file = try FileSurgery(small.db)
         let leaf = try #require(pages.first { $0.tree == "u" && $0.type == "leaf" && file.birth($0.page) < small.version }?.page)
@@ -163,7 +164,7 @@ import FirnTools
     /// headers carry the commit's version (rule R3 looks them up and finds
     /// them unreached), and the next commits reuse them.
     @Test func freePagesTheLastCommitWroteAndDroppedAreReused() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("reuse.firn")
         let store = try Store.open(db, options: .pageCommits)
         defer { store.close() }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Commands that replace a database at its path (`compact` in place,
 /// `compact -o --force`, `import --force`) hold it exclusively across the
@@ -15,7 +16,7 @@ import FirnTools
     }
 
     @Test func importForceOfAnOlderExportPublishesItsVersion() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("db.firn")
         try Self.put(db, "a")
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
@@ -41,7 +42,7 @@ import FirnTools
 
     @Test(arguments: ["import", "compact-o", "compact"])
     func replacingADatabaseSomeoneHasOpenIsRefusedAsBusy(_ command: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("db.firn")
         try Self.put(db, "a")
         let source = dir.file("source.firn")

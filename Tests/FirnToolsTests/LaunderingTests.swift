@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Nothing laundered (issue "Nothing laundered, nothing stale" §1): one
 /// flipped byte in any page of a version — an object leaf or branch, an
@@ -32,7 +33,7 @@ import FirnTools
 
     /// A packed file (one checkpoint, every page born in its version) of
     /// pets with names, tags and one name long enough for an overflow chain.
-    static func packedFile(_ dir: Scratch) throws -> String {
+    static func packedFile(_ dir: TemporaryDirectory) throws -> String {
         let source = dir.file("source.firn")
         let store = try Store.open(source, options: .pageCommits)
         try store.write { txn in
@@ -95,7 +96,7 @@ import FirnTools
 
     @Test(arguments: Target.allCases)
     func noCommandCopiesOrShowsADamagedPage(_ target: Target) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.packedFile(dir)
         let (page, tree) = try Self.page(of: target, in: db)
         try Self.flipByte(db, page: page)
@@ -126,7 +127,7 @@ import FirnTools
     /// A checkpoint that would replay frames into a damaged leaf refuses,
     /// and leaves the file as it was.
     @Test func aCheckpointRefusesToBuildOnADamagedLeaf() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.packedFile(dir)
         // The packed file has no log region: its first commit is a
         // checkpoint that makes one; the second is a frame, renaming a pet
@@ -146,7 +147,7 @@ import FirnTools
 
     /// A load whose key lands in a damaged leaf refuses before writing.
     @Test func aLoadRefusesToBuildOnADamagedLeaf() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.packedFile(dir)
         for (tree, value) in [("other", "x00"), ("obj.Pet", nil)] {
             // The first commit checkpoints (no region yet); the second would be a frame.
@@ -186,7 +187,7 @@ import FirnTools
 /// an empty slot does not outlive the commit that fills the slot.
 @Suite struct SlotPageOwnershipTests {
     @Test func aCommitIntoAnEmptySlotZeroesTheRestOfItsPage() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try LaunderingTests.packedFile(dir)
         var file = try FileSurgery(db)
         let empty = 1 - file.currentSlot
@@ -212,7 +213,7 @@ import FirnTools
 /// into a file that verifies clean (found by a mutation-fuzzing run).
 @Suite struct SpaceTreeLaunderingTests {
     @Test func aDamagedFreeListLeafFailsCompactAndExport() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let demo = try FirnRun.run(["demo", dir.path, "--no-progress"], timeout: 120)
         try #require(demo.status == 0, "\(demo.stderr)")
         let db = dir.file("demo.firn")

@@ -4,6 +4,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Temporary files of killed runs (`.<name>.firn-tmp-<pid>-<random>` of an
 /// output, `<name>.creating-<pid>-<random>` of a new database) are removed by
@@ -45,7 +46,7 @@ import Glibc
 
     /// `prefix` is the temporary-name prefix for the destination (without
     /// the directory), e.g. ".out.firn.firn-tmp-".
-    static func plant(in dir: Scratch, prefix: String, otherPrefix: String) throws -> Planted {
+    static func plant(in dir: TemporaryDirectory, prefix: String, otherPrefix: String) throws -> Planted {
         let dead = try deadPID()
         var planted = Planted()
         // The owner is gone and nobody holds the file: removed.
@@ -65,7 +66,7 @@ import Glibc
         return planted
     }
 
-    static func check(_ planted: Planted, in dir: Scratch, after command: String) {
+    static func check(_ planted: Planted, in dir: TemporaryDirectory, after command: String) {
         let entries = Set(dir.entries())
         for name in planted.removable {
             #expect(!entries.contains(name), "\(command): the leftover \(name) of a dead process stayed")
@@ -76,20 +77,20 @@ import Glibc
     }
 
     @Test func killedImportLeavesATemporaryFileThatTheNextImportRemoves() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let frame = try Data(contentsOf: URL(fileURLWithPath: dir.file("snap.lz4")))
         let input = Pipe()
-        let (process, _) = try InterruptTests.blocked(["import", "-", "-o", dir.file("restored.firn")], stdin: input)
+        let process = try ChildProcess(BuiltProducts.firn, ["import", "-", "-o", dir.file("restored.firn")], input: input)
         try input.fileHandleForWriting.write(contentsOf: frame.prefix(frame.count / 2))
         let deadline = ContinuousClock.now + .seconds(20)
         while !dir.entries().contains(where: { $0.hasPrefix(".restored.firn.firn-tmp-") }) && ContinuousClock.now < deadline {
             usleep(5_000)
         }
         usleep(100_000)
-        kill(process.processIdentifier, SIGKILL)
-        _ = InterruptTests.waitExit(process)
+        process.kill(SIGKILL)
+        process.waitForExit()
         try? input.fileHandleForWriting.close()
         let leftovers = dir.entries().filter { $0.hasPrefix(".restored.firn.firn-tmp-") }
         #expect(leftovers.count == 1, "a killed import leaves its temporary file: \(dir.entries())")
@@ -102,7 +103,7 @@ import Glibc
 
     @Test(arguments: ["compact -o", "compact in place", "export -o", "import", "growth --svg"])
     func aLaterRunRemovesDeadLeftoversOfItsDestinationOnly(_ command: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let (destination, arguments): (String, [String]) = switch command {
@@ -120,7 +121,7 @@ import Glibc
     }
 
     @Test func creatingADatabaseRemovesDeadLeftoversOfAnEarlierCreation() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let planted = try Self.plant(in: dir, prefix: "new.firn.creating-", otherPrefix: "other.firn.creating-")
         defer { planted.release() }
         let run = try FirnRun.run(["load", dir.file("new.firn")], stdin: Data("\"t\"\t\"k\"\t\"v\"\n".utf8))

@@ -4,6 +4,7 @@ import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The lock file is a hint; the data file is the truth (issue 33 §2,
 /// FORMAT.md 2.1 and 11): a lock file nobody holds vouches for nothing, so
@@ -12,7 +13,7 @@ import Glibc
 @Suite struct LockFileHintTests {
     /// A database made as a user makes one (`firn load`), with the commit
     /// log, three entries in tree "t" over two loads.
-    static func loadedDatabase(_ dir: Scratch) throws -> String {
+    static func loadedDatabase(_ dir: TemporaryDirectory) throws -> String {
         let db = dir.file("app.firn")
         for lines in ["\"t\"\t\"a\"\t\"1\"\n\"t\"\t\"b\"\t\"2\"\n", "\"t\"\t\"c\"\t\"3\"\n"] {
             let run = try FirnRun.run(["load", db, "--no-progress"], stdin: Data(lines.utf8))
@@ -34,7 +35,7 @@ import Glibc
     }
 
     @Test func aBackupCopiedOverTheFileAfterLoadAndCheckpointIsRead() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let backup = dir.file("backup.firn")
         try FileManager.default.copyItem(atPath: db, toPath: backup)
@@ -52,8 +53,31 @@ import Glibc
         #expect(try Self.entries(db).stdout == before.stdout)
     }
 
+    /// `firn hold` on `db`, once it said it pinned a version.
+    static func hold(_ db: String) throws -> ChildProcess {
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        try #require(hold.readLine() != nil)
+        return hold
+    }
+
+    /// Raises the version `lock` publishes by `distance`: the new one.
+    static func publishBeyond(_ lock: String, by distance: UInt64) throws -> UInt64 {
+        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + distance
+        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        return beyond
+    }
+
+    /// `loadedDatabase`, its entries as `entries` shows them, its lock file
+    /// and the version the lock file publishes.
+    static func loadedAndPublished(_ dir: TemporaryDirectory) throws -> (db: String, before: FirnRun, lock: String, published: UInt64) {
+        let db = try loadedDatabase(dir)
+        let before = try entries(db)
+        let lock = db + ".lock"
+        return (db, before, lock, try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset))
+    }
+
     @Test func aLowerPublishedVersionNobodyHoldsDoesNotShowOldData() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         try #require(before.status == 0 && before.stdout.contains("\"c\""))
@@ -64,11 +88,8 @@ import Glibc
     }
 
     @Test func aFlippedByteInThePublishedVersionNobodyHoldsIsIgnored() throws {
-        let dir = try Scratch()
-        let db = try Self.loadedDatabase(dir)
-        let before = try Self.entries(db)
-        let lock = db + ".lock"
-        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        let dir = try TemporaryDirectory()
+        let (db, before, lock, published) = try Self.loadedAndPublished(dir)
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published ^ 0x40)
         try Self.expectReadable(db, "flipped byte")
         #expect(try Self.entries(db).stdout == before.stdout)
@@ -78,7 +99,7 @@ import Glibc
     }
 
     @Test func anotherDatabasesLockFileCopiedBesideIsTakenOver() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         // Another database, further along, and its lock file copied over ours.
@@ -100,11 +121,8 @@ import Glibc
     /// file publishing (latest and durable) versions the data file never
     /// got, and no process holding it.
     @Test func versionsBeyondTheFileInALockFileNobodyHoldsAreNotTrusted() throws {
-        let dir = try Scratch()
-        let db = try Self.loadedDatabase(dir)
-        let before = try Self.entries(db)
-        let lock = db + ".lock"
-        let published = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset)
+        let dir = try TemporaryDirectory()
+        let (db, before, lock, published) = try Self.loadedAndPublished(dir)
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, published + 5)
         try LockBytes.write64(lock, at: LockFileLayout.durableVersionOffset, published + 5)
         try Self.expectReadable(db, "versions beyond the file")
@@ -132,19 +150,17 @@ import Glibc
     }
 
     @Test func aPublishedVersionBeyondTheFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try Self.hold(db)
         let lock = db + ".lock"
-        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 50
-        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        let beyond = try Self.publishBeyond(lock, by: 50)
         try Self.expectLockFileBlamed(db, published: beyond, "log file")
         // The holder is never reinitialized under: the lock file still says so.
         #expect(try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) == beyond)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
         // Once nobody holds it, the data file decides.
         #expect(try Self.entries(db).stdout == before.stdout)
     }
@@ -154,16 +170,15 @@ import Glibc
     /// log's durable version, and commits on top of it — never on the
     /// checkpoint alone, which would drop the acknowledged frames after it.
     @Test func aLowerPublishedVersionWhileHeldLosesNoAcknowledgedCommit() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try Self.hold(db)
         let lock = db + ".lock"
         try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, 1)
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
         #expect(load.status == 0, "\(load.stderr)")
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
         let after = try Self.entries(db)
         for key in ["a", "b", "c", "d"] {
             #expect(after.stdout.contains("\"t\"\t\"\(key)\""), "entry \(key) lost: \(after.stdout)")
@@ -175,26 +190,24 @@ import Glibc
     /// The same on a file written with page commits (no commit log): the
     /// writer's check is on its base record, not on a log.
     @Test func aPublishedVersionBeyondAPageCommitFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
-        let lock = db + ".lock"
-        let beyond = try LockBytes.read64(lock, at: LockFileLayout.latestVersionOffset) + 1
-        try LockBytes.write64(lock, at: LockFileLayout.latestVersionOffset, beyond)
+        let hold = try Self.hold(db)
+        defer { withExtendedLifetime(hold) {} }  // held for the whole test
+        let beyond = try Self.publishBeyond(db + ".lock", by: 1)
         try Self.expectLockFileBlamed(db, published: beyond, "page commits")
     }
 
     @Test func aBackupCopiedOverTheFileWhileHeldIs75NamingTheLockFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let backup = dir.file("backup.firn")
         try FileManager.default.copyItem(atPath: db, toPath: backup)
         let load = try FirnRun.run(["load", db, "--no-progress"], stdin: Data("\"t\"\t\"d\"\t\"4\"\n".utf8))
         try #require(load.status == 0, "\(load.stderr)")
         try #require(try FirnRun.run(["checkpoint", db]).status == 0)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try Self.hold(db)
+        defer { withExtendedLifetime(hold) {} }  // held for the whole test
         let published = try LockBytes.read64(db + ".lock", at: LockFileLayout.latestVersionOffset)
         try LockBytes.overwriteInPlace(db, with: backup)
         try Self.expectLockFileBlamed(db, published: published, "restored under a holder")
@@ -220,7 +233,7 @@ import Glibc
     /// Every reader slot `claiming` (generation 1) under a process that
     /// died before publishing it, nobody holding the lock file.
     @Test func deadClaimingReaderSlotsAreReclaimed() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let before = try Self.entries(db)
         let lock = db + ".lock"
@@ -235,10 +248,10 @@ import Glibc
     /// dead processes and slots in a state no process writes (5) — even
     /// under the live holder's pid — are freed; the holder's pin stays.
     @Test func deadClaimingAndUndefinedReaderSlotsAreReclaimedWhileHeld() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db, "--label", "holder"])
-        try #require(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--label", "holder"])
+        try #require(hold.readLine() != nil)
         let lock = db + ".lock"
         let slots = try Self.readerSlotCount(lock)
         for index in 1..<slots {
@@ -269,19 +282,13 @@ import Glibc
     }
 
     @Test func holdExits65NamingItsLockFileWhenItIsTruncated() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
         let lock = db + ".lock"
-        let result = CrossThreadBox<FirnRun?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            result.set(try? FirnRun.run(["hold", db, "--seconds", "60"], timeout: 120))
-            done.signal()
-        }.start()
+        let hold = BackgroundThread { try? FirnRun.run(["hold", db, "--seconds", "60"], timeout: 120) }
         try Self.waitForPin(lock)
         #expect(truncate(lock, 0) == 0)
-        done.wait()
-        let run = try #require(result.get())
+        let run = try #require(hold.join())
         #expect(run.status == 65 && run.isCleanFailure && !run.crashed, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("firn: \(lock):") && run.stderr.contains("truncated"), "\(run.stderr)")
     }
@@ -289,24 +296,14 @@ import Glibc
     /// Interrupted right after the truncation: it lets go of its pin
     /// without touching the lock file.
     @Test func holdInterruptedAfterItsLockFileWasTruncatedDoesNotCrash() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.loadedDatabase(dir)
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        try #require(hold.firstLine() != nil)
+        let hold = try Self.hold(db)
         #expect(truncate(db + ".lock", 100) == 0)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 65)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 65)
         #expect(hold.process.terminationReason == .exit)
     }
-}
-
-/// A value set on one thread and read on another.
-final class CrossThreadBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ new: Value) { lock.lock(); value = new; lock.unlock() }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// Byte edits of a lock file in place (never truncating it: a process

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Lock timeouts: never wait forever.
 @Suite struct LockTests {
     @Test func loadTimesOutWith75WhileAnotherProcessHoldsTheWriterLock() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let writer = try Background(FirnRun.testkit, ["lock-writer", db, "120"])
-        #expect(writer.firstLine() == "ready")
+        let writer = try ChildProcess.testkit(["lock-writer", db, "120"])
+        #expect(writer.readLine() == "ready")
         let started = Date()
         let run = try FirnRun.run(["load", db, "--lock-timeout", "0.5"], stdin: Data("\"t\"\t\"k\"\t\"v\"\n".utf8))
         let elapsed = Date().timeIntervalSince(started)

@@ -5,6 +5,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// `ReplacementRaceTests` with writers that commit through the commit log
 /// (FORMAT.md 8.2, `StoreOptions.commitLogPages`): `firn compact` in place
@@ -106,27 +107,20 @@ import Glibc
     /// One race, every check made; what it fell short of to count as run
     /// (how many replacements, acknowledged keys, frames and checkpoints), or nil.
     static func compactRace() throws -> String? {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
         let record = RaceRecord()
-        let children = Shared<[WriterRun]>([])
+        let children = Box<[WriterRun]>([])
         let deadline = ContinuousClock.now + .seconds(Self.compactSeconds)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children,
-                                             scratch: dir.path)
-            + (0..<ReplacementRaceTests.compactors).map { _ in {
-                while ContinuousClock.now < deadline {
-                    Self.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact",
-                                 record: record, scratch: dir.path)
-                }
-            } })
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.compactSeconds, record: record, into: children)
+                        + (0..<Race.compactors).map { _ in Race.loop("compact", db, until: deadline, record: record) })
         let elapsed = ContinuousClock.now - started
 
-        let output = WriterOutput(children.withLock { $0 })
+        let output = WriterOutput(children.value)
         let final = try Self.finalKeys(db)
         let lost = output.acknowledged.filter { !final.contains($0.key) }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("LogReplacementRaceTests.compact: \(elapsed): \(output.summary); \(lost.count) lost; "
               + "\(record.replacements) compactions, \(record.refusedReplacements) refused (75); "
               + "\(record.failures.count) failed processes \(record.failureCodes)")
@@ -134,7 +128,7 @@ import Glibc
         #expect(output.missing.isEmpty, "\(output.missing.count) commits went into a replaced file: \(output.missing.prefix(5))")
         #expect(output.errors.isEmpty, "\(output.errors.count) errors: \(output.errors.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys not in the final file: \(lost.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         // Whether the race was really run, through frames and checkpoints
         // alike, the caller checks (and runs it again if not).
         return Self.shortfall(replacements: record.replacements, of: "compactions", output: output)
@@ -163,50 +157,28 @@ import Glibc
     /// (how many replacements, acknowledged keys, frames and checkpoints;
     /// keys both in the final file and dropped by an import), or nil.
     static func importRace() throws -> String? {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        let base = try Race.exportBase(db, in: dir)
         let watcher = try RenameWatcher(directory: dir.path, name: "race.firn")
         defer { watcher.stop() }
         let record = RaceRecord()
-        let children = Shared<[WriterRun]>([])
-        let replaced = Shared<[(path: String, renamedAt: UInt64)]>([])
+        let children = Box<[WriterRun]>([])
+        let replaced = Box<[(path: String, renamedAt: UInt64)]>([])
         // The imports stop a little before the writers, so that some
         // acknowledged keys end up in the final file too.
         let importDeadline = ContinuousClock.now + .seconds(Self.importSeconds - 2)
         let started = ContinuousClock.now
-        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children,
-                                             scratch: dir.path) + [{
-            var generation = 0
-            while ContinuousClock.now < importDeadline {
-                let kept = dir.file("gen-\(generation).firn")
-                guard link(db, kept) == 0 else {
-                    record.fail("link \(db) → \(kept): errno \(errno)")
-                    return
-                }
-                let seen = watcher.count
-                if Self.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import",
-                                record: record, scratch: dir.path) {
-                    guard let renamedAt = watcher.waitForRename(after: seen, timeout: 10) else {
-                        record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
-                        return
-                    }
-                    replaced.withLock { $0.append((kept, renamedAt)) }
-                    generation += 1
-                } else {
-                    unlink(kept)
-                }
-            }
-        }])
+        runConcurrently(Self.writerProcesses(db: db, seconds: Self.importSeconds, record: record, into: children)
+                        + [Race.importGenerations(db, base: base, in: dir, watcher: watcher, until: importDeadline,
+                                                  record: record, into: replaced)])
         let elapsed = ContinuousClock.now - started
         watcher.stop()
 
-        let output = WriterOutput(children.withLock { $0 })
+        let output = WriterOutput(children.value)
         let final = try Self.finalKeys(db)
-        let files = replaced.withLock { $0 }
+        let files = replaced.value
         var writtenAfterRename: [String] = []
         var inReplacedFile = Set<String>()
         for file in files {
@@ -221,7 +193,6 @@ import Glibc
         let survived = output.acknowledged.filter { final.contains($0.key) }.count
         let dropped = output.acknowledged.filter { !final.contains($0.key) && inReplacedFile.contains($0.key) }.count
         let lost = output.acknowledged.filter { !final.contains($0.key) && !inReplacedFile.contains($0.key) }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("LogReplacementRaceTests.import: \(elapsed): \(output.summary): \(survived) in the final file, "
               + "\(dropped) in a file an import replaced, \(lost.count) lost; \(record.replacements) imports, "
               + "\(record.refusedReplacements) refused (75); \(writtenAfterRename.count) replaced files written after "
@@ -231,7 +202,7 @@ import Glibc
         #expect(output.errors.isEmpty, "\(output.errors.count) errors: \(output.errors.prefix(5))")
         #expect(writtenAfterRename.isEmpty, "commits into replaced files: \(writtenAfterRename.prefix(5))")
         #expect(lost.isEmpty, "acknowledged keys lost: \(lost.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         // Whether the race was really run (through frames and checkpoints,
         // with keys in the final file and keys an import dropped), the
         // caller checks, and runs it again if not.
@@ -251,35 +222,24 @@ import Glibc
     /// at the path), `unsynced` or `busy`: never `missing`.
     @Test(arguments: ["compact", "import --force"])
     func logWriterOpenedJustBeforeTheRenameNeverCommitsIntoTheReplacedFile(_ replacement: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
         try Self.createLogDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        let base = try Race.exportBase(db, in: dir)
         // One more session, so the file replaced has frames past the export.
         let more = try FirnRun.run(["commit-check", db, "more", "0.2", "0", "--log-pages", "\(Self.regionPages)"],
-                                   timeout: 60, executable: FirnRun.testkit)
+                                   timeout: 60, executable: BuiltProducts.testkit)
         try #require(more.status == 0 && !more.stdout.contains("missing") && !more.stdout.contains("error"), "\(more.stdout)")
-        let go = dir.file("go")
-        let child = try Background(FirnRun.testkit, ["open-paused-commit", db, "paused", go, "--log-pages", "\(Self.regionPages)"])
-        let opened = child.firstLine(timeout: 60)
-        try #require(opened == "opened", "open-paused-commit said \(opened ?? "nothing")")
-        let arguments = replacement == "compact"
-            ? ["compact", db, "--lock-timeout", "0", "--no-progress"]
-            : ["import", base, "-o", db, "--force", "--no-progress"]
-        let replaced = try FirnRun.run(arguments)
-        #expect(replaced.status == 0 || replaced.status == 75, "\(replacement): exit \(replaced.status): \(replaced.stderr)")
-        #expect(FileManager.default.createFile(atPath: go, contents: nil))
+        let (child, replaced) = try Race.replacedWhilePaused(db, base: base, in: dir, by: replacement,
+                                                             options: ["--log-pages", "\(Self.regionPages)"])
         var lines: [String] = []
-        while let line = child.firstLine(timeout: 60) { lines.append(line) }
+        while let line = child.readLine(timeout: .seconds(60)) { lines.append(line) }
         print("LogReplacementRaceTests.paused (\(replacement)): replacement exit \(replaced.status); the store: \(lines)")
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.hasPrefix("ack ") || $0.hasPrefix("unsynced ") || $0.hasPrefix("busy ") },
                 "after \(replacement) (exit \(replaced.status)) the store opened before it said: \(lines)")
-        #expect(child.wait(timeout: 30) == 0)
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        #expect(child.waitForExit(timeout: .seconds(30)) == 0)
+        try Race.expectVerifies(db)
     }
 
     // MARK: the tools on a version between checkpoints
@@ -290,7 +250,7 @@ import Glibc
     /// whole by `firn dump`, exported and imported whole, and compacted in
     /// place whole, at its version; each result verifies.
     @Test func dumpExportImportAndCompactOfAFileWhoseCurrentVersionIsAFrame() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("log.firn")
         var options = StoreOptions()
         options.commitLogPages = 16
@@ -336,99 +296,21 @@ import Glibc
 
     // MARK: helpers
 
-    /// `ReplacementRaceTests.createDatabase`, then a moment of log sessions,
+    /// `Race.createDatabase`, then a moment of log sessions,
     /// so the file has a region whose frames are past its checkpoint.
     static func createLogDatabase(_ db: String) throws {
-        try ReplacementRaceTests.createDatabase(db)
+        try Race.createDatabase(db)
         let seed = try FirnRun.run(["commit-check", db, "seed", "0.3", "0", "--log-pages", "\(regionPages)"],
-                                   timeout: 60, executable: FirnRun.testkit)
+                                   timeout: 60, executable: BuiltProducts.testkit)
         try #require(seed.status == 0 && seed.stdout.contains("ack ") && !seed.stdout.contains("missing")
                      && !seed.stdout.contains("error"), "seeding the log: \(seed.stdout) \(seed.stderr)")
     }
 
     /// One `commit-check --log-pages` child per writer, each for `seconds`.
-    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord, into children: Shared<[WriterRun]>,
-                                scratch: String) -> [@Sendable () -> Void] {
-        (0..<writers).map { writer in
-            {
-                let prefix = "s\(writer)"
-                do {
-                    let run = try runChild(FirnRun.testkit, ["commit-check", db, prefix, "\(seconds)", "\(pauseMilliseconds)",
-                                                             "--log-pages", "\(regionPages)"],
-                                           timeout: Double(seconds) + 120, scratch: scratch)
-                    children.withLock { $0.append(WriterRun(prefix: prefix, run: run)) }
-                } catch {
-                    record.fail("firn-testkit commit-check \(prefix): \(error)")
-                }
-            }
-        }
-    }
-
-    /// `ReplacementRaceTests.replace` through `runChild`: one in-place
-    /// replacement; true when it exited 0.
-    @discardableResult
-    static func replace(_ arguments: [String], what: String, record: RaceRecord, scratch: String) -> Bool {
-        do {
-            let result = try runChild(FirnRun.executable, arguments, timeout: 120, scratch: scratch)
-            switch (result.status, result.crashed || result.timedOut) {
-            case (0, false):
-                record.replaced()
-                return true
-            case (75, false):
-                record.refuseReplacement()
-            default:
-                record.fail("\(what): exit \(result.status)\(result.crashed ? " (crashed)" : "")"
-                            + "\(result.timedOut ? " (timed out)" : ""): \(result.stderr)", code: result.status)
-            }
-        } catch {
-            record.fail("\(what): \(error)")
-        }
-        return false
-    }
-
-    /// Runs a child to its end with stdout and stderr in files under
-    /// `scratch`, waited for on the calling thread. `FirnRun.run` reads
-    /// pipes on Dispatch's global queue and waits up to 10 s for those reads
-    /// after the child exits; in the whole `swift test`, other suites'
-    /// blocking reads can hold that queue's few threads, and an import loop
-    /// here managed one attempt in 12 s.
-    static func runChild(_ executable: String, _ arguments: [String], timeout: Double, scratch: String) throws -> FirnRun {
-        let name = "\(scratch)/child-\(UUID().uuidString)"
-        let outPath = name + ".out", errPath = name + ".err"
-        defer {
-            unlink(outPath)
-            unlink(errPath)
-        }
-        guard FileManager.default.createFile(atPath: outPath, contents: nil),
-              FileManager.default.createFile(atPath: errPath, contents: nil),
-              let out = FileHandle(forWritingAtPath: outPath), let err = FileHandle(forWritingAtPath: errPath) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: name])
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try? out.close()
-        try? err.close()
-        let deadline = Date().addingTimeInterval(timeout)
-        var timedOut = false
-        while process.isRunning {
-            if Date() > deadline {
-                timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(2_000)
-        }
-        process.waitUntilExit()
-        let stdout = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
-        let stderr = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
-        return FirnRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self),
-                       crashed: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
+    static func writerProcesses(db: String, seconds: Int64, record: RaceRecord,
+                                into children: Box<[WriterRun]>) -> [@Sendable () -> Void] {
+        Race.commitCheckers(db, count: writers, seconds: seconds, pauseMilliseconds: pauseMilliseconds,
+                            options: ["--log-pages", "\(regionPages)"], record: record, into: children)
     }
 
     /// The keys of tree "sdk" in the final file, read through a store; and
@@ -443,41 +325,16 @@ import Glibc
     }
 
     /// The keys of tree "sdk" as `firn dump --entries` shows them.
-    static func keysInFile(_ db: String) throws -> Set<String> {
-        let dump = try FirnRun.run(["dump", db, "--entries", "--tree", "sdk", "--no-progress"], timeout: 120)
-        try #require(dump.status == 0, "dump \(db): exit \(dump.status): \(dump.stderr)")
-        var keys = Set<String>()
-        for line in dump.stdout.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[1].count >= 2 else { continue }
-            keys.insert(String(fields[1].dropFirst().dropLast()))
-        }
-        return keys
-    }
+    static func keysInFile(_ db: String) throws -> Set<String> { try Race.keysInFile(db, tree: "sdk") }
 
     /// The keys of tree "sdk" in the current version, read through a store
     /// (a cursor, which merges the log's frames over their checkpoint).
     static func keysThroughStore(_ db: String) throws -> Set<String> {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(db, options: options)
+        let store = try Store.open(db, options: .readOnlyExisting)
         defer { store.close() }
         let snapshot = try store.snapshot(label: "log replacement race check")
         defer { snapshot.close() }
-        return try keys(of: snapshot)
-    }
-
-    static func keys(of snapshot: Snapshot) throws -> Set<String> {
-        var keys = Set<String>()
-        guard let tree = try snapshot.tree("sdk") else { return keys }
-        let cursor = tree.cursor()
-        try cursor.first()
-        while cursor.isValid {
-            keys.insert(String(decoding: try cursor.key ?? [], as: UTF8.self))
-            try cursor.next()
-        }
-        return keys
+        return Set(try Race.keys(of: snapshot, tree: "sdk"))
     }
 
     /// A replaced file (kept by its hard link; nobody has it open and it has
@@ -485,10 +342,7 @@ import Glibc
     /// time anything was committed into it — either slot's record, and
     /// every frame in the regions they name, whether or not a sync followed.
     static func inspectReplacedFile(_ path: String) throws -> (keys: Set<String>, newestTime: UInt64, newestWhat: String) {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(path, options: options)
+        let store = try Store.open(path, options: .readOnlyExisting)
         defer { store.close() }
         var newest: (time: UInt64, what: String) = (0, "nothing")
         for case let .success(record) in try store.readSlots().slots {
@@ -499,14 +353,8 @@ import Glibc
         }
         let snapshot = try store.snapshot(label: "log replacement race check")
         defer { snapshot.close() }
-        return (try keys(of: snapshot), newest.time, newest.what)
+        return (Set(try Race.keys(of: snapshot, tree: "sdk")), newest.time, newest.what)
     }
-}
-
-/// One `commit-check` child's run.
-struct WriterRun: Sendable {
-    let prefix: String
-    let run: FirnRun
 }
 
 /// What the `commit-check --log-pages` children said, parsed.
@@ -528,8 +376,7 @@ struct WriterOutput {
         for child in runs {
             let run = child.run
             if run.status != 0 || run.crashed || run.timedOut {
-                errors.append("\(child.prefix): exit \(run.status)\(run.crashed ? " (crashed)" : "")"
-                              + "\(run.timedOut ? " (timed out)" : ""): \(run.stderr)")
+                errors.append("\(child.prefix): \(run.exit): \(run.stderr)")
             }
             for line in run.stdout.split(separator: "\n") {
                 let fields = line.split(separator: " ")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Every numeric option of every command rejects non-finite, negative and
 /// out-of-range values with exit 64 and one line naming the option and the
@@ -61,11 +62,11 @@ import FirnTools
     }
 
     @Test func holdWithTheLargestAcceptedSecondsStillRuns() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db, "--seconds", "31536000"])
-        #expect(hold.firstLine()?.contains("pinned version") == true)
-        hold.signal(SIGINT)
-        #expect(hold.wait() == 0)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db, "--seconds", "31536000"])
+        #expect(hold.readLine()?.contains("pinned version") == true)
+        hold.kill(SIGINT)
+        #expect(hold.waitForExit() == 0)
     }
 }

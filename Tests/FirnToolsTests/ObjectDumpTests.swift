@@ -1,6 +1,7 @@
 import Firn
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// `firn dump --objects` and `firn info`'s object types on files the SDK
 /// wrote: the built binary decodes them from the stored schema alone (these
@@ -47,7 +48,7 @@ import Testing
 
     /// A file with owners, pets (links both ways, lists of objects and of
     /// optional strings), notes without a primary key, and every scalar.
-    static func database(_ dir: Scratch) throws -> String {
+    static func database(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("objects.firn")
         let db = try Database(configuration: Configuration(path: path, objectTypes: [Owner.self, Pet.self, Note.self, Sample.self]))
         try db.write {
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func textShowsEveryPropertyLinksAsKeysAndListsAsArrays() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         let run = try FirnRun.run(["dump", db, "--objects"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -125,7 +126,7 @@ import Testing
     }
 
     @Test func jsonIsOneObjectPerLineWithTypedValues() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         let run = try FirnRun.run(["dump", db, "--objects", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -148,7 +149,7 @@ import Testing
     }
 
     @Test func typeAndLimitPickWhatIsShown() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         let pets = try FirnRun.run(["dump", db, "--objects", "--type", "Pet", "--limit", "1"])
         #expect(pets.status == 0 && pets.stdout == "Pet: 2 objects (primary key id, showing 1)\n  Pet(id: 1, name: \"Rex\", owner: Owner[\"Ann\"], notes: [Note[#1]])\n")
@@ -160,7 +161,7 @@ import Testing
     }
 
     @Test func anUnknownTypeExits64NamingItAndTheStoredOnes() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         let run = try FirnRun.run(["dump", db, "--objects", "--type", "Cat"])
         #expect(run.status == 64 && run.stdout.isEmpty && run.isCleanFailure, "\(run.stderr)")
@@ -175,7 +176,7 @@ import Testing
     }
 
     @Test func optionsThatDoNotGoTogetherAreUsageErrors() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         let cases: [([String], String)] = [
             (["--type", "Pet"], "--type needs --objects"),
@@ -201,7 +202,7 @@ import Testing
     }
 
     @Test func infoListsObjectTypesWithCountsAndProperties() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(dir)
         struct InfoTypes: Decodable {
             struct StoredType: Decodable {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Damaged schemas, records and list trees: `dump --objects` fails with one
 /// line and exit 65 naming the tree and key, `info` still reports the rest,
@@ -20,7 +21,7 @@ import FirnTools
     }
 
     /// A file holding `entries` (tree, key, value), written with the engine directly.
-    static func file(_ dir: Scratch, _ entries: [(String, [UInt8], [UInt8])], name: String = "bad.firn") throws -> String {
+    static func file(_ dir: TemporaryDirectory, _ entries: [(String, [UInt8], [UInt8])], name: String = "bad.firn") throws -> String {
         let path = dir.file(name)
         let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
@@ -53,7 +54,7 @@ import FirnTools
     }
 
     @Test func aHealthyHandMadeFileDumps() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.file(dir, [try Self.schema(), ("obj.Pet", Self.petKey(1), Self.record(1, "Rex")),
                                      ("list.Pet.tags", ListKey.key(Self.petKey(1), 0), ListElement.encode(.string("x"), as: .string) ?? [])])
         let run = try FirnRun.run(["dump", db, "--objects"])
@@ -61,7 +62,7 @@ import FirnTools
     }
 
     @Test func aSchemaRecordOfAnUnknownTypeIsADefectButInfoStillAnswers() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         var bytes = try Self.schema().2
         // The first property's type byte: format, count, name length, "id", type.
         bytes[5] = 99
@@ -74,7 +75,7 @@ import FirnTools
     }
 
     @Test func schemaDefectsEachExit65() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let cases: [(String, [(String, [UInt8], [UInt8])], String)] = [
             ("target", [try Self.schema([PropertySchema(name: "owner", type: .object, isOptional: true, objectType: "Person")])],
              "links to Person, which has no schema"),
@@ -89,7 +90,7 @@ import FirnTools
     }
 
     @Test func recordAndListDefectsNameTheTreeAndKey() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let key = Self.petKey(7)
         let wrongType = ObjectRecord.encode([(tag: 1, type: .int, value: .int(5))])
         let pastTheSchema = ObjectRecord.encode([(tag: 9, type: .int, value: .int(5))])
@@ -118,7 +119,7 @@ import FirnTools
     /// owner is gone, and index trees that disagree with the records
     /// (FORMAT.md §12.4, §12.5).
     @Test func listsAndIndexesThatDisagreeWithTheObjectsFailVerify() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let indexed: [PropertySchema] = [
             PropertySchema(name: "id", type: .int, isPrimaryKey: true),
             PropertySchema(name: "name", type: .string, isIndexed: true),
@@ -155,7 +156,7 @@ import FirnTools
     /// Random records under a valid schema, decoded in-process: each either
     /// decodes or is reported as a defect, never a crash or a hang.
     @Test func randomRecordsNeverCrashTheDecoder() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         var rng = SystemRandomNumberGenerator()
         let valid = Self.record(3, "Rex")
         for round in 0..<150 {
@@ -186,7 +187,7 @@ import FirnTools
     /// Two cells of `obj.Dog`'s root sharing a child: the walk would repeat
     /// objects; the shape check names the page instead (and never hangs).
     @Test func anObjectTreeWhosePagesRepeatIsADefectNotARepeat() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "30"]).status == 0)
         // The surgery is on the trees' pages: the log's frames go into them first.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// An output in a directory that does not exist: exit 73 (cannot create the
 /// output), one line naming the path the user typed — never an internal
@@ -8,7 +9,7 @@ import FirnTools
 @Suite struct OutputDirectoryTests {
     @Test(arguments: ["load", "compact -o", "export -o", "import", "growth --svg"])
     func outputInAMissingDirectoryExits73NamingTheUsersPath(_ command: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let target = dir.file("missing/out.firn")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FirnTestSupport
 
 /// The commit log's headline scenario (issue "The toolkit catches up with
 /// the commit log"), as a user runs it, every step a built binary: an
@@ -24,14 +25,14 @@ import Testing
     }
 
     @Test func anApplicationsFrozenObjectsAtAFrameStayReadableAndCounted() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("app.firn")
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "40"]).status == 0)
         #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "3"]).status == 0)
         let list = dir.file("cached.jsonl")
-        let app = try Background(FirnRun.executable, ["demo-app", "cache", db, "--objects-to", list])
-        let line = try #require(app.firstLine())
+        let app = try ChildProcess(BuiltProducts.firn, ["demo-app", "cache", db, "--objects-to", list])
+        let line = try #require(app.readLine())
         let version = try #require(line.split(separator: " ").dropFirst(7).first.flatMap { UInt64($0) }, "\(line)")
         let inLog = try FirnRun.run(["pins", db, "--json"]).json(PinsReport.self)
         #expect(inLog.checkpointVersion.map { $0 < version } == true, "the application pins a commit in the log")
@@ -61,8 +62,8 @@ import Testing
 
         let before = try FirnRun.run(["info", db, "--json"]).json(InfoReport.self)
         #expect(before.pinnedBytes >= pin.retainedBytes)
-        app.signal(SIGTERM)
-        #expect(app.wait() == 0)
+        app.kill(SIGTERM)
+        #expect(app.waitForExit() == 0)
         #expect(try FirnRun.run(["demo-app", "write", db, "--commits", "1"]).status == 0)
         #expect(try FirnRun.run(["checkpoint", db]).status == 0)
         let after = try FirnRun.run(["info", db, "--json"]).json(InfoReport.self)

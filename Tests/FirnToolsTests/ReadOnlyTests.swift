@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirnTools
+import FirnTestSupport
 
 /// Read-only commands change nothing and create nothing.
 @Suite struct ReadOnlyTests {
@@ -8,14 +9,14 @@ import FirnTools
         ["info"], ["versions"], ["pins"], ["growth"], ["dump"], ["dump", "--pages"], ["dump", "--entries"], ["verify"],
     ]
 
-    static func snapshotOf(_ dir: Scratch) throws -> [String: Data] {
+    static func snapshotOf(_ dir: TemporaryDirectory) throws -> [String: Data] {
         var out: [String: Data] = [:]
         for name in dir.entries() { out[name] = try Data(contentsOf: URL(fileURLWithPath: dir.file(name))) }
         return out
     }
 
     @Test func readCommandsLeaveNoLockFileAndChangeNoByte() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         try FileManager.default.removeItem(atPath: db + ".lock")
         let before = try Self.snapshotOf(dir)
@@ -31,7 +32,7 @@ import FirnTools
     }
 
     @Test func readCommandsWorkOnA0400FileInAReadOnlyDirectory() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
         try FileManager.default.removeItem(atPath: db + ".lock")
         chmod(db, 0o400)
@@ -45,10 +46,10 @@ import FirnTools
     }
 
     @Test func aLiveDatabaseIsReadWithAPin() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()
-        let hold = try Background(FirnRun.executable, ["hold", db])
-        #expect(hold.firstLine() != nil)
+        let hold = try ChildProcess(BuiltProducts.firn, ["hold", db])
+        #expect(hold.readLine() != nil)
         let run = try FirnRun.run(["info", db, "--json"])
         #expect(run.status == 0 && !run.stderr.contains("without a pin"))
         #expect(try run.json(InfoJSON.self).pinned)

@@ -6,6 +6,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// Issue 7 §1: no process may ever commit into a file that has been replaced
 /// at its path. In-place replacement (`firn compact FILE`, `firn import
@@ -30,8 +31,6 @@ import Glibc
     static let writers = 4
     /// Entries per `firn load` run (one commit each: `--batch 1`).
     static let entriesPerLoad = 3
-    /// In-place compaction loops beside the writers.
-    static let compactors = 2
 
     // MARK: compact in place
 
@@ -44,30 +43,20 @@ import Glibc
     /// Compaction keeps every entry, so the rule is simply: every entry of
     /// every load that exited 0 is in the final file.
     @Test func compactInPlaceNeverLosesAnAcknowledgedLoad() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
-        try Self.createDatabase(db)
+        try Race.createDatabase(db)
         let record = RaceRecord()
         let deadline = ContinuousClock.now + .seconds(Self.compactSeconds)
         let started = ContinuousClock.now
-        var processes: [@Sendable () -> Void] = (0..<Self.writers).map { writer in
-            { Self.loadLoop(writer: writer, db: db, until: deadline, record: record) }
-        }
-        for _ in 0..<Self.compactors {
-            processes.append {
-                while ContinuousClock.now < deadline {
-                    Self.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact", record: record)
-                }
-            }
-        }
-        runConcurrently(processes)
+        runConcurrently(Self.loaders(db, until: deadline, record: record)
+                        + (0..<Race.compactors).map { _ in Race.loop("compact", db, until: deadline, record: record) })
         let elapsed = ContinuousClock.now - started
 
-        let present = try Self.keysInFile(db)
+        let present = try Race.keysInFile(db, tree: "race")
         let loads = record.acknowledged
         let acknowledgedKeys = loads.flatMap(\.keys)
         let missing = loads.filter { load in !load.keys.allSatisfy(present.contains) }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("ReplacementRaceTests.compact: \(elapsed): \(loads.count) acknowledged loads, "
               + "\(acknowledgedKeys.count) acknowledged entries checked, \(missing.count) loads lost entries "
               + "(\(missing.flatMap(\.keys).filter { !present.contains($0) }.count) entries); "
@@ -77,7 +66,7 @@ import Glibc
         #expect(record.failures.isEmpty, "processes failed: \(record.failures.prefix(5))")
         let examples = missing.prefix(5).map { "\($0.keys.filter { !present.contains($0) }) of \($0.keys) (v\($0.version))" }
         #expect(missing.isEmpty, "\(missing.count) of \(loads.count) acknowledged loads lost entries, e.g. \(examples)")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         // The race was really run: many loads acknowledged, many compactions done.
         #expect(loads.count >= 200 && record.replacements >= 20,
                 "\(loads.count) loads, \(record.replacements) compactions")
@@ -120,50 +109,28 @@ import Glibc
     /// tell a replaced file by comparing its descriptor with the path
     /// (device and inode), not by the old file's link count dropping to 0.
     @Test func importForceNeverLetsAWriterCommitIntoTheReplacedFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
-        try Self.createDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        try Race.createDatabase(db)
+        let base = try Race.exportBase(db, in: dir)
         let watcher = try RenameWatcher(directory: dir.path, name: "race.firn")
         defer { watcher.stop() }
         let record = RaceRecord()
-        let replaced = Shared<[(path: String, renamedAt: UInt64)]>([])
+        let replaced = Box<[(path: String, renamedAt: UInt64)]>([])
         let deadline = ContinuousClock.now + .seconds(Self.importSeconds)
         // The imports stop a little before the writers, so that some loads
         // end up in the final file too.
         let importDeadline = deadline - .seconds(2)
         let started = ContinuousClock.now
-        runConcurrently((0..<Self.writers).map { writer in
-            { Self.loadLoop(writer: writer, db: db, until: deadline, record: record) }
-        } + [{
-            var generation = 0
-            while ContinuousClock.now < importDeadline {
-                let kept = dir.file("gen-\(generation).firn")
-                guard link(db, kept) == 0 else {
-                    record.fail("link \(db) → \(kept): errno \(errno)")
-                    return
-                }
-                let seen = watcher.count
-                if Self.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import", record: record) {
-                    guard let renamedAt = watcher.waitForRename(after: seen, timeout: 10) else {
-                        record.fail("import \(generation): exit 0 but no rename onto \(db) was observed")
-                        return
-                    }
-                    replaced.withLock { $0.append((kept, renamedAt)) }
-                    generation += 1
-                } else {
-                    unlink(kept)
-                }
-            }
-        }])
+        runConcurrently(Self.loaders(db, until: deadline, record: record)
+                        + [Race.importGenerations(db, base: base, in: dir, watcher: watcher, until: importDeadline,
+                                                  record: record, into: replaced)])
         let elapsed = ContinuousClock.now - started
         watcher.stop()
 
         try Self.loadAfterRace(db)
-        let final = try Self.keysInFile(db)
-        let files = replaced.withLock { $0 }
+        let final = try Race.keysInFile(db, tree: "race")
+        let files = replaced.value
         var committedAfterRename: [String] = []
         // key → (file index, commit time of the version by version) per replaced file.
         var location: [String: Int] = [:]
@@ -207,7 +174,6 @@ import Glibc
                 droppedByImport += 1
             }
         }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("ReplacementRaceTests.import: \(elapsed): \(record.acknowledged.count) acknowledged loads "
               + "(\(record.acknowledged.count * Self.entriesPerLoad) entries checked): \(survived) in the final file, "
               + "\(droppedByImport) committed before an import replaced their file, \(intoReplacedFile.count) committed "
@@ -219,7 +185,7 @@ import Glibc
         #expect(committedAfterRename.isEmpty, "commits into replaced files: \(committedAfterRename.prefix(5))")
         #expect(intoReplacedFile.isEmpty, "acknowledged loads that committed into a replaced file: \(intoReplacedFile.prefix(5))")
         #expect(lost.isEmpty, "acknowledged loads lost: \(lost.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         #expect(record.acknowledged.count >= 200 && record.replacements >= 20 && survived > 0 && droppedByImport > 0,
                 "\(record.acknowledged.count) loads, \(record.replacements) imports")
     }
@@ -238,46 +204,28 @@ import Glibc
     /// ms between transactions, as applications do: without gaps, three of
     /// them keep the database open all the time and nothing is ever replaced.
     @Test func storeOpenedAcrossAReplacementNeverCommitsIntoTheReplacedFile() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
-        try Self.createDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
+        try Race.createDatabase(db)
+        let base = try Race.exportBase(db, in: dir)
         let record = RaceRecord()
-        let children = Shared<[(prefix: String, run: FirnRun)]>([])
+        let children = Box<[WriterRun]>([])
         let seconds = Self.sdkSeconds
         let deadline = ContinuousClock.now + .seconds(seconds)
         let started = ContinuousClock.now
-        let sdkWriters = 3
-        runConcurrently((0..<sdkWriters).map { writer in
-            {
-                let prefix = "s\(writer)"
-                do {
-                    let run = try FirnRun.run(["commit-check", db, prefix, "\(seconds)", "\(Self.sdkPauseMilliseconds)"],
-                                              timeout: Double(seconds) + 120, executable: FirnRun.testkit)
-                    children.withLock { $0.append((prefix, run)) }
-                } catch {
-                    record.fail("firn-testkit commit-check \(prefix): \(error)")
-                }
-            }
-        } + [{
-            while ContinuousClock.now < deadline {
-                Self.replace(["compact", db, "--lock-timeout", "0", "--no-progress"], what: "compact", record: record)
-            }
-        }, {
-            while ContinuousClock.now < deadline {
-                Self.replace(["import", base, "-o", db, "--force", "--no-progress"], what: "import", record: record)
-            }
-        }])
+        runConcurrently(Race.commitCheckers(db, count: 3, seconds: seconds, pauseMilliseconds: Self.sdkPauseMilliseconds,
+                                            record: record, into: children)
+                        + [Race.loop("compact", db, until: deadline, record: record),
+                           Race.loop("import --force", db, base: base, until: deadline, record: record)])
         let elapsed = ContinuousClock.now - started
 
         try Self.loadAfterRace(db)
         var acknowledged = 0, busy = 0
         var missing: [String] = [], errors: [String] = []
-        for (prefix, run) in children.withLock({ $0 }) {
+        for child in children.value {
+            let (prefix, run) = (child.prefix, child.run)
             if run.status != 0 || run.crashed || run.timedOut {
-                errors.append("\(prefix): exit \(run.status)\(run.crashed ? " (crashed)" : "")\(run.timedOut ? " (timed out)" : ""): \(run.stderr)")
+                errors.append("\(prefix): \(run.exit): \(run.stderr)")
             }
             for line in run.stdout.split(separator: "\n") {
                 if line.hasPrefix("ack ") { acknowledged += 1 }
@@ -287,7 +235,6 @@ import Glibc
                 else if !line.hasPrefix("done ") { errors.append("\(prefix): unexpected output: \(line)") }
             }
         }
-        let verify = try FirnRun.run(["verify", db, "--no-progress"], timeout: 120)
         print("ReplacementRaceTests.sdk: \(elapsed): \(acknowledged) commits acknowledged and read back, "
               + "\(missing.count) committed into a replaced file, \(errors.count) errors, \(busy) busy; "
               + "\(record.replacements) replacements (compact + import), \(record.refusedReplacements) refused (75); "
@@ -295,7 +242,7 @@ import Glibc
         #expect(record.failures.isEmpty, "processes failed: \(record.failures.prefix(5))")
         #expect(missing.isEmpty, "\(missing.count) commits went into a replaced file: \(missing.prefix(5))")
         #expect(errors.isEmpty, "\(errors.count) errors: \(errors.prefix(5))")
-        #expect(verify.status == 0, "verify: \(verify.stdout.suffix(500)) \(verify.stderr)")
+        try Race.expectVerifies(db)
         #expect(acknowledged >= 500 && record.replacements >= 20, "\(acknowledged) commits, \(record.replacements) replacements")
     }
 
@@ -311,27 +258,16 @@ import Glibc
     /// the replaced file, never report corruption.
     @Test(arguments: ["compact", "import --force"])
     func storeOpenedJustBeforeTheRenameNeverCommitsIntoTheReplacedFile(_ replacement: String) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("race.firn")
-        try Self.createDatabase(db)
-        let base = dir.file("base.lz4")
-        let export = try FirnRun.run(["export", db, "-o", base, "--no-progress"])
-        try #require(export.status == 0, "export: \(export.stderr)")
-        let go = dir.file("go")
-        let child = try Background(FirnRun.testkit, ["open-paused-commit", db, "paused", go])
-        let opened = child.firstLine(timeout: 60)
-        try #require(opened == "opened", "open-paused-commit said \(opened ?? "nothing")")
-        let arguments = replacement == "compact"
-            ? ["compact", db, "--lock-timeout", "0", "--no-progress"]
-            : ["import", base, "-o", db, "--force", "--no-progress"]
-        let replaced = try FirnRun.run(arguments)
-        #expect(replaced.status == 0 || replaced.status == 75, "\(replacement): exit \(replaced.status): \(replaced.stderr)")
-        #expect(FileManager.default.createFile(atPath: go, contents: nil))
-        let line = child.firstLine(timeout: 60) ?? "nothing"
+        try Race.createDatabase(db)
+        let base = try Race.exportBase(db, in: dir)
+        let (child, replaced) = try Race.replacedWhilePaused(db, base: base, in: dir, by: replacement)
+        let line = child.readLine(timeout: .seconds(60)) ?? "nothing"
         print("ReplacementRaceTests.paused (\(replacement)): replacement exit \(replaced.status); the store: \(line)")
         #expect(line.hasPrefix("ack ") || line.hasPrefix("busy "),
                 "after \(replacement) (exit \(replaced.status)) the store opened before it said: \(line)")
-        #expect(child.wait(timeout: 30) == 0)
+        #expect(child.waitForExit(timeout: .seconds(30)) == 0)
     }
 
     // MARK: durations (calibrated on 2 cores against the unfixed engine)
@@ -359,14 +295,6 @@ import Glibc
 
     // MARK: helpers
 
-    /// A small database (a `base` tree of 200 entries) so each replacement is quick.
-    static func createDatabase(_ db: String) throws {
-        let lines = (0..<200).map { "\"base\"\t\"b\($0)\"\t\"base value \($0)\"" }.joined(separator: "\n") + "\n"
-        try Data(lines.utf8).write(to: URL(fileURLWithPath: db + ".input-base"))
-        let run = try FirnRun.run(["load", db, "--input", db + ".input-base", "--no-progress"])
-        try #require(run.status == 0, "creating \(db): \(run.stderr)")
-    }
-
     /// One more load once everything stopped: it must succeed, and it is the
     /// writer that refreshes the version an import left published in the
     /// lock file (stale until a writer opens the database again, issue 7 §4,
@@ -380,6 +308,11 @@ import Glibc
 
     static func entryLine(_ key: String) -> String {
         "\"race\"\t\"\(key)\"\t\"value \(key)\""
+    }
+
+    /// A `loadLoop` for each of the `writers`.
+    static func loaders(_ db: String, until deadline: ContinuousClock.Instant, record: RaceRecord) -> [@Sendable () -> Void] {
+        (0..<writers).map { writer in { loadLoop(writer: writer, db: db, until: deadline, record: record) } }
     }
 
     /// `firn load FILE --batch 1` in a loop until `deadline`, each run with
@@ -411,66 +344,20 @@ import Glibc
             case (75, false):
                 record.refuseLoad()
             default:
-                record.fail("load \(keys): exit \(result.status)\(result.crashed ? " (crashed)" : "")"
-                            + "\(result.timedOut ? " (timed out)" : ""): \(result.stderr)", code: result.status)
+                record.fail("load \(keys): \(result.exit): \(result.stderr)", code: result.status)
             }
         }
-    }
-
-    /// Runs one in-place replacement; true when it exited 0.
-    @discardableResult
-    static func replace(_ arguments: [String], what: String, record: RaceRecord) -> Bool {
-        do {
-            let result = try FirnRun.run(arguments, timeout: 120)
-            switch (result.status, result.crashed || result.timedOut) {
-            case (0, false):
-                record.replaced()
-                return true
-            case (75, false):
-                record.refuseReplacement()
-            default:
-                record.fail("\(what): exit \(result.status)\(result.crashed ? " (crashed)" : "")"
-                            + "\(result.timedOut ? " (timed out)" : ""): \(result.stderr)", code: result.status)
-            }
-        } catch {
-            record.fail("\(what): \(error)")
-        }
-        return false
-    }
-
-    /// The keys of tree "race" in `db`, through `firn dump --entries`.
-    static func keysInFile(_ db: String) throws -> Set<String> {
-        let dump = try FirnRun.run(["dump", db, "--entries", "--tree", "race", "--no-progress"], timeout: 120)
-        try #require(dump.status == 0, "dump \(db): exit \(dump.status): \(dump.stderr)")
-        var keys = Set<String>()
-        for line in dump.stdout.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[1].count >= 2 else { continue }
-            keys.insert(String(fields[1].dropFirst().dropLast()))
-        }
-        return keys
     }
 
     /// A replaced file (kept by its hard link; nobody has it open any more
     /// and it has no lock file): its "race" keys and its commit times.
     static func readReplacedFile(_ path: String) throws -> (keys: [String], commitTimes: [UInt64: UInt64],
                                                             newestVersion: UInt64, newestCommitTime: UInt64) {
-        var options = StoreOptions()
-        options.readOnly = true
-        options.create = false
-        let store = try Store.open(path, options: options)
+        let store = try Store.open(path, options: .readOnlyExisting)
         defer { store.close() }
         let snapshot = try store.snapshot(label: "replacement race check")
         defer { snapshot.close() }
-        var keys: [String] = []
-        if let tree = try snapshot.tree("race") {
-            let cursor = tree.cursor()
-            try cursor.first()
-            while cursor.isValid {
-                keys.append(String(decoding: try cursor.key ?? [], as: UTF8.self))
-                try cursor.next()
-            }
-        }
+        let keys = try Race.keys(of: snapshot, tree: "race")
         var times: [UInt64: UInt64] = [:]
         for entry in try snapshot.history() { times[entry.version] = entry.timestampNanoseconds }
         times[snapshot.info.version] = snapshot.info.timestampNanoseconds
@@ -488,149 +375,4 @@ import Glibc
         let entries: UInt64
         let version: UInt64
     }
-}
-
-struct AcknowledgedLoad: Sendable {
-    let keys: [String]
-    /// The version of the load's last commit (its report's `version`).
-    let version: UInt64
-}
-
-/// What the racing processes did, shared by the threads running them.
-final class RaceRecord: Sendable {
-    private struct State {
-        var acknowledged: [AcknowledgedLoad] = []
-        var refusedLoads = 0
-        var replacements = 0
-        var refusedReplacements = 0
-        var failures: [String] = []
-        var failureCodes: [Int32: Int] = [:]
-    }
-    private let state = Mutex(State())
-
-    var acknowledged: [AcknowledgedLoad] { state.withLock { $0.acknowledged } }
-    var refusedLoads: Int { state.withLock { $0.refusedLoads } }
-    var replacements: Int { state.withLock { $0.replacements } }
-    var refusedReplacements: Int { state.withLock { $0.refusedReplacements } }
-    var failures: [String] { state.withLock { $0.failures } }
-    /// "exit N × count" of the failed processes.
-    var failureCodes: String {
-        state.withLock { s in
-            s.failureCodes.isEmpty ? "" : "(" + s.failureCodes.sorted { $0.key < $1.key }
-                .map { "exit \($0.key) × \($0.value)" }.joined(separator: ", ") + ")"
-        }
-    }
-
-    func acknowledge(_ load: AcknowledgedLoad) { state.withLock { $0.acknowledged.append(load) } }
-    func refuseLoad() { state.withLock { $0.refusedLoads += 1 } }
-    func replaced() { state.withLock { $0.replacements += 1 } }
-    func refuseReplacement() { state.withLock { $0.refusedReplacements += 1 } }
-    func fail(_ what: String, code: Int32 = -1) {
-        state.withLock { s in
-            s.failures.append(what)
-            s.failureCodes[code, default: 0] += 1
-        }
-    }
-}
-
-/// A value shared by the racing threads.
-final class Shared<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
-/// Runs each body on its own thread and waits for all of them.
-func runConcurrently(_ bodies: [@Sendable () -> Void]) {
-    let group = DispatchGroup()
-    for body in bodies {
-        group.enter()
-        let thread = Thread {
-            body()
-            group.leave()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-    group.wait()
-}
-
-/// Timestamps (CLOCK_REALTIME, nanoseconds) of every rename onto `name` in
-/// `directory`, seen through inotify by a thread of its own: each is taken
-/// when the event is read, so at or after the rename itself.
-final class RenameWatcher: Sendable {
-    private let fd: Int32
-    private let times = Mutex<[UInt64]>([])
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(directory: String, name: String) throws {
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        guard inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO)) >= 0 else {
-            let code = errno
-            close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
-        let thread = Thread { [self] in
-            self.watch(name: name)
-            self.finished.signal()
-        }
-        thread.start()
-    }
-
-    /// Renames seen so far.
-    var count: Int { times.withLock { $0.count } }
-
-    /// The time of the first rename after the first `seen`, waiting up to `timeout` seconds.
-    func waitForRename(after seen: Int, timeout: Double) -> UInt64? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let time = times.withLock({ $0.count > seen ? $0[seen] : nil }) { return time }
-            usleep(1_000)
-        }
-        return nil
-    }
-
-    func stop() {
-        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        finished.wait()
-        close(fd)
-    }
-
-    private func watch(name: String) {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let header = MemoryLayout<inotify_event>.size
-        while !stopping.load(ordering: .sequentiallyConsistent) {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { continue }
-            let now = realtimeNanoseconds()
-            var offset = 0
-            while offset + header <= count {
-                let (mask, length) = buffer.withUnsafeBytes { raw in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.mask, Int(event.len))
-                }
-                let nameBytes = buffer[(offset + header)..<min(count, offset + header + length)]
-                let eventName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                if mask & UInt32(IN_MOVED_TO) != 0 && eventName == name {
-                    times.withLock { $0.append(now) }
-                }
-                offset += header + length
-            }
-        }
-    }
-}
-
-func realtimeNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }

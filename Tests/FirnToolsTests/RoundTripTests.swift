@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// What `verify` accepts survives `dump --entries | load`, `compact` and
 /// `export`/`import` unchanged; what the writer API cannot produce (bad
@@ -16,7 +17,7 @@ import FirnTools
     /// Many trees with awkward names, keys at the limits, empty values and
     /// overflow values, built over several commits with churn (free and
     /// retired pages, a dropped and recreated tree).
-    static func awkwardDatabase(_ dir: Scratch) throws -> String {
+    static func awkwardDatabase(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("awkward.firn")
         let store = try Store.open(path, options: .pageCommits)
         defer { store.close() }
@@ -67,7 +68,7 @@ import FirnTools
     }
 
     @Test func aFileThatVerifiesCleanSurvivesLoadCompactAndExportImportByteForByte() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.awkwardDatabase(dir)
         try Self.expectClean(db)
         let before = try Self.entries(db)
@@ -117,8 +118,8 @@ import FirnTools
         let ordersRoot: UInt64
     }
 
-    static func sample(_ dir: Scratch) throws -> Sample {
-        let (db, layout) = try HostileInputTests.fixture(dir)
+    static func sample(_ dir: TemporaryDirectory) throws -> Sample {
+        let (db, layout) = try dir.damageableSample()
         let info = try FirnRun.run(["info", db, "--json"]).json(InfoJSON.self)
         let orders = try #require(info.trees.first { $0.name == "orders" })
         #expect(orders.depth == 1)
@@ -144,7 +145,7 @@ import FirnTools
     /// Every copying tool either fails loudly (65, one line, nothing
     /// written, the original untouched) or carries every entry through
     /// unchanged. With `failsNaming`, the tools must fail, naming that page.
-    static func expectNoSilentChange(_ db: String, _ dir: Scratch, failsNaming page: UInt64? = nil,
+    static func expectNoSilentChange(_ db: String, _ dir: TemporaryDirectory, failsNaming page: UInt64? = nil,
                                      sourceLocation: SourceLocation = #_sourceLocation) throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: db))
         let dump = try FirnRun.run(["dump", db, "--entries"], timeout: 60)
@@ -199,14 +200,11 @@ import FirnTools
     }
 
     @Test func aTreeNameThatIsNotUTF8IsAFindingAndNoToolRenamesIt() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[2].key = [0x75, 0xFF, 0x65, 0x72, 0x73]  // "u\xFFers": still after "orders"
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[2].key = [0x75, 0xFF, 0x65, 0x72, 0x73]  // "u\xFFers": still after "orders"
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "not valid UTF-8", "x75ff657273"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
         let info = try FirnRun.run(["info", sample.db])
@@ -214,48 +212,40 @@ import FirnTools
     }
 
     @Test func anEmptyTreeNameIsAFindingAndNoToolSkipsIt() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[0].key = []  // "blobs" becomes ""
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[0].key = []  // "blobs" becomes ""
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "tree name is empty"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
     }
 
     @Test func aTreeNameLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.catalog)
-        cells[2].key = Self.bytes("users") + [UInt8](repeating: 0x78, count: 1100)
-        file.writeLeaf(sample.catalog, cells)
-        file.resealChain(sample.catalog, parents: [])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.catalog, parents: []) { cells in
+            cells[2].key = Self.bytes("users") + [UInt8](repeating: 0x78, count: 1100)
+        }
         try Self.expectFinding(sample.db, page: sample.catalog, ["name:", "longer than the key limit of 1024"])
         try Self.expectNoSilentChange(sample.db, dir, failsNaming: sample.catalog)
     }
 
     @Test func aKeyLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.ordersRoot)
-        let last = cells.count - 1
-        cells[last].key += [UInt8](repeating: 0x7A, count: 1100)
-        file.writeLeaf(sample.ordersRoot, cells)
-        file.resealChain(sample.ordersRoot, parents: [sample.catalog])
-        try file.save()
+        var last = 0
+        try FileSurgery.rewriteLeaf(sample.db, sample.ordersRoot, parents: [sample.catalog]) { cells in
+            last = cells.count - 1
+            cells[last].key += [UInt8](repeating: 0x7A, count: 1100)
+        }
         try Self.expectFinding(sample.db, page: sample.ordersRoot, ["limit:", "key \(last) is longer than the key limit",
                                                                     "found 1110 bytes"])
         try Self.expectNoSilentChange(sample.db, dir)
     }
 
     @Test func aBranchSeparatorLongerThanTheKeyLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
         var file = try FileSurgery(sample.db)
         var cells = file.branchCells(sample.usersRoot)
@@ -270,14 +260,11 @@ import FirnTools
     }
 
     @Test func anInlineValueBeyondTheInlineLimitIsAFinding() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let sample = try Self.sample(dir)
-        var file = try FileSurgery(sample.db)
-        var cells = file.leafCells(sample.ordersRoot)
-        cells[3] = .inline(cells[3].key, [UInt8](repeating: 0x55, count: 1400))
-        file.writeLeaf(sample.ordersRoot, cells)
-        file.resealChain(sample.ordersRoot, parents: [sample.catalog])
-        try file.save()
+        try FileSurgery.rewriteLeaf(sample.db, sample.ordersRoot, parents: [sample.catalog]) { cells in
+            cells[3] = .inline(cells[3].key, [UInt8](repeating: 0x55, count: 1400))
+        }
         try Self.expectFinding(sample.db, page: sample.ordersRoot, ["limit:", "leaf cell 3", "breaks the inline limit"])
         try Self.expectNoSilentChange(sample.db, dir)
     }

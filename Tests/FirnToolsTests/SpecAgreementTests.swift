@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// Where an independent reader written from docs/FORMAT.md alone and the
 /// tool disagreed (issue "Nothing laundered, nothing stale" §4), the tool
@@ -11,7 +12,7 @@ import FirnTools
     /// corrupt (65), not "both commit slots are empty" (66): slot 1 holds a
     /// record with the magic, just not a valid one.
     @Test func aFileWhoseOnlyRecordIsAnUnsealedVersion1IsCorruptNotEmpty() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = dir.file("one.firn")
         let created = try FirnRun.run(["load", db], stdin: Data("\"t\"\n".utf8))
         #expect(created.status == 0, "\(created.stderr)")
@@ -45,8 +46,8 @@ import FirnTools
     /// and `verify` reports the defect. The check used to queue those
     /// children first, meet a damaged one and silently fall back a version.
     @Test func theOpenTimeCheckDoesNotWalkBelowAPageThatBreaksARule() throws {
-        let dir = try Scratch()
-        let small = try FormatRuleTests.small(dir)
+        let dir = try TemporaryDirectory()
+        let small = try dir.smallDatabase()
         var file = try FileSurgery(small.db)
         let cells = file.branchCells(small.u)
         // The leaf the last commit rewrote (born in the current version), not the last child.

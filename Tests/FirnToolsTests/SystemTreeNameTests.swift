@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirnCore
 import FirnTools
+import FirnTestSupport
 
 /// User trees whose names look like the system trees — "(catalog)",
 /// "(space)", "(x" — are user trees: reports mark system trees by kind, not
@@ -9,7 +10,7 @@ import FirnTools
 @Suite struct SystemTreeNameTests {
     static let userTrees: [(name: String, entries: Int)] = [("(catalog)", 3), ("(space)", 5), ("(x", 7), ("users", 11)]
 
-    static func database(in dir: Scratch) throws -> String {
+    static func database(in dir: TemporaryDirectory) throws -> String {
         let path = dir.file("parens.firn")
         let store = try Store.open(path)
         defer { store.close() }
@@ -25,7 +26,7 @@ import FirnTools
     struct Tree: Decodable { let name: String; let kind: String; let entries: UInt64 }
 
     @Test func verifyReportsEachUserTreeOnceAndTheSystemTreesByKind() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(in: dir)
         struct VerifyJSON: Decodable {
             struct Inner: Decodable { let trees: [Tree] }
@@ -47,7 +48,7 @@ import FirnTools
     }
 
     @Test func dumpCountsAndCarriesEveryUserTree() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(in: dir)
         struct DumpJSON: Decodable { let trees: [Tree] }
         let structure = try FirnRun.run(["dump", db, "--json"]).json(DumpJSON.self)
@@ -76,7 +77,7 @@ import FirnTools
     }
 
     @Test func importCountsEveryUserTreesEntries() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.database(in: dir)
         #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
         let run = try FirnRun.run(["import", dir.file("snap.lz4"), "-o", dir.file("restored.firn")])

@@ -5,6 +5,7 @@ import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
+import FirnTestSupport
 
 /// The writer believes nothing it reads: checksum-valid metadata with values
 /// no writer produces (versions at the top of the range, space entries that
@@ -14,7 +15,7 @@ import Glibc
 @Suite struct UntrustedMetadataTests {
     /// A small database (its space tree one leaf) with free, retired and
     /// pinned-version entries: a snapshot pinned across several commits.
-    static func fixture(_ dir: Scratch) throws -> String {
+    static func fixture(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("meta.firn")
         let store = try Store.open(path, options: .pageCommits)
         func commits(_ range: Range<Int>) throws {
@@ -93,7 +94,7 @@ import Glibc
     /// The leaf cell layout the search above assumes, checked on the fixture
     /// so that a layout change fails here rather than silently finding nothing.
     @Test func theFixtureHasFreeRetiredAndPinnedEntries() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let leaf = try SpaceLeaf(try Self.fixture(dir))
         #expect(leaf.file.bytes[leaf.file.offset(leaf.root)] == 2, "the space tree's root is not a leaf")
         #expect(leaf.findKey(tag: 0x46, length: 9) != nil, "no free entry")
@@ -122,7 +123,7 @@ import Glibc
     }
 
     @Test func aSlotAtTheLastVersionIsADefectNotACrash() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let slot = file.currentSlot
@@ -135,7 +136,7 @@ import Glibc
 
     @Test(arguments: [UInt64(1) << 63, 0])
     func versionZeroAndVersionsFrom2To63AreDefects(_ version: UInt64) throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let previous = 1 - file.currentSlot
@@ -148,7 +149,7 @@ import Glibc
     }
 
     @Test func bothSlotsAtOneVersionAreADefect() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let current = file.currentSlot, previous = 1 - current
@@ -159,7 +160,7 @@ import Glibc
     }
 
     @Test func aPreviousSlotThatIsNotTheDurableBaseIsADefect() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let previous = 1 - file.currentSlot
@@ -173,7 +174,7 @@ import Glibc
     }
 
     @Test func aFreeEntryNamingACommitSlotIsRefused() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var leaf = try SpaceLeaf(db)
         // The lowest free entry becomes F(1): still in key order.
@@ -187,7 +188,7 @@ import Glibc
     }
 
     @Test func aRetiredEntryFromTheFutureIsADefectNotACrash() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var leaf = try SpaceLeaf(db)
         // The last retired entry (highest key) gets death 2^64 − 1: still in
@@ -203,7 +204,7 @@ import Glibc
     }
 
     @Test func aRetiredEntryBornAfterItDiedIsRefused() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var leaf = try SpaceLeaf(db)
         // The first retired entry (lowest death, the batch the next commit
@@ -215,7 +216,7 @@ import Glibc
     }
 
     @Test func aPinnedEntryAtTheLastVersionIsRefused() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var leaf = try SpaceLeaf(db)
         let key = try #require(leaf.findKey(tag: 0x4B, length: 9, last: true))
@@ -225,7 +226,7 @@ import Glibc
     }
 
     @Test func freeAndRetiredCountsBeyondThePagesAreADefect() throws {
-        let dir = try Scratch()
+        let dir = try TemporaryDirectory()
         let db = try Self.fixture(dir)
         var file = try FileSurgery(db)
         let at = file.currentSlot * file.pageSize

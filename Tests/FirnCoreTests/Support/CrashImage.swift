@@ -1,3 +1,4 @@
+import FirnTestSupport
 /// A database file as a power loss could leave it: built from the file's
 /// bytes before a recorded workload and the `RecordingIO` log of that
 /// workload, choosing for each operation whether it reached the disk.
@@ -85,21 +86,28 @@ struct CrashImage {
             return .applied
         case .extend:
             return rng.chance(1, in: 2) ? .applied : .dropped
-        case let .write(offset, bytes):
+        case .write:
             switch rng.below(3) {
             case 0: return .applied
             case 1: return .dropped
             default:
-                let sectors = sectorCount(offset: offset, length: bytes.count)
-                guard sectors > 1 else { return rng.chance(1, in: 2) ? .applied : .dropped }
-                let all: UInt64 = sectors >= 64 ? .max : (1 << UInt64(sectors)) - 1
-                // Some but not all sectors.
-                var mask = rng.next() & all
-                if mask == 0 { mask = 1 << rng.below(UInt64(sectors)) }
-                if mask == all { mask &= ~(1 << rng.below(UInt64(sectors))) }
-                return .torn(sectors: mask)
+                // A write of one sector is atomic: kept or dropped.
+                return tornFate(operation, &rng) ?? (rng.chance(1, in: 2) ? .applied : .dropped)
             }
         }
+    }
+
+    /// A torn fate for `operation` (some but not all sectors), or nil for a
+    /// write of one sector (which is atomic) or an extend.
+    static func tornFate(_ operation: RecordingIO.Operation, _ rng: inout SeededGenerator) -> Fate? {
+        guard case let .write(offset, bytes) = operation else { return nil }
+        let sectors = sectorCount(offset: offset, length: bytes.count)
+        guard sectors > 1 else { return nil }
+        let all: UInt64 = sectors >= 64 ? .max : (1 << UInt64(sectors)) - 1
+        var mask = rng.next() & all
+        if mask == 0 { mask = 1 << rng.below(UInt64(sectors)) }
+        if mask == all { mask &= ~(1 << rng.below(UInt64(sectors))) }
+        return .torn(sectors: mask)
     }
 
     mutating func apply(_ operation: RecordingIO.Operation, fate: Fate) {

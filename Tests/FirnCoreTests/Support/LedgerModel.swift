@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import FirnCore
+import FirnTestSupport
 
 /// The ledger workload of the crash tests and its model: 200 accounts whose
 /// balances always sum to the same total, plus "filler" values of varying
@@ -90,6 +91,19 @@ enum LedgerModel {
     /// amount moves between two random accounts, and a few filler values are
     /// put or deleted.
     static func stageRandomChanges(_ txn: WriteTransaction, _ contents: inout Contents, _ rng: inout SeededGenerator) throws {
+        try stage(txn, &contents, &rng, fillers: { Int($0.below(4)) }, deletingOneIn: 3, sizes: fillerSizes)
+    }
+
+    /// Stages a ledger transfer and `fillers` filler changes (one in four
+    /// a delete) with sizes from `sizes`, in `txn` and in `contents`.
+    static func stageTransfer(_ txn: WriteTransaction, _ contents: inout Contents, _ rng: inout SeededGenerator,
+                              fillers: Int, sizes: [Int]) throws {
+        try stage(txn, &contents, &rng, fillers: { _ in fillers }, deletingOneIn: 4, sizes: sizes)
+    }
+
+    /// A transfer, then `fillers` (drawn after it) filler changes.
+    private static func stage(_ txn: WriteTransaction, _ contents: inout Contents, _ rng: inout SeededGenerator,
+                              fillers: (inout SeededGenerator) -> Int, deletingOneIn odds: UInt64, sizes: [Int]) throws {
         guard let accounts = try txn.tree(accountsTree, create: false), let filler = try txn.tree(fillerTree) else {
             throw LedgerFailure("the accounts tree is missing")
         }
@@ -106,13 +120,13 @@ enum LedgerModel {
             try accounts.put(accountKey(n), value)
             contents[accountsTree]?[accountKey(n)] = value
         }
-        for _ in 0..<Int(rng.below(4)) {
+        for _ in 0..<fillers(&rng) {
             let key = fillerKey(rng.below(fillerKeyCount))
-            if rng.chance(1, in: 3) {
+            if rng.chance(1, in: odds) {
                 try filler.delete(key)
                 contents[fillerTree]?[key] = nil
             } else {
-                let size = fillerSizes[Int(rng.below(UInt64(fillerSizes.count)))]
+                let size = sizes[Int(rng.below(UInt64(sizes.count)))]
                 let value = fillerValue(size: size, salt: UInt32(truncatingIfNeeded: rng.next()))
                 try filler.put(key, value)
                 contents[fillerTree]?[key] = value

@@ -1,4 +1,7 @@
+import Testing
 @testable import FirnCore
+import FirnTestSupport
+import FirnTestSupport
 
 /// Versions between checkpoints, made for tests without the commit path:
 /// a store's current version is the checkpoint, and each `commit` encodes a
@@ -138,5 +141,107 @@ final class LogOverlayHarness {
 
     static func sortedKeys(_ entries: [[UInt8]: [UInt8]]) -> [[UInt8]] {
         entries.keys.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+}
+
+/// A random workload over a few trees and the reads that check a version
+/// against its model (`CommitLogOverlayTests`, and the suites of the change
+/// set, the chain and the store that replay it).
+extension LogOverlayHarness {
+    static let trees = ["a", "b", "obj.Person", "z"]
+
+    static func key(_ rng: inout SeededGenerator) -> [UInt8] {
+        // Few distinct keys, so frames overwrite and delete each other's.
+        let n = rng.below(60)
+        return Array("k\(n)".utf8) + (n % 7 == 0 ? [] : [UInt8(n % 5)])
+    }
+
+    static func value(_ rng: inout SeededGenerator) -> [UInt8] {
+        let sizes = [0, 1, 12, 300, 5000]
+        return (0..<sizes[Int(rng.below(UInt64(sizes.count)))]).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    }
+
+    static func randomChanges(_ rng: inout SeededGenerator) -> [LogOverlayHarness.Change] {
+        (0..<(1 + rng.below(6))).map { _ in
+            let tree = trees[Int(rng.below(UInt64(trees.count)))]
+            switch rng.below(20) {
+            case 0: return .drop(tree)
+            case 1, 2: return .create(tree)
+            case 3...7: return .delete(tree, key(&rng))
+            default: return .put(tree, key(&rng), value(&rng))
+            }
+        }
+    }
+
+    /// Every read of `snapshot` against `model`.
+    static func expectReads(_ snapshot: Snapshot, _ model: Model, _ rng: inout SeededGenerator) throws {
+        let context = "v\(snapshot.version)"
+        #expect(try snapshot.treeNames() == model.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "\(context)")
+        #expect(try snapshot.catalog().map { "\($0.name)=\($0.entry.count)" } ==
+                snapshot.treeNames().map { "\($0)=\(model[$0]?.count ?? -1)" }, "\(context)")
+        for name in trees {
+            guard let entries = model[name] else {
+                #expect(try snapshot.tree(name) == nil, "\(name) at \(context)")
+                continue
+            }
+            let tree = try #require(try snapshot.tree(name), "\(name) at \(context)")
+            #expect(tree.count == UInt64(entries.count), "count of \(name) at \(context)")
+            let sorted = LogOverlayHarness.sortedKeys(entries)
+            // Point lookups: every key of the model and absent ones.
+            for key in sorted { #expect(try tree.get(key)?.array == entries[key], "get in \(name) at \(context)") }
+            for _ in 0..<10 {
+                let key = Self.key(&rng)
+                #expect(try tree.get(key)?.array == entries[key], "get \(key) in \(name) at \(context)")
+            }
+            // Forward and backward walks.
+            let cursor = tree.cursor()
+            var walked: [[UInt8]] = []
+            try cursor.first()
+            while cursor.isValid {
+                let key = try #require(try cursor.key)
+                #expect(try cursor.value == entries[key])
+                #expect(try cursor.currentValue?.array == entries[key])
+                walked.append(key)
+                try cursor.next()
+            }
+            #expect(walked == sorted, "forward walk of \(name) at \(context)")
+            walked = []
+            try cursor.last()
+            while cursor.isValid {
+                walked.append(try #require(try cursor.key))
+                try cursor.previous()
+            }
+            #expect(walked == sorted.reversed(), "backward walk of \(name) at \(context)")
+            // `forEach`, whole and over the middle third of the keys.
+            var listed: [([UInt8], [UInt8])] = []
+            try tree.forEach { key, value in listed.append((Array(key), value.array)); return true }
+            #expect(listed.map(\.0) == sorted && listed.allSatisfy { entries[$0.0] == $0.1 }, "forEach of \(name) at \(context)")
+            if !sorted.isEmpty {
+                let lower = sorted[sorted.count / 3], upper = sorted[2 * sorted.count / 3]
+                var ranged: [[UInt8]] = []
+                try tree.forEach(from: lower, upTo: upper) { key, _ in ranged.append(Array(key)); return true }
+                #expect(ranged == Array(sorted[(sorted.count / 3)..<(2 * sorted.count / 3)]), "forEach range of \(name) at \(context)")
+            }
+            // Seeks, then steps that turn round.
+            for _ in 0..<6 {
+                let target = Self.key(&rng)
+                try cursor.seek(target)
+                var index = sorted.firstIndex { !$0.lexicographicallyPrecedes(target) } ?? sorted.count
+                for _ in 0..<8 {
+                    let expected = index >= 0 && index < sorted.count ? sorted[index] : nil
+                    #expect(try cursor.key == expected, "seek \(target) then steps in \(name) at \(context)")
+                    guard expected != nil else { break }
+                    if rng.chance(1, in: 2) { try cursor.next(); index += 1 } else { try cursor.previous(); index -= 1 }
+                }
+            }
+        }
+    }
+
+    static func initial() -> Model {
+        var rng = SeededGenerator(seed: 99)
+        var model: Model = ["a": [:], "b": [:], "z": [:]]
+        for _ in 0..<40 { model["a"]?[key(&rng)] = value(&rng) }
+        for _ in 0..<25 { model["b"]?[key(&rng)] = value(&rng) }
+        return model
     }
 }

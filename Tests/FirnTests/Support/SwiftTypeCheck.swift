@@ -1,4 +1,5 @@
 import Foundation
+import FirnTestSupport
 
 /// Type-checks a Swift source file as an app would compile it — Swift 6
 /// language mode, importing the `Firn` module built with these tests — and
@@ -18,14 +19,14 @@ enum SwiftTypeCheck {
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         // The modules are in the build directory's `Modules/`, the C
         // shim's module map in its target's build directory.
-        let build = ChildProcess.buildDirectory
+        let build = BuiltProducts.directory
         let run = try ChildProcess.run("/usr/bin/env", [
             "swiftc", "-typecheck", "-swift-version", "6",
             "-I", build + "/Modules",
             "-Xcc", "-fmodule-map-file=\(build)/CFirnShims.build/module.modulemap",
             file,
         ], timeout: .seconds(300))
-        let text = run.output + run.errors
+        let text = run.stdout + run.stderr
         var seen = Set<Int>()
         var found: [Diagnostic] = []
         // "<path>/App.swift:LINE:COLUMN: error: …" (the compiler may spell

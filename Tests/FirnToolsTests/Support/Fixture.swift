@@ -1,29 +1,10 @@
 import Foundation
 import FirnTools
 import FirnCore
+import FirnTestSupport
 
-/// A temporary directory removed at deinit, and sample databases built
-/// with FirnCore directly (fast: no child processes).
-final class Scratch: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        let base = NSTemporaryDirectory() + "firn-tools-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        path = base
-    }
-
-    deinit {
-        _ = chmod(path, 0o755)
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func entries() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-    }
-
+/// Sample databases built with FirnCore directly (fast: no child processes).
+extension TemporaryDirectory {
     /// A database with trees "users" (depth 2), "orders", "blobs" (overflow
     /// values) and churn, so it has free and retired pages. Written with
     /// page commits (no commit log): every commit's pages and history record
@@ -74,13 +55,8 @@ final class Scratch: @unchecked Sendable {
 /// JSON shapes the tests decode (a subset of each report's keys).
 struct InfoJSON: Decodable {
     struct Tree: Decodable { let name: String; let entries: UInt64; let depth: Int; let rootPage: UInt64 }
-    let formatVersion: Int
-    let pageSize: Int
-    let currentVersion: UInt64
-    let fileBytes: UInt64
-    let liveBytes: UInt64
-    let freeBytes: UInt64
-    let pinnedBytes: UInt64
+    let formatVersion, pageSize: Int
+    let currentVersion, fileBytes, liveBytes, freeBytes, pinnedBytes: UInt64
     let trees: [Tree]
     let pins: Int
     let pinned: Bool
@@ -107,14 +83,4 @@ struct DemoAppJSON: Decodable {
     let version: UInt64
     let people: Int
     let dogs: Int
-}
-
-extension StoreOptions {
-    /// Page commits, no commit log: for tests that rewrite the pages or
-    /// records of a version its commit made (see `sampleDatabase`).
-    static var pageCommits: StoreOptions {
-        var options = StoreOptions()
-        options.commitLogPages = 0
-        return options
-    }
 }

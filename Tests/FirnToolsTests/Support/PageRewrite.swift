@@ -64,6 +64,20 @@ extension FileSurgery {
     mutating func writeLeaf(_ page: UInt64, _ cells: [LeafCellImage]) { layOut(page, cells.map(\.encoded)) }
     mutating func writeBranch(_ page: UInt64, _ cells: [BranchCellImage]) { layOut(page, cells.map(\.encoded)) }
 
+    /// Rewrites leaf `page` of the file at `path` with its cells as `edit`
+    /// leaves them, re-seals it and the chain up through `parents` (the
+    /// catalog root last, or none when `page` is the catalog root), and
+    /// saves the file.
+    static func rewriteLeaf(_ path: String, _ page: UInt64, parents: [UInt64],
+                            _ edit: (inout [LeafCellImage]) throws -> Void) throws {
+        var file = try FileSurgery(path)
+        var cells = file.leafCells(page)
+        try edit(&cells)
+        file.writeLeaf(page, cells)
+        file.resealChain(page, parents: parents)
+        try file.save()
+    }
+
     /// Sorts leaf cells by key (memcmp order), as a rewritten leaf needs them.
     static func sorted(_ cells: [LeafCellImage]) -> [LeafCellImage] {
         cells.sorted { $0.key.lexicographicallyPrecedes($1.key) }

@@ -1,9 +1,9 @@
 /// SplitMix64: a small seeded generator, so a failing run can be replayed
 /// from the seed it prints.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+package struct SeededGenerator: RandomNumberGenerator {
+    package var state: UInt64
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -12,8 +12,8 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// A value in `0..<bound` (bound > 0).
-    mutating func below(_ bound: UInt64) -> UInt64 { next() % bound }
+    package mutating func below(_ bound: UInt64) -> UInt64 { next() % bound }
 
     /// True with probability `numerator / denominator`.
-    mutating func chance(_ numerator: UInt64, in denominator: UInt64) -> Bool { next() % denominator < numerator }
+    package mutating func chance(_ numerator: UInt64, in denominator: UInt64) -> Bool { next() % denominator < numerator }
 }
