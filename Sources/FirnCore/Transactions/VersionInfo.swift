@@ -12,10 +12,8 @@ package struct VersionInfo: Sendable, Equatable, Codable {
     package var spaceRoot: PageRef? { commitRecord?.spaceRoot }
 
     package init(_ record: CommitRecord) {
-        version = record.version
-        timestampNanoseconds = record.timestampNanoseconds
-        logicalPageCount = record.logicalPageCount
-        catalogRoot = record.catalogRoot
+        self.init(version: record.version, timestampNanoseconds: record.timestampNanoseconds,
+                  logicalPageCount: record.logicalPageCount, catalogRoot: record.catalogRoot)
         commitRecord = record
     }
 
@@ -28,10 +26,7 @@ package struct VersionInfo: Sendable, Equatable, Codable {
     }
 
     package init(_ history: HistoryRecord) {
-        version = history.version
-        timestampNanoseconds = history.timestampNanoseconds
-        logicalPageCount = history.logicalPageCount
-        catalogRoot = history.catalogRoot
-        commitRecord = nil
+        self.init(version: history.version, timestampNanoseconds: history.timestampNanoseconds,
+                  logicalPageCount: history.logicalPageCount, catalogRoot: history.catalogRoot)
     }
 }
