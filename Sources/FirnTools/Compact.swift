@@ -101,7 +101,7 @@ package enum Compact {
         defer { file.close() }
         let total = snapshot.info.logicalPageCount
         let summary = try PackedImageWriter.write(snapshot, to: file) { pages in
-            if pages % 256 == 0 { progress?(ToolProgress(phase: "writing", done: pages, total: total, unit: "pages")) }
+            if pages % 256 == 0 { progress?(ToolProgress(phase: .writing, done: pages, total: total, unit: .pages)) }
         }
         try file.sync()
         return summary

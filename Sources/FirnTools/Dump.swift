@@ -43,7 +43,7 @@ package enum Dump {
         package var page: UInt64
         package var tree: String
         package var treeKind: TreeKind
-        package var type: String
+        package var type: PageType
         package var level: Int
         package var birth: UInt64
         package var count: Int
@@ -75,7 +75,7 @@ package enum Dump {
         package var path: String
         package var page: UInt64
         package var pageSize: Int
-        package var kind: String
+        package var kind: InspectedPage.Kind
         package var typeByte: UInt8
         package var level: Int?
         package var count: Int?
@@ -119,6 +119,12 @@ package enum Dump {
         return [root]
     }
 
+    /// The type of a page the walk visited (it names only page types).
+    private static func type(of page: PageSummary) throws(FirnError) -> PageType {
+        guard let type = PageType(name: page.type) else { throw FirnError.misuse("no page type named \"\(page.type)\"") }
+        return type
+    }
+
     package static func structure(_ options: Options) throws(FirnError) -> StructureReport {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
@@ -134,7 +140,7 @@ package enum Dump {
             var last: [UInt8]? = nil
             var entries: UInt64 = 0
             try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
-                if p.type == "overflow" { overflow += 1; return }
+                if try type(of: p) == .overflow { overflow += 1; return }
                 var level = levels[p.level] ?? Level(level: p.level, pages: 0, cells: 0, fillPercent: 0)
                 level.pages += 1
                 level.cells += UInt64(p.count)
@@ -170,7 +176,7 @@ package enum Dump {
         for root in try roots(snapshot, only: options.tree) {
             try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
                 pages.append(Page(
-                    page: p.page, tree: p.tree, treeKind: root.kind, type: p.type, level: p.level, birth: p.birth, count: p.count,
+                    page: p.page, tree: p.tree, treeKind: root.kind, type: try type(of: p), level: p.level, birth: p.birth, count: p.count,
                     usedBytes: p.usedBytes, fillPercent: (Double(p.usedBytes) * 1000 / Double(pageSize)).rounded() / 10,
                     firstKey: p.firstKey.map { ByteText.short($0) }, lastKey: p.lastKey.map { ByteText.short($0) }))
             }

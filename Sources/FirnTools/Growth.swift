@@ -84,7 +84,7 @@ package enum Growth {
             explanation = "grew \(Units.bytes(grew)) since v\(since ?? 0)"
         }
         if let top, top.retainedBytes > 0 {
-            var detail = top.kind
+            var detail = top.kind.description
             if top.frozenObjects > 0 { detail += ", \(Units.grouped(top.frozenObjects)) frozen objects" }
             if !top.label.isEmpty { detail += ", \"\(top.label)\"" }
             explanation += "; \(Units.bytes(top.retainedBytes)) held by pin pid \(top.pid) (\(detail)) on v\(top.version)"

@@ -17,7 +17,7 @@ package enum Pins {
         package var version: UInt64
         package var pid: Int32
         package var threadID: Int64
-        package var kind: String
+        package var kind: RecordedPinKind
         package var label: String
         /// Commits behind the latest version.
         package var lag: UInt64
@@ -97,7 +97,7 @@ package enum Pins {
         let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock), forecastingCheckpoint: true)
         func pin(_ r: PinRecord, retained: Bool) -> Pin {
             Pin(slot: r.slot, version: r.version, pid: r.pid, threadID: r.threadID,
-                kind: r.kind?.description ?? "unknown(\(r.rawKind))", label: r.label,
+                kind: RecordedPinKind(r), label: r.label,
                 lag: latest >= r.version ? latest - r.version : 0,
                 since: Units.iso8601(nanoseconds: r.sinceNanoseconds),
                 sinceSeconds: Units.secondsSince(nanoseconds: r.sinceNanoseconds),

@@ -18,12 +18,20 @@ public struct InspectedPage: Codable, Sendable, Equatable {
         public var child: PageRef?
     }
 
+    /// What the page holds, by its slot or type byte (encoded by name).
+    public enum Kind: String, Codable, Sendable, Equatable {
+        case commitSlot, branch, leaf, overflow
+        /// All zero: never written, or zeroed.
+        case free
+        /// A type byte no page type has.
+        case unknown
+    }
+
     public static let valuePreviewLimit = 64
 
     public var page: UInt64
     public var pageSize: Int
-    /// `commitSlot`, `branch`, `leaf`, `overflow`, `free` (all zero) or `unknown`.
-    public var kind: String
+    public var kind: Kind
     public var typeByte: UInt8
     public var level: Int?
     public var count: Int?

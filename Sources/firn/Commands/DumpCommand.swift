@@ -70,7 +70,7 @@ struct DumpCommand: ParsableCommand {
             try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
             for p in report.pages {
                 let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
-                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
+                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.description.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
             }
             return
         }
@@ -110,8 +110,8 @@ struct DumpCommand: ParsableCommand {
     private func showPage(_ number: UInt64) throws {
         let p = try Dump.page(file, number: number)
         if common.json { return try Console.json(p) }
-        let type = p.kind == "commitSlot" ? "" : " (type byte \(p.typeByte))"
-        try Console.line("page \(p.page) of \(file): \(p.kind)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
+        let type = p.kind == .commitSlot ? "" : " (type byte \(p.typeByte))"
+        try Console.line("page \(p.page) of \(file): \(p.kind.rawValue)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
         if let record = p.commitRecord {
             try Console.line("  commit record: version \(record.version), page size \(record.pageSize), \(record.logicalPageCount) pages, committed \(Units.iso8601(nanoseconds: record.timestampNanoseconds))")
             try Console.line("  catalog root \(record.catalogRoot), space root \(record.spaceRoot)")

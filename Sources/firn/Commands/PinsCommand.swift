@@ -50,7 +50,7 @@ struct PinsCommand: ParsableCommand {
                 for p in report.pins {
                     let stale = p.stale ? " (stale: process exited)" : ""
                     let after = log ? Units.bytes(p.retainedAfterCheckpointBytes).padding(14) + " " : ""
-                    try Console.line("\(String(p.slot).padding(4)) \(String(p.version).padding(8)) \(String(p.lag).padding(6)) \(String(p.pid).padding(8)) \(String(p.threadID).padding(8)) \(p.kind.padding(9)) \(Units.duration(seconds: p.sinceSeconds).padding(8)) \(Units.grouped(p.frozenObjects).padding(8)) \(Units.bytes(p.retainedBytes).padding(10)) \(after)\(p.label)\(stale)")
+                    try Console.line("\(String(p.slot).padding(4)) \(String(p.version).padding(8)) \(String(p.lag).padding(6)) \(String(p.pid).padding(8)) \(String(p.threadID).padding(8)) \(p.kind.description.padding(9)) \(Units.duration(seconds: p.sinceSeconds).padding(8)) \(Units.grouped(p.frozenObjects).padding(8)) \(Units.bytes(p.retainedBytes).padding(10)) \(after)\(p.label)\(stale)")
                 }
                 if report.sharedBytes > 0 {
                     try Console.line("\(Units.bytes(report.sharedBytes)) more are held jointly by several pinned versions")

@@ -17,7 +17,7 @@ struct VersionsCommand: ParsableCommand {
         try Console.line("VERSION  LAG    TIME                  ROLES                      HOLDERS")
         for v in report.versions {
             let holders = v.holders.map { "pid \($0.pid) \($0.kind)\($0.label.isEmpty ? "" : " \"\($0.label)\"")" }.joined(separator: ", ")
-            let roles = v.roles.joined(separator: ",") + (v.readable ? "" : " (not readable)")
+            let roles = v.roles.map(\.rawValue).joined(separator: ",") + (v.readable ? "" : " (not readable)")
             let line = "\(String(v.version).padding(8)) \(String(v.lag).padding(6)) \((v.time ?? "-").padding(21)) \(roles.padding(26)) \(holders)"
             try Console.line(String(line.reversed().drop { $0 == " " }.reversed()))
         }
