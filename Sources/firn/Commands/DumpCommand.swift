@@ -60,7 +60,7 @@ struct DumpCommand: ParsableCommand {
         if entries {
             let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
             common.note(summary.note)
-            if common.showProgress { Console.note("\(Units.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
+            if common.showProgress { Console.note("\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
             return
         }
         if pages {
@@ -70,7 +70,7 @@ struct DumpCommand: ParsableCommand {
             try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
             for p in report.pages {
                 let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
-                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.description.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
+                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.description.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Human.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
             }
             return
         }
@@ -79,10 +79,10 @@ struct DumpCommand: ParsableCommand {
         if common.json { return try Console.json(report) }
         try Console.line("\(file): version \(report.version), page size \(report.pageSize)")
         for t in report.trees {
-            try Console.line("tree \(t.kind.label(t.name)): \(Units.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
+            try Console.line("tree \(t.kind.label(t.name)): \(Human.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
             if let first = t.firstKey { try Console.line("  keys \(first) … \(t.lastKey ?? "")") }
             for level in t.levels {
-                try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Units.grouped(level.pages)) pages, \(Units.grouped(level.cells)) cells, \(Units.oneDecimal(level.fillPercent))% full")
+                try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Human.grouped(level.pages)) pages, \(Human.grouped(level.cells)) cells, \(Human.oneDecimal(level.fillPercent))% full")
             }
         }
     }
@@ -96,14 +96,14 @@ struct DumpCommand: ParsableCommand {
             guard !common.json else { return }
             let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
             let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
-            try Console.line("\(stored.name): \(Units.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))")
+            try Console.line("\(stored.name): \(Human.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))")
         }, object: { object in
             try Console.line(common.json ? ObjectText.json(object) : "  " + ObjectText.text(object))
         })
         common.note(summary.note)
         if summary.types == 0, !common.json { try Console.line("\(file): version \(summary.version) stores no objects") }
         if common.showProgress {
-            Console.note("\(Units.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
+            Console.note("\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
         }
     }
 

@@ -32,12 +32,7 @@ struct HoldCommand: ParsableCommand {
         options.label = label
         let hold = try Hold(options)
         defer { hold.release() }
-        let r = hold.report
-        if common.json {
-            try Console.json(r)
-        } else {
-            try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\")")
-        }
+        try common.format.show(json: { hold.report }, text: { HoldText.lines(hold.report, file: file) })
         let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
         // The lock file is looked at as the pin is held: truncated under
         // it, hold exits 65 naming it, instead of SIGBUS when it lets go.

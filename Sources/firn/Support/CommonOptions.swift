@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,13 +20,42 @@ struct CommonOptions: ParsableArguments {
 
     var showProgress: Bool { progress ?? (isatty(2) == 1) }
 
+    /// How the command shows its report.
+    var format: ReportFormat { json ? .json : .text }
+
     /// The wait for the writer lock: `--lock-timeout`, else 30 s (never forever).
     var writerLockTimeout: Double { lockTimeout ?? 30 }
 
     func progressLine() -> ProgressLine { ProgressLine(enabled: showProgress && !json) }
 
+    /// Runs `body` with a progress callback, drawn on stderr while it runs
+    /// (when progress is shown) and cleared when it returns.
+    func withProgress<R>(_ body: (ProgressHandler?) throws -> R) throws -> R {
+        let line = progressLine()
+        let result = try body(line.handler)
+        line.finish()
+        return result
+    }
+
     /// Prints a read's note (no pin, why) on stderr.
     func note(_ text: String?) {
         if let text { Console.note(text) }
+    }
+}
+
+/// How a command shows its report: JSON, text, or nothing (`firn demo
+/// --json`, whose stdout is its own report, runs the tour's steps silently).
+enum ReportFormat {
+    case text, json, silent
+
+    /// Prints `note` (why the read is not pinned) on stderr, then the
+    /// report as JSON or as its text lines.
+    func show<Document: Encodable>(note: String? = nil, json: () -> Document, text: () -> [String]) throws {
+        if let note { Console.note(note) }
+        switch self {
+        case .text: for line in text() { try Console.line(line) }
+        case .json: try Console.json(json())
+        case .silent: break
+        }
     }
 }

@@ -46,9 +46,9 @@ final class ProgressLine: @unchecked Sendable {
         let now = monotonicNanoseconds()
         guard elapsedSeconds(since: last, until: now) > 0.1 else { return }
         last = now
-        var text = "\(p.phase.rawValue): \(Units.grouped(p.done))"
+        var text = "\(p.phase.rawValue): \(Human.grouped(p.done))"
         if let total = p.total, total > 0 {
-            text += "/\(Units.grouped(total)) \(p.unit.rawValue) (\(min(100, p.done * 100 / total))%)"
+            text += "/\(Human.grouped(total)) \(p.unit.rawValue) (\(min(100, p.done * 100 / total))%)"
         } else {
             text += " \(p.unit.rawValue)"
         }
