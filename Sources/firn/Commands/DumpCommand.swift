@@ -55,36 +55,30 @@ struct DumpCommand: ParsableCommand {
         var options = Dump.Options(path: file)
         options.version = version
         options.tree = tree
-        if let page { return try showPage(page) }
-        if objects { return try showObjects() }
-        if entries {
-            let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
-            common.note(summary.note)
-            if common.showProgress { Console.note("\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
-            return
+        if let page {
+            let inspected = try Dump.page(file, number: page)
+            return try common.format.show(json: { DumpJSON.Page(path: file, page: inspected) },
+                                          text: { DumpText.page(inspected, file: file) })
         }
+        if objects { return try showObjects() }
+        if entries { return try showEntries(options) }
         if pages {
             let report = try Dump.pages(options)
-            common.note(report.note)
-            if common.json { return try Console.json(report) }
-            try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
-            for p in report.pages {
-                let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
-                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.description.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Human.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
-            }
-            return
+            return try common.format.show(note: report.note, json: { DumpJSON.pages(report) }, text: { DumpText.pages(report) })
         }
         let report = try Dump.structure(options)
-        common.note(report.note)
-        if common.json { return try Console.json(report) }
-        try Console.line("\(file): version \(report.version), page size \(report.pageSize)")
-        for t in report.trees {
-            try Console.line("tree \(t.kind.label(t.name)): \(Human.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
-            if let first = t.firstKey { try Console.line("  keys \(first) … \(t.lastKey ?? "")") }
-            for level in t.levels {
-                try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Human.grouped(level.pages)) pages, \(Human.grouped(level.cells)) cells, \(Human.oneDecimal(level.fillPercent))% full")
-            }
-        }
+        try common.format.show(note: report.note, json: { DumpJSON.structure(report) }, text: { DumpText.structure(report, file: file) })
+    }
+
+    /// `--entries`: the lines `load` reads, or one JSON object per entry.
+    private func showEntries(_ options: Dump.Options) throws {
+        let summary = try Dump.entries(options, shapesChecked: { () throws(ToolError) in
+            if !common.json { try Console.line(EntryCodec.header) }
+        }, line: { (line) throws(ToolError) in
+            try Console.line(common.json ? DumpJSON.entry(line, hex: hex) : EntryCodec.encode(line, hex: hex))
+        })
+        common.note(summary.note)
+        if common.showProgress { Console.note("\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
     }
 
     private func showObjects() throws {
@@ -93,45 +87,14 @@ struct DumpCommand: ParsableCommand {
         options.type = type
         options.limit = limit
         let summary = try ObjectDump.run(options, type: { stored in
-            guard !common.json else { return }
-            let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
-            let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
-            try Console.line("\(stored.name): \(Human.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))")
+            if !common.json { try Console.line(ObjectText.header(stored, limit: limit)) }
         }, object: { object in
-            try Console.line(common.json ? ObjectText.json(object) : "  " + ObjectText.text(object))
+            try Console.line(common.json ? ObjectText.json(object) : ObjectText.line(object))
         })
         common.note(summary.note)
-        if summary.types == 0, !common.json { try Console.line("\(file): version \(summary.version) stores no objects") }
+        if let empty = ObjectText.empty(summary, file: file), !common.json { try Console.line(empty) }
         if common.showProgress {
             Console.note("\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
         }
-    }
-
-    private func showPage(_ number: UInt64) throws {
-        let p = try Dump.page(file, number: number)
-        if common.json { return try Console.json(p) }
-        let type = p.kind == .commitSlot ? "" : " (type byte \(p.typeByte))"
-        try Console.line("page \(p.page) of \(file): \(p.kind.rawValue)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
-        if let record = p.commitRecord {
-            try Console.line("  commit record: version \(record.version), page size \(record.pageSize), \(record.logicalPageCount) pages, committed \(Units.iso8601(nanoseconds: record.timestampNanoseconds))")
-            try Console.line("  catalog root \(record.catalogRoot), space root \(record.spaceRoot)")
-            try Console.line("  free pages \(record.freePages), retired pages \(record.retiredPages), bytes written \(record.bytesWritten)")
-        }
-        if let problem = p.slotProblem { try Console.line("  slot: \(problem)") }
-        if let level = p.level, let count = p.count {
-            try Console.line("  level \(level), \(count) entries, self page \(p.storedPageNumber ?? 0), birth \(p.birth ?? 0), used \(p.usedBytes ?? 0) of \(p.pageSize) bytes")
-            try Console.line("  checksum stored \(p.storedChecksum ?? "?"), computed \(p.computedChecksum ?? "?")")
-        }
-        if let length = p.payloadLength { try Console.line("  overflow payload \(length) bytes, next \(p.next?.description ?? "none")") }
-        for e in p.entries {
-            if let child = e.child {
-                try Console.line("  [\(e.index)] \(e.index == 0 ? "(lowest)" : e.key) → \(child)")
-            } else if let overflow = e.overflow {
-                try Console.line("  [\(e.index)] \(e.key) = \(e.valueLength ?? 0) bytes in overflow chain at \(overflow)")
-            } else {
-                try Console.line("  [\(e.index)] \(e.key) = \(e.value ?? "")\((e.valueLength ?? 0) > UInt64(64) ? " … (\(e.valueLength ?? 0) bytes)" : "")")
-            }
-        }
-        for problem in p.problems { try Console.line("  problem: \(problem)") }
     }
 }

@@ -9,6 +9,21 @@ import Glibc
 /// object per line (`{"type":"Dog","key":1,"properties":{…}}`, properties in
 /// schema order). Both are documented in `firn help dump`.
 enum ObjectText {
+    /// The line before a type's objects: "Dog: 696 objects (primary key id, showing 3)".
+    static func header(_ stored: StoredType, limit: Int?) -> String {
+        let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
+        let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
+        return "\(stored.name): \(Human.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))"
+    }
+
+    /// An object's line under its type's.
+    static func line(_ object: ObjectDump.Object) -> String { "  " + text(object) }
+
+    /// The line for a version without objects, or nil.
+    static func empty(_ summary: ObjectDump.Summary, file: String) -> String? {
+        summary.types == 0 ? "\(file): version \(summary.version) stores no objects" : nil
+    }
+
     static func text(_ object: ObjectDump.Object) -> String {
         let fields = object.fields.map { "\($0.name): \(text($0.value))" }.joined(separator: ", ")
         if case let .generatedID(id) = object.key { return "\(object.type) #\(id)(\(fields))" }
@@ -91,5 +106,5 @@ enum ObjectText {
     }
 
     /// A JSON string literal (also the text form), as `dump --json` quotes.
-    static func quoted(_ s: String) -> String { Dump.jsonString(s) }
+    static func quoted(_ s: String) -> String { JSONText.quoted(s) }
 }
