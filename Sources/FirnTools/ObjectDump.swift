@@ -59,6 +59,24 @@ package enum ObjectDump {
         package var note: String?
     }
 
+    /// The objects `run` hands out, kept: for a short listing (a `limit`).
+    package struct Listing: Sendable {
+        package struct Typed: Sendable {
+            package var type: StoredType
+            package var objects: [Object]
+        }
+        package var types: [Typed]
+        package var summary: Summary
+    }
+
+    /// The objects of `options`, type by type, in memory.
+    package static func list(_ options: Options) throws -> Listing {
+        var types: [Listing.Typed] = []
+        let summary = try run(options, type: { types.append(Listing.Typed(type: $0, objects: [])) },
+                              object: { types[types.count - 1].objects.append($0) })
+        return Listing(types: types, summary: summary)
+    }
+
     /// Calls `type` once per stored type (all of them, or `options.type`),
     /// then `object` for each of its objects in key order.
     package static func run(

@@ -16,21 +16,6 @@ package enum Units {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
-    /// "4.1 GiB", "812 KiB", "96 B" (the demo's narration; the CLI words sizes with `Human.bytes`).
-    package static func bytes(_ value: UInt64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-        var amount = Double(value)
-        var unit = 0
-        while amount >= 1024 && unit < units.count - 1 {
-            amount /= 1024
-            unit += 1
-        }
-        if unit == 0 { return "\(value) B" }
-        guard amount < 100 else { return "\(Int(amount.rounded())) \(units[unit])" }
-        let scaled = (amount * 10).rounded()
-        return "\(Int(scaled / 10)).\(Int(scaled) % 10) \(units[unit])"
-    }
-
     /// Seconds from `nanoseconds` (wall clock) to now; 0 for the future.
     package static func secondsSince(nanoseconds: UInt64) -> Double {
         elapsedSeconds(since: nanoseconds, until: wallClockNanoseconds())

@@ -81,20 +81,50 @@ struct DumpCommand: ParsableCommand {
         if common.showProgress { Console.note("\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
     }
 
+    /// Prints a listing of objects as `--objects` prints them (the demo's step).
+    static func show(_ listing: ObjectDump.Listing, file: String, limit: Int?, _ format: ReportFormat) throws {
+        let output = ObjectsOutput(format: format, limit: limit)
+        for typed in listing.types {
+            try output.type(typed.type)
+            for object in typed.objects { try output.object(object) }
+        }
+        try output.end(listing.summary, file: file)
+    }
+
     private func showObjects() throws {
         var options = ObjectDump.Options(path: file)
         options.version = version
         options.type = type
         options.limit = limit
-        let summary = try ObjectDump.run(options, type: { stored in
-            if !common.json { try Console.line(ObjectText.header(stored, limit: limit)) }
-        }, object: { object in
-            try Console.line(common.json ? ObjectText.json(object) : ObjectText.line(object))
-        })
-        common.note(summary.note)
-        if let empty = ObjectText.empty(summary, file: file), !common.json { try Console.line(empty) }
+        let output = ObjectsOutput(format: common.format, limit: limit)
+        let summary = try ObjectDump.run(options, type: output.type, object: output.object)
+        try output.end(summary, file: file)
         if common.showProgress {
             Console.note("\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
+        }
+    }
+
+    /// How `--objects` prints what it reads, streamed or listed: a line per
+    /// type and one per object (text), or one JSON object per object.
+    private struct ObjectsOutput {
+        let format: ReportFormat
+        let limit: Int?
+
+        func type(_ stored: StoredType) throws {
+            if format == .text { try Console.line(ObjectText.header(stored, limit: limit)) }
+        }
+
+        func object(_ object: ObjectDump.Object) throws {
+            switch format {
+            case .text: try Console.line(ObjectText.line(object))
+            case .json: try Console.line(ObjectText.json(object))
+            case .silent: break
+            }
+        }
+
+        func end(_ summary: ObjectDump.Summary, file: String) throws {
+            if let note = summary.note { Console.note(note) }
+            if format == .text, let empty = ObjectText.empty(summary, file: file) { try Console.line(empty) }
         }
     }
 }
