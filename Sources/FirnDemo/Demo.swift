@@ -232,9 +232,9 @@ package enum Demo {
             var id: Int64 = -1, age: Int64 = -1, name = ""
             for field in object.fields {
                 switch (field.name, field.value) {
-                case let ("id", .int(v)): id = v
-                case let ("age", .int(v)): age = v
-                case let ("name", .string(v)): name = v
+                case let ("id", .field(.int(v))): id = v
+                case let ("age", .field(.int(v))): age = v
+                case let ("name", .field(.string(v))): name = v
                 default: break
                 }
             }

@@ -19,16 +19,9 @@ package enum ObjectDump {
     /// deleted reads as null.
     package indirect enum Value: Sendable, Equatable {
         case null
-        case bool(Bool)
-        case int(Int64)
-        case double(Double)
-        case float(Float)
-        case string(String)
-        case data([UInt8])
-        /// Seconds since 2001-01-01 00:00:00 UTC.
-        case date(Double)
-        /// Upper-case 8-4-4-4-12 hex.
-        case uuid(String)
+        /// A stored value as FirnCore decodes it; never a `FieldValue.link`
+        /// (a link is `.link`, named by its target's key).
+        case field(FieldValue)
         /// The generated key of an object whose type has no primary key.
         case generatedID(UInt64)
         /// A link or a list element naming an object: its type and key (the
@@ -36,6 +29,7 @@ package enum ObjectDump {
         case link(type: String, key: Value)
         case list([Value])
     }
+
 
     package struct Field: Sendable, Equatable {
         package var name: String
@@ -204,19 +198,10 @@ package enum ObjectDump {
             return property.absentValue.flatMap(plain) ?? .null
         }
 
-        /// A field's value as shown, but a link's (which needs its target).
+        /// A field's value, but a link's (which needs its target).
         static func plain(_ field: FieldValue) -> Value? {
-            switch field {
-            case let .bool(v): return .bool(v)
-            case let .int(v): return .int(v)
-            case let .double(v): return .double(v)
-            case let .float(v): return .float(v)
-            case let .string(v): return .string(v)
-            case let .data(v): return .data(v)
-            case let .date(v): return .date(v)
-            case let .uuid(v): return .uuid(ObjectKey.uuidString(v))
-            case .link: return nil
-            }
+            if case .link = field { return nil }
+            return .field(field)
         }
 
         /// A decoded field as a value; a link names its target by key, or
@@ -278,6 +263,30 @@ package enum ObjectDump {
         private static func detail(_ error: FirnError) -> String {
             if case let .corrupt(_, _, _, detail) = error { return detail }
             return error.description
+        }
+    }
+}
+
+extension ObjectDump.Value: CustomStringConvertible {
+    /// How a defect names a value ("the primary key id holds int(8), the
+    /// object's key is int(7)"): the case and its payload.
+    package var description: String {
+        switch self {
+        case .null: return "null"
+        case let .field(field):
+            switch field {
+            case let .bool(v): return "bool(\(v))"
+            case let .int(v): return "int(\(v))"
+            case let .double(v): return "double(\(v))"
+            case let .float(v): return "float(\(v))"
+            case let .string(v): return "string(\(String(reflecting: v)))"
+            case let .data(v), let .link(v): return "data(\(v))"
+            case let .date(v): return "date(\(v))"
+            case let .uuid(v): return "uuid(\(String(reflecting: ObjectKey.uuidString(v))))"
+            }
+        case let .generatedID(id): return "generatedID(\(id))"
+        case let .link(type, key): return "link(type: \(String(reflecting: type)), key: \(key))"
+        case let .list(elements): return "list([\(elements.map(\.description).joined(separator: ", "))])"
         }
     }
 }

@@ -36,43 +36,40 @@ enum DumpJSON {
         var path: String
         var page: InspectedPage
 
-        enum Key: String, CodingKey {
-            case path, page, pageSize, kind, typeByte, level, count, storedPageNumber, birth, storedChecksum, computedChecksum,
-                 checksumOK, payloadLength, next, commitRecord, slotProblem, usedBytes, entries, problems
-            case index, key, value, valueLength, overflow, child
+        func encode(to encoder: any Encoder) throws {
+            let p = page
+            let entries = p.entries.map { e in
+                Object([("index", e.index), ("key", ByteText.field(e.key)), ("value", e.value.map { ByteText.field($0) }),
+                        ("valueLength", e.valueLength), ("overflow", e.overflow), ("child", e.child)])
+            }
+            try Object([
+                ("path", path), ("page", p.page), ("pageSize", p.pageSize), ("kind", p.kind), ("typeByte", p.typeByte),
+                ("level", p.level), ("count", p.count), ("storedPageNumber", p.storedPageNumber), ("birth", p.birth),
+                ("storedChecksum", p.storedChecksum.map(DumpText.checksum)),
+                ("computedChecksum", p.computedChecksum.map(DumpText.checksum)), ("checksumOK", p.checksumOK),
+                ("payloadLength", p.payloadLength), ("next", p.next), ("commitRecord", p.commitRecord),
+                ("slotProblem", p.slotProblem), ("usedBytes", p.usedBytes), ("entries", entries), ("problems", p.problems),
+            ]).encode(to: encoder)
+        }
+    }
+
+    /// A JSON object of the keys whose values are present (a nil one is
+    /// left out, as a synthesized encoding leaves it out).
+    struct Object: Encodable {
+        var members: [(key: String, value: (any Encodable)?)]
+
+        init(_ members: [(key: String, value: (any Encodable)?)]) { self.members = members }
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
         }
 
         func encode(to encoder: any Encoder) throws {
-            let p = page
-            var c = encoder.container(keyedBy: Key.self)
-            try c.encode(path, forKey: .path)
-            try c.encode(p.page, forKey: .page)
-            try c.encode(p.pageSize, forKey: .pageSize)
-            try c.encode(p.kind, forKey: .kind)
-            try c.encode(p.typeByte, forKey: .typeByte)
-            try c.encodeIfPresent(p.level, forKey: .level)
-            try c.encodeIfPresent(p.count, forKey: .count)
-            try c.encodeIfPresent(p.storedPageNumber, forKey: .storedPageNumber)
-            try c.encodeIfPresent(p.birth, forKey: .birth)
-            try c.encodeIfPresent(p.storedChecksum.map(DumpText.checksum), forKey: .storedChecksum)
-            try c.encodeIfPresent(p.computedChecksum.map(DumpText.checksum), forKey: .computedChecksum)
-            try c.encode(p.checksumOK, forKey: .checksumOK)
-            try c.encodeIfPresent(p.payloadLength, forKey: .payloadLength)
-            try c.encodeIfPresent(p.next, forKey: .next)
-            try c.encodeIfPresent(p.commitRecord, forKey: .commitRecord)
-            try c.encodeIfPresent(p.slotProblem, forKey: .slotProblem)
-            try c.encodeIfPresent(p.usedBytes, forKey: .usedBytes)
-            var entries = c.nestedUnkeyedContainer(forKey: .entries)
-            for e in p.entries {
-                var entry = entries.nestedContainer(keyedBy: Key.self)
-                try entry.encode(e.index, forKey: .index)
-                try entry.encode(ByteText.field(e.key), forKey: .key)
-                try entry.encodeIfPresent(e.value.map { ByteText.field($0) }, forKey: .value)
-                try entry.encodeIfPresent(e.valueLength, forKey: .valueLength)
-                try entry.encodeIfPresent(e.overflow, forKey: .overflow)
-                try entry.encodeIfPresent(e.child, forKey: .child)
-            }
-            try c.encode(p.problems, forKey: .problems)
+            var container = encoder.container(keyedBy: Key.self)
+            for case let (key, value?) in members { try container.encode(value, forKey: Key(stringValue: key)) }
         }
     }
 

@@ -1,3 +1,4 @@
+import FirnCore
 import FirnTools
 import Foundation
 #if canImport(Glibc)
@@ -32,18 +33,24 @@ enum ObjectText {
 
     static func text(_ value: ObjectDump.Value) -> String {
         switch value {
-        case .null: return "nil"
-        case let .bool(v): return String(v)
-        case let .int(v): return String(v)
-        case let .double(v): return String(v)
-        case let .float(v): return String(v)
-        case let .string(v): return quoted(v)
-        case let .data(v): return "<" + ByteText.hexString(v) + ">"
-        case let .date(v): return iso8601(v)
-        case let .uuid(v): return v
-        case let .generatedID(id): return "#\(id)"
-        case let .link(type, key): return "\(type)[\(text(key))]"
-        case let .list(elements): return "[" + elements.map(text).joined(separator: ", ") + "]"
+        case .null: "nil"
+        case let .field(field): text(field)
+        case let .generatedID(id): "#\(id)"
+        case let .link(type, key): "\(type)[\(text(key))]"
+        case let .list(elements): "[" + elements.map(text).joined(separator: ", ") + "]"
+        }
+    }
+
+    private static func text(_ field: FieldValue) -> String {
+        switch field {
+        case let .bool(v): String(v)
+        case let .int(v): String(v)
+        case let .double(v): String(v)
+        case let .float(v): String(v)
+        case let .string(v): quoted(v)
+        case let .data(v), let .link(v): "<" + ByteText.hexString(v) + ">"
+        case let .date(v): iso8601(v)
+        case let .uuid(v): ObjectKey.uuidString(v)
         }
     }
 
@@ -57,18 +64,24 @@ enum ObjectText {
     /// target's key.
     static func json(_ value: ObjectDump.Value) -> String {
         switch value {
-        case .null: return "null"
-        case let .bool(v): return String(v)
-        case let .int(v): return String(v)
-        case let .double(v): return number(v)
-        case let .float(v): return v.isFinite ? String(v) : number(Double(v))
-        case let .string(v): return quoted(v)
-        case let .data(v): return quoted(Data(v).base64EncodedString())
-        case let .date(v): return quoted(iso8601(v))
-        case let .uuid(v): return quoted(v)
-        case let .generatedID(id): return String(id)
-        case let .link(_, key): return json(key)
-        case let .list(elements): return "[" + elements.map(json).joined(separator: ",") + "]"
+        case .null: "null"
+        case let .field(field): json(field)
+        case let .generatedID(id): String(id)
+        case let .link(_, key): json(key)
+        case let .list(elements): "[" + elements.map(json).joined(separator: ",") + "]"
+        }
+    }
+
+    private static func json(_ field: FieldValue) -> String {
+        switch field {
+        case let .bool(v): String(v)
+        case let .int(v): String(v)
+        case let .double(v): number(v)
+        case let .float(v): v.isFinite ? String(v) : number(Double(v))
+        case let .string(v): quoted(v)
+        case let .data(v), let .link(v): quoted(Data(v).base64EncodedString())
+        case let .date(v): quoted(iso8601(v))
+        case let .uuid(v): quoted(ObjectKey.uuidString(v))
         }
     }
 
