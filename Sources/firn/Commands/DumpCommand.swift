@@ -78,7 +78,7 @@ struct DumpCommand: ParsableCommand {
             try Console.line(common.json ? DumpJSON.entry(line, hex: hex) : EntryCodec.encode(line, hex: hex))
         })
         common.note(summary.note)
-        if common.showProgress { Console.note("\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
+        if common.showProgress { Console.note(DumpText.count(summary)) }
     }
 
     /// Prints a listing of objects as `--objects` prints them (the demo's step).
@@ -100,7 +100,7 @@ struct DumpCommand: ParsableCommand {
         let summary = try ObjectDump.run(options, type: output.type, object: output.object)
         try output.end(summary, file: file)
         if common.showProgress {
-            Console.note("\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
+            Console.note(ObjectText.count(summary))
         }
     }
 

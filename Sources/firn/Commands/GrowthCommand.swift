@@ -28,7 +28,7 @@ struct GrowthCommand: ParsableCommand {
         }
         if csv { return try Console.write(GrowthCSV.render(report)) }
         try Self.show(report, file: file, width: width, common.format, note: false)
-        if let svg, !common.json { try Console.line("chart written to \(svg)") }
+        if let svg, !common.json { try Console.line(GrowthText.chartWritten(to: svg)) }
     }
 
     static func show(_ report: Growth.Report, file: String, width: Int, _ format: ReportFormat, note: Bool = true) throws {

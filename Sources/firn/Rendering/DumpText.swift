@@ -53,6 +53,11 @@ enum DumpText {
         return lines
     }
 
+    /// What `--entries` wrote (a note on stderr with progress shown).
+    static func count(_ summary: Dump.EntriesSummary) -> String {
+        "\(Human.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)"
+    }
+
     /// A page checksum as `dump --page` shows it: "0x" and 8 hex digits.
     static func checksum(_ value: UInt32) -> String {
         let digits = String(value, radix: 16)

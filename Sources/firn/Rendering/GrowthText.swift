@@ -19,6 +19,9 @@ enum GrowthText {
         return lines
     }
 
+    /// The line after the text when `--svg` wrote the chart.
+    static func chartWritten(to path: String) -> String { "chart written to \(path)" }
+
     /// How much the file grew since when, who holds space now, and on the
     /// commit log what the points stand for and what the next checkpoint
     /// replaces.

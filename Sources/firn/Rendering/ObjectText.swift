@@ -25,6 +25,11 @@ enum ObjectText {
         summary.types == 0 ? "\(file): version \(summary.version) stores no objects" : nil
     }
 
+    /// What `--objects` wrote (a note on stderr with progress shown).
+    static func count(_ summary: ObjectDump.Summary) -> String {
+        "\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)"
+    }
+
     static func text(_ object: ObjectDump.Object) -> String {
         let fields = object.fields.map { "\($0.name): \(text($0.value))" }.joined(separator: ", ")
         if case let .generatedID(id) = object.key { return "\(object.type) #\(id)(\(fields))" }
