@@ -7,24 +7,24 @@ import Foundation
 /// Person and Dog, a few hundred commits on the commit log), starts a
 /// second `firn` process that caches frozen results of an early version —
 /// a commit in the log (`firn demo-app cache`) — commits and checkpoints
-/// on while it holds them, and runs the other commands on the file as a
-/// user would — so the tour shows the documents' warning (caching frozen
-/// objects grows the file) and who causes it. Every claim it prints is
-/// checked against the file (`failedSteps` says which did not hold): the
-/// pinned version dumps as exactly the objects the child holds, and once
-/// the child lets go the next checkpoint frees what its pin held. The
-/// child is stopped before it returns; the files stay in DIR.
+/// on while it holds them, and runs the toolkit's operations on the file as
+/// a user runs the commands — so the tour shows the documents' warning
+/// (caching frozen objects grows the file) and who causes it. It hands
+/// what happens to the caller as it goes (`Event`s, and each command's
+/// report as a `Step`, which the CLI renders as the command does). Every
+/// claim is checked against the file (`failedSteps` says which did not
+/// hold): each step succeeds, the pinned version dumps as exactly the
+/// objects the child holds, and once the child lets go the next checkpoint
+/// frees what its pin held. The child is stopped before it returns; the
+/// files stay in DIR.
 package enum Demo {
     package struct Options: Sendable {
         /// nil: a new temporary directory.
         package var directory: String?
-        /// The `firn` binary to run for the child and the tour.
+        /// The `firn` binary to run for the second process.
         package var executable: String
         package var commitsBeforePin = 120
         package var commitsAfterPin = 240
-        /// Whether the tour's commands print to stdout (off for `--json`,
-        /// whose stdout is the report alone).
-        package var showSteps = true
         package init(directory: String?, executable: String) {
             self.directory = directory
             self.executable = executable
@@ -51,7 +51,60 @@ package enum Demo {
         package var failedSteps: [String]
     }
 
-    package static func run(_ options: Options, say: (String) -> Void) throws -> Report {
+    /// What the tour tells between its steps, in order.
+    package enum Event: Sendable {
+        /// `database` is being built with the SDK, `commits` in all.
+        case building(database: String, commits: Int)
+        /// The second process (`pid`) froze its objects and printed `line`;
+        /// its pin holds `version`, a commit in the log of `checkpoint` (nil:
+        /// a checkpoint itself).
+        case cacheStarted(pid: Int32, line: String, version: UInt64, checkpoint: UInt64?)
+        /// `commits` more were made, with checkpoints, while it holds `version`.
+        case committed(commits: Int, version: UInt64)
+        /// Claim: the step before read `version` as exactly the `objects`
+        /// dogs `pid` holds; else `difference` says what differs.
+        case objectsCompared(version: UInt64, pid: Int32, objects: UInt64, difference: String?)
+        /// The second process was stopped; its pin alone held `heldBytes`,
+        /// and `freeBytes` were free.
+        case cacheStopped(pid: Int32, heldBytes: UInt64, freeBytes: UInt64)
+        /// Claim (`held`): one commit and a checkpoint after the release, no
+        /// pin holds space and free space grew.
+        case spaceFreed(held: Bool, pinnedBytes: UInt64, freeBytesBefore: UInt64, freeBytesAfter: UInt64)
+        /// The tour is over; its files stay in `directory`.
+        case finished(directory: String, database: String)
+    }
+
+    /// One command of the tour, run through FirnTools as `firn` runs it.
+    package struct Step: Sendable {
+        /// The command line as the tour shows it (after `firn`), as run in
+        /// the tour's directory.
+        package var arguments: [String]
+        /// The file the command line names first (the database; the
+        /// snapshot for `import`).
+        package var file: String
+        package var outcome: Result<Report, any Error>
+
+        /// The command's report, with what its text names besides `file`.
+        package enum Report: Sendable {
+            case checkpoint(Checkpoint.Report)
+            case versions(Versions.Report)
+            case pins(Pins.Report)
+            case info(Info.Report)
+            /// `dump --objects`, at most `limit` objects per type.
+            case objects(ObjectDump.Listing, limit: Int?)
+            /// `growth`, its chart `width` columns wide.
+            case growth(Growth.Report, width: Int)
+            case verify(Verify.Report)
+            case compact(Compact.Report, output: String)
+            case export(Export.Report, output: String)
+            case importing(Import.Report, output: String)
+        }
+    }
+
+    /// Runs the tour: `event` for what it tells, `step` for each command,
+    /// which returns the exit status that command would have (0: it and its
+    /// claims held; `firn demo` renders the step as the command does).
+    package static func run(_ options: Options, event: (Event) -> Void, step: (Step) -> Int32) throws -> Report {
         let directory = try prepareDirectory(options.directory)
         let database = directory + "/demo.firn"
         let cachedList = directory + "/demo-cached-dogs.jsonl"
@@ -59,7 +112,7 @@ package enum Demo {
             unlink(directory + "/" + name)
         }
         let total = options.commitsBeforePin + options.commitsAfterPin
-        say("Building \(database) with the Firn SDK: Person and Dog objects, \(total) commits…")
+        event(.building(database: database, commits: total))
         var writer = try DemoWriter(path: database)
         for _ in 0..<options.commitsBeforePin { try writer.commit() }
 
@@ -76,9 +129,7 @@ package enum Demo {
             throw FirnError.misuse("demo: the caching child did not start (\(line.isEmpty ? "no output" : line))")
         }
         let pinnedCheckpoint = try checkpointOf(pin.version, database: database)
-        let what = pinnedCheckpoint.map { "a commit in the commit log since checkpoint v\($0)" } ?? "a checkpoint"
-        say("Started pid \(child.processIdentifier), a dashboard that froze `objects(Dog.self).sorted(byKeyPath: \"name\")` "
-            + "and keeps the objects: \(line); v\(pin.version) is \(what).")
+        event(.cacheStarted(pid: child.processIdentifier, line: line, version: pin.version, checkpoint: pinnedCheckpoint))
         let rounds = 3
         for round in 0..<rounds {
             for _ in 0..<(options.commitsAfterPin / rounds) { try writer.commit() }
@@ -87,55 +138,70 @@ package enum Demo {
             // that the checkpoints replace stay for the pin.
             if round < rounds - 1 { _ = try writer.database.engineStore.checkpoint() }
         }
-        say("Committed \(options.commitsAfterPin) more versions (new dogs, birthdays, departures) and checkpointed while it caches v\(pin.version).")
-        // The tour reads the file with no live instance of ours open: the
-        // writer's own read pin would show in `firn pins` beside the child's.
+        event(.committed(commits: options.commitsAfterPin, version: pin.version))
+        // The tour reads the file with no live instance of ours open.
         _ = consume writer
 
         var failed: [String] = []
-        for step in [["checkpoint", "demo.firn"], ["versions", "demo.firn"], ["pins", "demo.firn"], ["info", "demo.firn"]] {
-            runStep(step, options, directory, &failed, say)
+        // The tour's commands, run through FirnTools with the options `firn`
+        // gives them by default; the command line shows the files by their
+        // names in the directory.
+        func tour(_ arguments: [String], _ report: () throws -> Step.Report) {
+            let status = step(Step(arguments: arguments, file: arguments[1], outcome: Result { try report() }))
+            if status != 0 { failed.append("\(arguments.joined(separator: " ")) exited \(status)") }
         }
+        let name = "demo.firn"
+        func path(_ name: String) -> String { directory + "/" + name }
+        var checkpoint = Checkpoint.Options(path: database)
+        checkpoint.lockTimeout = 30  // firn's wait for the writer lock
+        tour(["checkpoint", name]) { .checkpoint(try Checkpoint.run(checkpoint)) }
+        tour(["versions", name]) { .versions(try Versions.run(Versions.Options(path: database))) }
+        tour(["pins", name]) { .pins(try Pins.run(Pins.Options(path: database))) }
+        tour(["info", name]) { .info(try Info.run(Info.Options(path: database))) }
         // Claim: any process reads the pinned version as the child does.
-        runStep(["dump", "demo.firn", "--version", "\(pin.version)", "--objects", "--type", "Dog", "--limit", "3"],
-                options, directory, &failed, say)
-        let same = try sameDogs(database, version: pin.version, cachedList: cachedList)
-        if let same {
-            failed.append("dump --version \(pin.version) --objects differs from what pid \(child.processIdentifier) holds: \(same)")
-            say("✗ dump --version \(pin.version) does not read what the dashboard holds: \(same)")
-        } else {
-            say("✓ dump --version \(pin.version) --objects reads exactly the \(pin.frozenObjects) dogs pid \(child.processIdentifier) holds (same ids, names and ages).")
+        var objects = ObjectDump.Options(path: database)
+        objects.version = pin.version
+        objects.type = "Dog"
+        objects.limit = 3
+        tour(["dump", name, "--version", "\(pin.version)", "--objects", "--type", "Dog", "--limit", "3"]) {
+            .objects(try ObjectDump.list(objects), limit: objects.limit)
         }
-        let steps: [[String]] = [
-            ["growth", "demo.firn", "--width", "50"],
-            ["verify", "demo.firn"],
-            ["compact", "demo.firn", "-o", "demo-compact.firn"],
-            ["export", "demo.firn", "-o", "demo.firn.lz4"],
-            ["import", "demo.firn.lz4", "-o", "demo-restored.firn"],
-        ]
-        for step in steps { runStep(step, options, directory, &failed, say) }
+        let difference = try sameDogs(database, version: pin.version, cachedList: cachedList)
+        if let difference {
+            failed.append("dump --version \(pin.version) --objects differs from what pid \(child.processIdentifier) holds: \(difference)")
+        }
+        event(.objectsCompared(version: pin.version, pid: child.processIdentifier, objects: pin.frozenObjects, difference: difference))
+        tour(["growth", name, "--width", "50"]) { .growth(try Growth.run(Growth.Options(path: database)), width: 50) }
+        tour(["verify", name]) { .verify(try Verify.run(Verify.Options(path: database))) }
+        var compact = Compact.Options(path: database)
+        compact.output = path("demo-compact.firn")
+        tour(["compact", name, "-o", "demo-compact.firn"]) { .compact(try Compact.run(compact), output: "demo-compact.firn") }
+        tour(["export", name, "-o", "demo.firn.lz4"]) {
+            .export(try Export.run(Export.Options(path: database, output: path("demo.firn.lz4"))), output: "demo.firn.lz4")
+        }
+        tour(["import", "demo.firn.lz4", "-o", "demo-restored.firn"]) {
+            .importing(try Import.run(Import.Options(input: path("demo.firn.lz4"), output: path("demo-restored.firn"))),
+                       output: "demo-restored.firn")
+        }
 
         // Claim: once the child lets go, the next checkpoint frees what its pin held.
         let held = try Pins.run(Pins.Options(path: database)).pins.first { $0.pid == child.processIdentifier }?.retainedBytes ?? 0
         let before = try Info.run(Info.Options(path: database))
         stop(child)
-        say("\nStopped the caching process (pid \(child.processIdentifier)); its frozen pin went with its last frozen object. "
-            + "It held \(Units.bytes(held)) alone; free space was \(Units.bytes(before.freeBytes)).")
+        event(.cacheStopped(pid: child.processIdentifier, heldBytes: held, freeBytes: before.freeBytes))
         var last = try DemoWriter(path: database)
         try last.commit()
         _ = try last.database.engineStore.checkpoint()
         _ = consume last
         let after = try Info.run(Info.Options(path: database))
-        if after.pinnedBytes == 0, after.freeBytes > before.freeBytes {
-            say("✓ One commit and a checkpoint later, no pin holds space and free space grew to \(Units.bytes(after.freeBytes)) "
-                + "(the checkpoint took some of what it freed for its own pages):")
-        } else {
+        let freed = after.pinnedBytes == 0 && after.freeBytes > before.freeBytes
+        if !freed {
             failed.append("after the release and a checkpoint: pinned \(after.pinnedBytes) B, free \(before.freeBytes) → \(after.freeBytes) B")
-            say("✗ After the release and a checkpoint, pinned \(Units.bytes(after.pinnedBytes)), free \(Units.bytes(before.freeBytes)) → \(Units.bytes(after.freeBytes)):")
         }
-        for step in [["pins", "demo.firn"], ["info", "demo.firn"]] { runStep(step, options, directory, &failed, say) }
-        say("\nThe files stay in \(directory).")
-        say("Try: firn pins \(database) --max-lag 100; firn dump \(database) --objects --type Person --json | head -2")
+        event(.spaceFreed(held: freed, pinnedBytes: after.pinnedBytes, freeBytesBefore: before.freeBytes, freeBytesAfter: after.freeBytes))
+        tour(["pins", name]) { .pins(try Pins.run(Pins.Options(path: database))) }
+        tour(["info", name]) { .info(try Info.run(Info.Options(path: database))) }
+        event(.finished(directory: directory, database: database))
         return Report(directory: directory, database: database, commits: total + 1,
                       pinnedVersion: pin.version, cachePID: child.processIdentifier, frozenObjects: pin.frozenObjects,
                       pinnedCheckpoint: pinnedCheckpoint, heldBytes: held, freeBytesBefore: before.freeBytes,
@@ -166,9 +232,9 @@ package enum Demo {
             var id: Int64 = -1, age: Int64 = -1, name = ""
             for field in object.fields {
                 switch (field.name, field.value) {
-                case let ("id", .int(v)): id = v
-                case let ("age", .int(v)): age = v
-                case let ("name", .string(v)): name = v
+                case let ("id", .field(.int(v))): id = v
+                case let ("age", .field(.int(v))): age = v
+                case let ("name", .field(.string(v))): name = v
                 default: break
                 }
             }
@@ -177,23 +243,6 @@ package enum Demo {
         let byID = { (dogs: [FrozenCache.CachedDog]) in dogs.sorted { $0.id < $1.id } }
         if byID(cached) == byID(dumped) { return nil }
         return "\(cached.count) cached, \(dumped.count) dumped, \(Set(cached).symmetricDifference(dumped).count) differ"
-    }
-
-    private static func runStep(_ step: [String], _ options: Options, _ directory: String, _ failed: inout [String],
-                                _ say: (String) -> Void) {
-        say("\n$ firn \(step.joined(separator: " "))")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.executable)
-        process.arguments = step + ["--no-progress"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        if !options.showSteps { process.standardOutput = FileHandle.nullDevice }
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 { failed.append("\(step.joined(separator: " ")) exited \(process.terminationStatus)") }
-        } catch {
-            failed.append("\(step.joined(separator: " ")): \(error)")
-        }
     }
 
     private static func prepareDirectory(_ requested: String?) throws -> String {

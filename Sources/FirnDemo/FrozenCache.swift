@@ -20,11 +20,6 @@ package final class FrozenCache {
         package var id: Int
         package var name: String
         package var age: Int
-        package init(id: Int, name: String, age: Int) {
-            self.id = id
-            self.name = name
-            self.age = age
-        }
     }
 
     package let report: Report

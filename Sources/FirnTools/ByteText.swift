@@ -30,8 +30,19 @@ package enum ByteText {
     /// bytes are valid UTF-8 made mostly of printable characters.
     static func quotedIfPrintable(_ bytes: some Collection<UInt8>) -> String? {
         guard let text = String(validating: Array(bytes), as: UTF8.self) else { return nil }
+        let (out, escaped) = quoted(text) { "\\x" + hexString([$0]) }
+        // Mostly control bytes: hex reads better.
+        if escaped * 4 > max(1, text.unicodeScalars.count) { return nil }
+        return out
+    }
+
+    /// `text` in double quotes with `\\`, `\"`, `\t`, `\n` and `\r`
+    /// escaped, and every other control character and DEL spelled by
+    /// `control` (`\xHH` here; a JSON string literal's `\u00HH`); also how
+    /// many `control` spelled.
+    package static func quoted(_ text: String, control: (UInt8) -> String) -> (text: String, controls: Int) {
         var out = "\""
-        var escaped = 0
+        var controls = 0
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\\": out += "\\\\"
@@ -41,16 +52,14 @@ package enum ByteText {
             case "\r": out += "\\r"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7f {
-                    escaped += 1
-                    out += "\\x" + hexString([UInt8(scalar.value)])
+                    controls += 1
+                    out += control(UInt8(scalar.value))
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
-        // Mostly control bytes: hex reads better.
-        if escaped * 4 > max(1, text.unicodeScalars.count) { return nil }
-        return out + "\""
+        return (out + "\"", controls)
     }
 
     /// Parses a field written by `field`: `"…"` with escapes, or `x` + hex.

@@ -23,6 +23,13 @@ package enum Compact {
         package init(path: String) { self.path = path }
     }
 
+    /// Why nothing was compacted.
+    package enum Skip: Sendable, Equatable {
+        /// `reclaimablePercent` is not over `--if-free-over`'s percent.
+        case notOver(percent: Double)
+        case dryRun
+    }
+
     package struct Report: Codable, Sendable {
         package var path: String
         package var output: String
@@ -30,13 +37,18 @@ package enum Compact {
         package var dryRun: Bool
         /// False when `--if-free-over` or `--dry-run` skipped the work.
         package var compacted: Bool
-        package var reason: String?
+        /// Then, why (the CLI words it as the JSON's `reason`).
+        package var skipped: Skip? = nil
         package var version: UInt64
         package var beforeBytes: UInt64
         /// The packed size (an estimate from the live pages for a dry run or a skip).
         package var afterBytes: UInt64
         package var reclaimablePercent: Double
         package var seconds: Double
+
+        enum CodingKeys: String, CodingKey {
+            case path, output, inPlace, dryRun, compacted, version, beforeBytes, afterBytes, reclaimablePercent, seconds
+        }
     }
 
     package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
@@ -62,15 +74,15 @@ package enum Compact {
     /// Skips when `--if-free-over` is not met or for a dry run; the report then.
     private static func skipReport(_ options: Options, version: UInt64, estimate e: (before: UInt64, after: UInt64, percent: Double),
                                    output: String) -> Report? {
-        var reason: String? = nil
+        var skip: Skip? = nil
         if let threshold = options.ifFreeOverPercent, e.percent <= threshold {
-            reason = "only \(Units.oneDecimal(e.percent))% of the file is reclaimable (--if-free-over \(Units.oneDecimal(threshold)))"
+            skip = .notOver(percent: threshold)
         } else if options.dryRun {
-            reason = "dry run"
+            skip = .dryRun
         }
-        guard let reason else { return nil }
+        guard let skip else { return nil }
         return Report(path: options.path, output: output, inPlace: options.output == nil, dryRun: options.dryRun,
-                      compacted: false, reason: reason, version: version, beforeBytes: e.before, afterBytes: e.after,
+                      compacted: false, skipped: skip, version: version, beforeBytes: e.before, afterBytes: e.after,
                       reclaimablePercent: e.percent, seconds: 0)
     }
 
@@ -91,7 +103,7 @@ package enum Compact {
         _ = try Verify.verifyFile(output.temporaryPath, shownAs: outputPath)
         try output.commit()
         try guardLock?.didReplaceDataFile(version: summary.version)
-        return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true, reason: nil,
+        return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
                       seconds: elapsedSeconds(since: started))
     }
@@ -101,7 +113,7 @@ package enum Compact {
         defer { file.close() }
         let total = snapshot.info.logicalPageCount
         let summary = try PackedImageWriter.write(snapshot, to: file) { pages in
-            if pages % 256 == 0 { progress?(ToolProgress(phase: "writing", done: pages, total: total, unit: "pages")) }
+            if pages % 256 == 0 { progress?(ToolProgress(phase: .writing, done: pages, total: total, unit: .pages)) }
         }
         try file.sync()
         return summary
@@ -141,8 +153,7 @@ package enum Compact {
         // The packed image plus a margin for the file system's own needs.
         let needed = e.after + e.after / 20 + 1 << 20
         if available < needed {
-            throw ToolError.cannotCreate(path: options.path, detail:
-                "not enough free space in \(directory) for the compacted copy: \(Units.bytes(available)) free, about \(Units.bytes(needed)) needed")
+            throw ToolError.insufficientSpace(path: options.path, directory: directory, availableBytes: available, neededBytes: needed)
         }
         let output = try OutputFile(destination: options.path, replace: true)
         defer { output.discard() }
@@ -154,7 +165,7 @@ package enum Compact {
         // descriptor against the path once they hold a session).
         try output.commit()
         try lock.didReplaceDataFile(version: summary.version)
-        return Report(path: options.path, output: options.path, inPlace: true, dryRun: false, compacted: true, reason: nil,
+        return Report(path: options.path, output: options.path, inPlace: true, dryRun: false, compacted: true,
                       version: summary.version, beforeBytes: e.before, afterBytes: summary.bytes, reclaimablePercent: e.percent,
                       seconds: elapsedSeconds(since: started))
     }

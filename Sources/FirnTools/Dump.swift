@@ -26,71 +26,43 @@ package enum Dump {
         package var depth: Int
         package var levels: [Level]
         package var overflowPages: UInt64
-        package var firstKey: String?
-        package var lastKey: String?
-    }
+        /// The tree's first and last key (the CLI spells them).
+        package var firstKey: [UInt8]? = nil
+        package var lastKey: [UInt8]? = nil
 
-    package struct StructureReport: Codable, Sendable {
-        package var path: String
-        package var version: UInt64
-        package var pageSize: Int
-        package var trees: [Tree]
-        package var pinned: Bool
-        package var note: String?
+        enum CodingKeys: String, CodingKey { case name, kind, entries, depth, levels, overflowPages }
     }
 
     package struct Page: Codable, Sendable, Equatable {
         package var page: UInt64
         package var tree: String
         package var treeKind: TreeKind
-        package var type: String
+        package var type: PageType
         package var level: Int
         package var birth: UInt64
         package var count: Int
         package var usedBytes: Int
         package var fillPercent: Double
-        package var firstKey: String?
-        package var lastKey: String?
+        /// The page's first and last key (see `PageSummary`; the CLI spells them).
+        package var firstKey: [UInt8]? = nil
+        package var lastKey: [UInt8]? = nil
+
+        enum CodingKeys: String, CodingKey { case page, tree, treeKind, type, level, birth, count, usedBytes, fillPercent }
     }
 
-    package struct PagesReport: Codable, Sendable {
+    /// What `dump` read of a version: a row per tree (`structure`, `Tree`)
+    /// or per page (`pages`, `Page`). The rows, whose keys the CLI spells,
+    /// are not part of the report's own encoding: the CLI writes them as
+    /// `trees` or `pages`.
+    package struct Report<Row: Codable & Sendable>: Codable, Sendable {
         package var path: String
         package var version: UInt64
         package var pageSize: Int
-        package var pages: [Page]
+        package var rows: [Row] = []
         package var pinned: Bool
         package var note: String?
-    }
 
-    /// One decoded page, keys and values spelled as `ByteText` fields.
-    package struct PageReport: Codable, Sendable {
-        package struct Entry: Codable, Sendable, Equatable {
-            package var index: Int
-            package var key: String
-            package var value: String?
-            package var valueLength: UInt64?
-            package var overflow: PageRef?
-            package var child: PageRef?
-        }
-        package var path: String
-        package var page: UInt64
-        package var pageSize: Int
-        package var kind: String
-        package var typeByte: UInt8
-        package var level: Int?
-        package var count: Int?
-        package var storedPageNumber: UInt64?
-        package var birth: UInt64?
-        package var storedChecksum: String?
-        package var computedChecksum: String?
-        package var checksumOK: Bool
-        package var payloadLength: Int?
-        package var next: PageRef?
-        package var commitRecord: CommitRecord?
-        package var slotProblem: String?
-        package var usedBytes: Int?
-        package var entries: [Entry]
-        package var problems: [String]
+        enum CodingKeys: String, CodingKey { case path, version, pageSize, pinned, note }
     }
 
     /// One tree a dump covers.
@@ -119,7 +91,13 @@ package enum Dump {
         return [root]
     }
 
-    package static func structure(_ options: Options) throws(FirnError) -> StructureReport {
+    /// The type of a page the walk visited (it names only page types).
+    private static func type(of page: PageSummary) throws(FirnError) -> PageType {
+        guard let type = PageType(name: page.type) else { throw FirnError.misuse("no page type named \"\(page.type)\"") }
+        return type
+    }
+
+    package static func structure(_ options: Options) throws(FirnError) -> Report<Tree> {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
@@ -134,7 +112,7 @@ package enum Dump {
             var last: [UInt8]? = nil
             var entries: UInt64 = 0
             try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
-                if p.type == "overflow" { overflow += 1; return }
+                if try type(of: p) == .overflow { overflow += 1; return }
                 var level = levels[p.level] ?? Level(level: p.level, pages: 0, cells: 0, fillPercent: 0)
                 level.pages += 1
                 level.cells += UInt64(p.count)
@@ -153,14 +131,13 @@ package enum Dump {
                 return l
             }
             trees.append(Tree(name: root.name, kind: root.kind, entries: root.kind == .space ? entries : root.count, depth: shaped.count,
-                              levels: shaped, overflowPages: overflow,
-                              firstKey: first.map { ByteText.short($0) }, lastKey: last.map { ByteText.short($0) }))
+                              levels: shaped, overflowPages: overflow, firstKey: first, lastKey: last))
         }
-        return StructureReport(path: options.path, version: snapshot.version, pageSize: pageSize, trees: trees,
-                               pinned: access.pinned, note: access.note)
+        return Report(path: options.path, version: snapshot.version, pageSize: pageSize, rows: trees,
+                      pinned: access.pinned, note: access.note)
     }
 
-    package static func pages(_ options: Options) throws(FirnError) -> PagesReport {
+    package static func pages(_ options: Options) throws(FirnError) -> Report<Page> {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
         let snapshot = access.snapshot
@@ -170,35 +147,20 @@ package enum Dump {
         for root in try roots(snapshot, only: options.tree) {
             try snapshot.walkPages(root: root.ref, tree: root.name, visited: &visited) { (p) throws(FirnError) in
                 pages.append(Page(
-                    page: p.page, tree: p.tree, treeKind: root.kind, type: p.type, level: p.level, birth: p.birth, count: p.count,
+                    page: p.page, tree: p.tree, treeKind: root.kind, type: try type(of: p), level: p.level, birth: p.birth, count: p.count,
                     usedBytes: p.usedBytes, fillPercent: (Double(p.usedBytes) * 1000 / Double(pageSize)).rounded() / 10,
-                    firstKey: p.firstKey.map { ByteText.short($0) }, lastKey: p.lastKey.map { ByteText.short($0) }))
+                    firstKey: p.firstKey, lastKey: p.lastKey))
             }
         }
-        return PagesReport(path: options.path, version: snapshot.version, pageSize: pageSize, pages: pages,
-                           pinned: access.pinned, note: access.note)
+        return Report(path: options.path, version: snapshot.version, pageSize: pageSize, rows: pages,
+                      pinned: access.pinned, note: access.note)
     }
 
-    package static func page(_ path: String, number: UInt64) throws(FirnError) -> PageReport {
+    /// Page `number` of the file, decoded whatever it holds (`PageInspector`).
+    package static func page(_ path: String, number: UInt64) throws(FirnError) -> InspectedPage {
         let store = try DatabaseInput.openReadOnly(path)
         defer { store.close() }
-        let p = try PageInspector.inspect(store, page: number)
-        return PageReport(
-            path: path, page: p.page, pageSize: p.pageSize, kind: p.kind, typeByte: p.typeByte, level: p.level,
-            count: p.count, storedPageNumber: p.storedPageNumber, birth: p.birth,
-            storedChecksum: p.storedChecksum.map(hex), computedChecksum: p.computedChecksum.map(hex),
-            checksumOK: p.checksumOK, payloadLength: p.payloadLength, next: p.next, commitRecord: p.commitRecord,
-            slotProblem: p.slotProblem, usedBytes: p.usedBytes,
-            entries: p.entries.map {
-                PageReport.Entry(index: $0.index, key: ByteText.field($0.key), value: $0.value.map { ByteText.field($0) },
-                                 valueLength: $0.valueLength, overflow: $0.overflow, child: $0.child)
-            },
-            problems: p.problems)
-    }
-
-    static func hex(_ v: UInt32) -> String {
-        let s = String(v, radix: 16)
-        return "0x" + String(repeating: "0", count: max(0, 8 - s.count)) + s
+        return try PageInspector.inspect(store, page: number)
     }
 
     package struct EntriesSummary: Codable, Sendable {
@@ -210,11 +172,13 @@ package enum Dump {
         package var note: String?
     }
 
-    /// Writes every entry (of `--tree`, or of every tree) in the entries
-    /// format through `write`, one line at a time. The trees' shapes are
-    /// checked first, so a hostile file cannot make the walk loop.
+    /// Hands every entry (of `--tree`, or of every tree) to `line`, in
+    /// tree then key order, and each named tree without entries as a line
+    /// of its own (so that `load` recreates it). The trees' shapes are
+    /// checked first, so a hostile file cannot make the walk loop; then
+    /// `shapesChecked` is called, before the first line.
     package static func entries(
-        _ options: Options, hex: Bool, json: Bool, write: (String) throws(ToolError) -> Void
+        _ options: Options, shapesChecked: () throws(ToolError) -> Void, line: (EntryCodec.Line) throws(ToolError) -> Void
     ) throws -> EntriesSummary {
         let access = try ReadAccess.open(options.path, version: options.version, label: "firn dump")
         defer { access.close() }
@@ -225,7 +189,7 @@ package enum Dump {
         for tree in trees {
             try snapshot.walkPages(root: tree.ref, tree: tree.name, depth: .branches, visited: &visited) { (_) throws(FirnError) in }
         }
-        if !json { try write(EntryCodec.header + "\n") }
+        try shapesChecked()
         var count: UInt64 = 0
         for tree in trees {
             let name = tree.name
@@ -239,46 +203,15 @@ package enum Dump {
                 cursor = snapshot.cursor(root: tree.ref, tree: name)
             }
             try cursor.first()
-            // An empty named tree is a line of its own, so that `load` recreates it.
-            if !cursor.isValid && tree.kind == .user {
-                try write(json ? "{\"tree\":\(jsonString(name))}\n" : EntryCodec.encode(emptyTree: name) + "\n")
-            }
+            if !cursor.isValid && tree.kind == .user { try line(.emptyTree(name)) }
             while cursor.isValid {
                 guard let key = try cursor.key, let value = try cursor.value else { break }
-                if json {
-                    try write("{\"tree\":\(jsonString(name)),\"key\":\(jsonString(ByteText.field(key, hex: hex))),"
-                              + "\"value\":\(jsonString(ByteText.field(value, hex: hex)))}\n")
-                } else {
-                    try write(EntryCodec.encode(tree: name, key: key, value: value, hex: hex) + "\n")
-                }
+                try line(.entry(EntryCodec.Entry(tree: name, key: key, value: value)))
                 count += 1
                 try cursor.next()
             }
         }
         return EntriesSummary(path: options.path, version: snapshot.version, trees: trees.count, entries: count,
                               pinned: access.pinned, note: access.note)
-    }
-
-    /// A JSON string literal: `\"`, `\\`, `\n`, `\r`, `\t`, other controls
-    /// and DEL as `\u00XX`. Also what `dump --objects` prints strings as.
-    package static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let h = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -39,6 +39,14 @@ package enum EntryCodec {
     /// The line of a tree without entries.
     package static func encode(emptyTree tree: String) -> String { ByteText.field(Array(tree.utf8)) }
 
+    /// One line of the format (without its newline); `hex` spells keys and values in hex.
+    package static func encode(_ line: Line, hex: Bool) -> String {
+        switch line {
+        case let .entry(entry): encode(tree: entry.tree, key: entry.key, value: entry.value, hex: hex)
+        case let .emptyTree(name): encode(emptyTree: name)
+        }
+    }
+
     /// Decodes one line; nil for comments and blank lines. Throws a usage
     /// error naming the line for anything malformed.
     package static func decode(_ line: Substring, lineNumber: Int, source: String) throws(ToolError) -> Line? {

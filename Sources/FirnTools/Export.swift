@@ -57,7 +57,7 @@ package enum Export {
         do {
             let total = access.snapshot.info.logicalPageCount
             summary = try PackedImageWriter.stream(access.snapshot, progress: { pages in
-                if pages % 256 == 0 { progress?(ToolProgress(phase: "exporting", done: pages, total: total, unit: "pages")) }
+                if pages % 256 == 0 { progress?(ToolProgress(phase: .exporting, done: pages, total: total, unit: .pages)) }
             }, planned: { plan throws(FirnError) in
                 imageBytes = plan.bytes
                 do throws(ToolError) {

@@ -1,6 +1,7 @@
 import FirnCore
 /// `firn growth`: the commit history kept in the file (size, live, free and
-/// held-by-pins bytes per commit) and a sentence explaining the growth.
+/// held-by-pins bytes per commit), how much the file grew, and who holds
+/// its space now.
 package enum Growth {
     package struct Options: Sendable {
         package var path: String
@@ -36,7 +37,6 @@ package enum Growth {
         /// Every live pin, most bytes retained first: who holds the file's
         /// space now (process, kind, label, frozen objects, bytes).
         package var pins: [Pins.Pin]
-        package var explanation: String
         /// When the current version is a commit in the commit log: the
         /// checkpoint that log builds on. The history records checkpoints
         /// only, and the file grows only at one.
@@ -75,46 +75,10 @@ package enum Growth {
             since = points.last(where: { $0.fileBytes == smallest })?.version
             grew = last.fileBytes - smallest
         }
-        var explanation: String
-        if points.isEmpty {
-            explanation = "no commit history recorded yet"
-        } else if grew == 0, let first = points.first, let last = points.last {
-            explanation = "the file has not grown over the \(points.count) recorded commits (v\(first.version)…v\(last.version))"
-        } else {
-            explanation = "grew \(Units.bytes(grew)) since v\(since ?? 0)"
-        }
-        if let top, top.retainedBytes > 0 {
-            var detail = top.kind
-            if top.frozenObjects > 0 { detail += ", \(Units.grouped(top.frozenObjects)) frozen objects" }
-            if !top.label.isEmpty { detail += ", \"\(top.label)\"" }
-            explanation += "; \(Units.bytes(top.retainedBytes)) held by pin pid \(top.pid) (\(detail)) on v\(top.version)"
-                + " for \(Units.duration(seconds: top.sinceSeconds))"
-        } else if pinnedBytes == 0 {
-            explanation += "; no pin holds space now"
-        }
-        let logged = points.reduce(UInt64(0)) { $0 + $1.commitsSincePrevious }
-        if logged > 0 {
-            explanation += "; \(points.count) points, one per checkpoint or page commit, with the \(Units.grouped(logged)) "
-                + "commits in the log between them counted in the checkpoint that applied them"
-        }
         let checkpoint = access.snapshot.logCheckpointVersion
-        if let checkpoint, let next = pins.nextCheckpoint {
-            explanation += "; v\(checkpoint + 1)…v\(access.snapshot.version) are \(Units.grouped(next.frames)) commit(s) in the log "
-                + "since checkpoint v\(checkpoint): the next checkpoint replaces at least \(Units.bytes(next.replacedBytes)), "
-                + "of which pins will hold \(Units.bytes(next.heldByPinsBytes))"
-        }
         return Report(path: options.path, currentVersion: pins.latestVersion, points: points, grewBytes: grew,
-                      grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, pins: live, explanation: explanation,
+                      grewSinceVersion: since, pinnedBytes: pinnedBytes, topPin: top, pins: live,
                       checkpointVersion: checkpoint, nextCheckpoint: pins.nextCheckpoint, pinned: access.pinned,
                       note: access.note)
-    }
-
-    /// The history as CSV (header line, one row per commit).
-    package static func csv(_ report: Report) -> String {
-        var out = "version,time,fileBytes,liveBytes,freeBytes,heldByPinsBytes,pagesWritten,commitsSincePrevious\n"
-        for p in report.points {
-            out += "\(p.version),\(p.time),\(p.fileBytes),\(p.liveBytes),\(p.freeBytes),\(p.heldByPinsBytes),\(p.pagesWritten),\(p.commitsSincePrevious)\n"
-        }
-        return out
     }
 }

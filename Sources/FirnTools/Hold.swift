@@ -17,7 +17,7 @@ package final class Hold {
         package var path: String
         package var version: UInt64
         package var pid: Int32
-        package var kind: String
+        package var kind: PinKind
         package var label: String
     }
 
@@ -32,7 +32,7 @@ package final class Hold {
         } else {
             snapshot = try store.snapshot(kind: options.kind, label: options.label)
         }
-        report = Report(path: options.path, version: snapshot.version, pid: getpidValue(), kind: options.kind.description,
+        report = Report(path: options.path, version: snapshot.version, pid: getpidValue(), kind: options.kind,
                         label: options.label)
     }
 

@@ -57,7 +57,7 @@ package enum Import {
         let result = try LZ4Frame.decompress(
             inputFD: fd, inputPath: inputName,
             write: { (bytes) throws(ToolError) in try output.write(bytes) },
-            progress: { done in progress?(ToolProgress(phase: "decompressing", done: done, total: nil, unit: "bytes")) })
+            progress: { done in progress?(ToolProgress(phase: .decompressing, done: done, total: nil, unit: .bytes)) })
         try output.sync()
         let report: VerifyReport
         do {

@@ -74,7 +74,7 @@ package enum Load {
             batches += 1
             batch.removeAll(keepingCapacity: true)
             batchEntries = 0
-            progress?(ToolProgress(phase: "loading", done: total, total: nil, unit: "entries"))
+            progress?(ToolProgress(phase: .loading, done: total, total: nil, unit: .entries))
         }
         while let line = try reader.next() {
             lineNumber += 1

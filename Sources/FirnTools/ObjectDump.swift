@@ -19,16 +19,9 @@ package enum ObjectDump {
     /// deleted reads as null.
     package indirect enum Value: Sendable, Equatable {
         case null
-        case bool(Bool)
-        case int(Int64)
-        case double(Double)
-        case float(Float)
-        case string(String)
-        case data([UInt8])
-        /// Seconds since 2001-01-01 00:00:00 UTC.
-        case date(Double)
-        /// Upper-case 8-4-4-4-12 hex.
-        case uuid(String)
+        /// A stored value as FirnCore decodes it; never a `FieldValue.link`
+        /// (a link is `.link`, named by its target's key).
+        case field(FieldValue)
         /// The generated key of an object whose type has no primary key.
         case generatedID(UInt64)
         /// A link or a list element naming an object: its type and key (the
@@ -36,6 +29,7 @@ package enum ObjectDump {
         case link(type: String, key: Value)
         case list([Value])
     }
+
 
     package struct Field: Sendable, Equatable {
         package var name: String
@@ -57,6 +51,24 @@ package enum ObjectDump {
         package var objects: UInt64
         package var pinned: Bool
         package var note: String?
+    }
+
+    /// The objects `run` hands out, kept: for a short listing (a `limit`).
+    package struct Listing: Sendable {
+        package struct Typed: Sendable {
+            package var type: StoredType
+            package var objects: [Object]
+        }
+        package var types: [Typed]
+        package var summary: Summary
+    }
+
+    /// The objects of `options`, type by type, in memory.
+    package static func list(_ options: Options) throws -> Listing {
+        var types: [Listing.Typed] = []
+        let summary = try run(options, type: { types.append(Listing.Typed(type: $0, objects: [])) },
+                              object: { types[types.count - 1].objects.append($0) })
+        return Listing(types: types, summary: summary)
     }
 
     /// Calls `type` once per stored type (all of them, or `options.type`),
@@ -186,19 +198,10 @@ package enum ObjectDump {
             return property.absentValue.flatMap(plain) ?? .null
         }
 
-        /// A field's value as shown, but a link's (which needs its target).
+        /// A field's value, but a link's (which needs its target).
         static func plain(_ field: FieldValue) -> Value? {
-            switch field {
-            case let .bool(v): return .bool(v)
-            case let .int(v): return .int(v)
-            case let .double(v): return .double(v)
-            case let .float(v): return .float(v)
-            case let .string(v): return .string(v)
-            case let .data(v): return .data(v)
-            case let .date(v): return .date(v)
-            case let .uuid(v): return .uuid(ObjectKey.uuidString(v))
-            case .link: return nil
-            }
+            if case .link = field { return nil }
+            return .field(field)
         }
 
         /// A decoded field as a value; a link names its target by key, or
@@ -260,6 +263,30 @@ package enum ObjectDump {
         private static func detail(_ error: FirnError) -> String {
             if case let .corrupt(_, _, _, detail) = error { return detail }
             return error.description
+        }
+    }
+}
+
+extension ObjectDump.Value: CustomStringConvertible {
+    /// How a defect names a value ("the primary key id holds int(8), the
+    /// object's key is int(7)"): the case and its payload.
+    package var description: String {
+        switch self {
+        case .null: return "null"
+        case let .field(field):
+            switch field {
+            case let .bool(v): return "bool(\(v))"
+            case let .int(v): return "int(\(v))"
+            case let .double(v): return "double(\(v))"
+            case let .float(v): return "float(\(v))"
+            case let .string(v): return "string(\(String(reflecting: v)))"
+            case let .data(v), let .link(v): return "data(\(v))"
+            case let .date(v): return "date(\(v))"
+            case let .uuid(v): return "uuid(\(String(reflecting: ObjectKey.uuidString(v))))"
+            }
+        case let .generatedID(id): return "generatedID(\(id))"
+        case let .link(type, key): return "link(type: \(String(reflecting: type)), key: \(key))"
+        case let .list(elements): return "list([\(elements.map(\.description).joined(separator: ", "))])"
         }
     }
 }

@@ -6,10 +6,27 @@ package enum Pins {
     package struct Options: Sendable {
         package var path: String
         package var clearStale = false
+        package init(path: String) { self.path = path }
+    }
+
+    /// The limits a cron alert sets on live pins (`--max-lag`, `--max-age`,
+    /// `--max-retained`); nil sets none.
+    package struct Thresholds: Sendable {
         package var maxLag: UInt64?
         package var maxAgeSeconds: Double?
         package var maxRetainedBytes: UInt64?
-        package init(path: String) { self.path = path }
+        package init() {}
+    }
+
+    /// A live pin past one of the thresholds, and that threshold.
+    package struct Violation: Sendable, Equatable {
+        package enum Threshold: Sendable, Equatable {
+            case lag(UInt64)
+            case ageSeconds(Double)
+            case retainedBytes(UInt64)
+        }
+        package var pin: Pin
+        package var threshold: Threshold
     }
 
     package struct Pin: Codable, Sendable, Equatable {
@@ -17,7 +34,7 @@ package enum Pins {
         package var version: UInt64
         package var pid: Int32
         package var threadID: Int64
-        package var kind: String
+        package var kind: RecordedPinKind
         package var label: String
         /// Commits behind the latest version.
         package var lag: UInt64
@@ -45,8 +62,6 @@ package enum Pins {
         /// Pins held by several processes share these bytes (not in any `retainedBytes`).
         package var sharedBytes: UInt64
         package var clearedStale: [Pin]
-        /// One line per threshold crossed (exit 1).
-        package var violations: [String]
         /// When the latest version is a commit in the commit log: the
         /// checkpoint that log builds on. Commits since then replace no
         /// pages, so a pin on one of them holds none until a checkpoint.
@@ -97,7 +112,7 @@ package enum Pins {
         let usage = try access.snapshot.spaceUsage(pinnedVersions: livePinnedVersions(lock), forecastingCheckpoint: true)
         func pin(_ r: PinRecord, retained: Bool) -> Pin {
             Pin(slot: r.slot, version: r.version, pid: r.pid, threadID: r.threadID,
-                kind: r.kind?.description ?? "unknown(\(r.rawKind))", label: r.label,
+                kind: RecordedPinKind(r), label: r.label,
                 lag: latest >= r.version ? latest - r.version : 0,
                 since: Units.iso8601(nanoseconds: r.sinceNanoseconds),
                 sinceSeconds: Units.secondsSince(nanoseconds: r.sinceNanoseconds),
@@ -107,25 +122,30 @@ package enum Pins {
                 stale: r.stale)
         }
         let pins = records.map { pin($0, retained: true) }.sorted { ($0.version, $0.slot) < ($1.version, $1.slot) }
-        var violations: [String] = []
-        for p in pins where !p.stale {
-            let who = "pin of pid \(p.pid) (\(p.kind)\(p.label.isEmpty ? "" : ", \"\(p.label)\"")) on version \(p.version)"
-            if let max = options.maxLag, p.lag > max {
-                violations.append("\(who) is \(p.lag) commits behind (--max-lag \(max))")
-            }
-            if let max = options.maxAgeSeconds, p.sinceSeconds > max {
-                violations.append("\(who) is \(Units.duration(seconds: p.sinceSeconds)) old (--max-age \(Units.duration(seconds: max)))")
-            }
-            if let max = options.maxRetainedBytes, p.retainedBytes > max {
-                violations.append("\(who) retains \(Units.bytes(p.retainedBytes)) (--max-retained \(Units.bytes(max)))")
-            }
-        }
         return Report(path: options.path, latestVersion: latest, lockFile: lock != nil, pins: pins,
                       sharedBytes: usage.sharedByPinsPages * UInt64(usage.pageSize),
-                      clearedStale: cleared.map { pin($0, retained: false) }, violations: violations,
+                      clearedStale: cleared.map { pin($0, retained: false) },
                       checkpointVersion: access.snapshot.logCheckpointVersion,
                       nextCheckpoint: usage.nextCheckpoint.map { NextCheckpoint($0, pageSize: usage.pageSize) },
                       pinned: access.pinned, note: access.note)
+    }
+
+    /// The live pins of `report` past `thresholds`: per pin, lag, then age,
+    /// then bytes retained (exit 1 for `firn pins`).
+    package static func violations(_ report: Report, _ thresholds: Thresholds) -> [Violation] {
+        var violations: [Violation] = []
+        for pin in report.pins where !pin.stale {
+            if let max = thresholds.maxLag, pin.lag > max {
+                violations.append(Violation(pin: pin, threshold: .lag(max)))
+            }
+            if let max = thresholds.maxAgeSeconds, pin.sinceSeconds > max {
+                violations.append(Violation(pin: pin, threshold: .ageSeconds(max)))
+            }
+            if let max = thresholds.maxRetainedBytes, pin.retainedBytes > max {
+                violations.append(Violation(pin: pin, threshold: .retainedBytes(max)))
+            }
+        }
+        return violations
     }
 
     /// Versions pinned by live processes, read without freeing stale slots

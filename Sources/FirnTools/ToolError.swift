@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// Errors of the toolkit's own making (FirnCore's are `FirnError`). Each
-/// case says what went wrong and where; the `firn` executable maps each to
-/// one exit status.
-package enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
+/// case says what went wrong and where, as data; the `firn` executable
+/// words each as one line and maps each to one exit status (`ExitStatus`).
+package enum ToolError: Error, Sendable, Equatable {
     /// The arguments make no sense together.
     case usage(String)
     /// A policy threshold the user set was crossed (`pins --max-lag` …).
@@ -16,6 +16,8 @@ package enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     case outputExists(path: String)
     /// The output cannot be created (directory missing, no permission, no space).
     case cannotCreate(path: String, detail: String)
+    /// The output needs more free space in `directory` than it has.
+    case insufficientSpace(path: String, directory: String, availableBytes: UInt64, neededBytes: UInt64)
     /// An input that is not what the command reads (not an LZ4 frame …).
     case badInput(path: String, detail: String)
     /// An input that is damaged (LZ4 checksum mismatch, truncated frame …).
@@ -24,22 +26,6 @@ package enum ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(path: String, operation: String, errno: Int32)
     /// SIGINT or SIGTERM arrived; temporary files were removed, nothing changed.
     case interrupted
-
-    package var description: String {
-        switch self {
-        case let .usage(detail): return detail
-        case let .thresholdCrossed(path, detail): return "\(path): \(detail)"
-        case let .verificationFailed(path, findings, first):
-            return "\(path): verification failed: \(findings) finding\(findings == 1 ? "" : "s"); first: \(first)"
-        case let .outputExists(path): return "\(path): exists (use --force to replace it)"
-        case let .cannotCreate(path, detail): return "\(path): cannot create: \(detail)"
-        case let .badInput(path, detail): return "\(path): \(detail)"
-        case let .corruptInput(path, detail): return "\(path): corrupt: \(detail)"
-        case let .io(path, operation, code):
-            return "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
-        case .interrupted: return "interrupted; nothing was changed"
-        }
-    }
 
     /// An errno from creating or writing an output, as the right case.
     static func writing(_ path: String, _ operation: String, errno code: Int32) -> ToolError {

@@ -54,7 +54,7 @@ package enum Verify {
         var verifierOptions = Verifier.Options()
         verifierOptions.quick = options.quick
         verifierOptions.maxErrors = max(1, options.maxErrors)
-        progress?(ToolProgress(phase: "verifying", done: 0, total: access.snapshot.info.logicalPageCount, unit: "pages"))
+        progress?(ToolProgress(phase: .verifying, done: 0, total: access.snapshot.info.logicalPageCount, unit: .pages))
         var report = Verifier.verify(access.snapshot, slots: try access.store.readSlots(), options: verifierOptions)
         // The object layer, over pages the walk proved: a file that `dump
         // --objects` refuses never verifies clean.

@@ -10,22 +10,33 @@ package enum Versions {
 
     package struct Holder: Codable, Sendable, Equatable {
         package var pid: Int32
-        package var kind: String
+        package var kind: RecordedPinKind
         package var label: String
         package var sinceSeconds: Double
+    }
+
+    /// What a version is to the file and its readers (encoded by name).
+    package enum Role: String, Codable, Sendable {
+        case current
+        /// The newest version that survives power loss; below current while
+        /// a group of deferred commits is open.
+        case durable
+        /// The other commit slot's.
+        case previous
+        case pinned
+        /// A newer record in the other slot that the open-time check
+        /// rejected (its commit was cut short; not readable).
+        case rejected
+        /// On the commit log: a commit record that made a log region.
+        case checkpoint
+        /// On the commit log: a commit in a checkpoint's log.
+        case frame
     }
 
     package struct Version: Codable, Sendable, Equatable {
         package var version: UInt64
         package var time: String?
-        /// "current", "durable" (the newest version that survives power loss;
-        /// below current while a group of deferred commits is open),
-        /// "previous" (the other commit slot), "pinned", or "rejected": a
-        /// newer record in the other slot that the open-time check rejected
-        /// (its commit was cut short; not readable). On the commit log also
-        /// what the version is: "checkpoint" (a commit record that made a
-        /// log region) or "frame" (a commit in a checkpoint's log).
-        package var roles: [String]
+        package var roles: [Role]
         /// Commits behind the current version.
         package var lag: UInt64
         /// Whether `firn dump --version` (and every reader) can read it now:
@@ -68,11 +79,11 @@ package enum Versions {
         // group it is an unsealed record the slot check alone would reject.
         let current = access.snapshot.version
         var e = entry(current)
-        e.roles.append("current")
+        e.roles.append(.current)
         byVersion[current] = e
         let durable = Info.durableVersion(store: access.store, slots: slots, current: current)
         e = entry(durable)
-        e.roles.append("durable")
+        e.roles.append(.durable)
         byVersion[durable] = e
         // The record the current version reads through (its own, or for a
         // frame its checkpoint's) is not the previous slot.
@@ -80,19 +91,19 @@ package enum Versions {
         for case let .success(record) in slots.slots
         where record.version < current && record.version != slots.rejected?.version && record.version != ownRecord {
             var e = entry(record.version)
-            e.roles.append("previous")
+            e.roles.append(.previous)
             byVersion[record.version] = e
         }
         if let rejected = slots.rejected, rejected.version > access.snapshot.version {
             var e = entry(rejected.version)
-            e.roles.append("rejected")
+            e.roles.append(.rejected)
             byVersion[rejected.version] = e
         }
         let own = getpidValue()
         for pin in access.store.lockFile?.pins() ?? [] where !pin.stale && pin.pid != own {
             var e = entry(pin.version)
-            if !e.roles.contains("pinned") { e.roles.append("pinned") }
-            e.holders.append(Holder(pid: pin.pid, kind: pin.kind?.description ?? "unknown(\(pin.rawKind))",
+            if !e.roles.contains(.pinned) { e.roles.append(.pinned) }
+            e.holders.append(Holder(pid: pin.pid, kind: RecordedPinKind(pin),
                                     label: pin.label, sinceSeconds: Units.secondsSince(nanoseconds: pin.sinceNanoseconds)))
             byVersion[pin.version] = e
         }
@@ -107,20 +118,20 @@ package enum Versions {
         var regionTimes: [UInt64: [UInt64: UInt64]] = [:]
         for (version, var e) in byVersion {
             if let hasRegion = records[version] {
-                if hasRegion { e.roles.append("checkpoint") }
+                if hasRegion { e.roles.append(.checkpoint) }
             } else if let (end, entry) = try access.snapshot.retiredLog(holding: version) {
-                e.roles.append("frame")
+                e.roles.append(.frame)
                 // A frame of a retired region: its time is in its frame header.
                 if e.time == nil {
                     if regionTimes[end] == nil { regionTimes[end] = try access.store.retiredLogCommitTimes(entry, end: end) }
                     e.time = regionTimes[end]?[version].map { Units.iso8601(nanoseconds: $0) }
                 }
             } else if onLog {
-                e.roles.append("frame")
+                e.roles.append(.frame)
             }
             if version == current {
                 e.readable = true
-            } else if !e.roles.contains("rejected"),
+            } else if !e.roles.contains(.rejected),
                       let old = try? access.store.snapshot(version: version, kind: .tool, label: "firn versions") {
                 old.close()
                 e.readable = true

@@ -18,12 +18,20 @@ package struct InspectedPage: Codable, Sendable, Equatable {
         package var child: PageRef?
     }
 
+    /// What the page holds, by its slot or type byte (encoded by name).
+    package enum Kind: String, Codable, Sendable, Equatable {
+        case commitSlot, branch, leaf, overflow
+        /// All zero: never written, or zeroed.
+        case free
+        /// A type byte no page type has.
+        case unknown
+    }
+
     package static let valuePreviewLimit = 64
 
     package var page: UInt64
     package var pageSize: Int
-    /// `commitSlot`, `branch`, `leaf`, `overflow`, `free` (all zero) or `unknown`.
-    package var kind: String
+    package var kind: Kind
     package var typeByte: UInt8
     package var level: Int?
     package var count: Int?

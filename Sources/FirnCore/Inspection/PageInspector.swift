@@ -24,14 +24,14 @@ package enum PageInspector {
     package static func decode(_ bytes: UnsafeRawBufferPointer, page number: UInt64) -> InspectedPage {
         let pageSize = bytes.count
         var page = InspectedPage(
-            page: number, pageSize: pageSize, kind: "unknown", typeByte: bytes.first ?? 0, checksumOK: false,
+            page: number, pageSize: pageSize, kind: .unknown, typeByte: bytes.first ?? 0, checksumOK: false,
             entries: [], problems: [])
         guard let base = bytes.baseAddress, pageSize >= PageHeader.size else {
             page.problems.append("page image too small")
             return page
         }
         if number < 2 {
-            page.kind = "commitSlot"
+            page.kind = .commitSlot
             switch CommitRecord.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<min(pageSize, CommitRecord.maximumSize)])) {
             case let .success(record):
                 page.commitRecord = record
@@ -43,7 +43,7 @@ package enum PageInspector {
             return page
         }
         if bytes.allSatisfy({ $0 == 0 }) {
-            page.kind = "free"
+            page.kind = .free
             page.problems.append("all zero (never written, or zeroed)")
             return page
         }
@@ -62,7 +62,7 @@ package enum PageInspector {
         }
         switch PageType(rawValue: view.typeByte) {
         case .overflow?:
-            page.kind = "overflow"
+            page.kind = .overflow
             do {
                 let (payload, next) = try view.overflowPayload()
                 page.payloadLength = payload.count
@@ -72,7 +72,7 @@ package enum PageInspector {
                 page.problems.append(error.detail)
             }
         case let type?:
-            page.kind = type.description
+            page.kind = type == .leaf ? .leaf : .branch
             decodeCells(view, isLeaf: type == .leaf, into: &page)
         case nil:
             page.problems.append("unknown page type \(view.typeByte)")

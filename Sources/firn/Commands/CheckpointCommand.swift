@@ -19,12 +19,10 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         var options = Checkpoint.Options(path: file)
         options.lockTimeout = common.writerLockTimeout
-        let report = try Checkpoint.run(options)
-        if common.json { return try Console.json(report) }
-        if report.written {
-            try Console.line("\(file): checkpoint written as version \(report.version) (the log's changes up to version \(report.previousVersion) are in the trees)")
-        } else {
-            try Console.line("\(file): version \(report.version) is a checkpoint already; nothing written")
-        }
+        try Self.show(try Checkpoint.run(options), file: file, common.format)
+    }
+
+    static func show(_ report: Checkpoint.Report, file: String, _ format: ReportFormat) throws {
+        try format.show(json: { report }, text: { CheckpointText.lines(report, file: file) })
     }
 }

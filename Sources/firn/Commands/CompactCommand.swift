@@ -33,16 +33,11 @@ struct CompactCommand: ParsableCommand {
         options.dryRun = dryRun
         options.force = force
         options.lockTimeout = common.lockTimeout
-        let progress = common.progressLine()
-        let report = try Compact.run(options, progress: progress.handler)
-        progress.finish()
-        if common.json { return try Console.json(report) }
-        let change = "\(Units.bytes(report.beforeBytes)) → \(Units.bytes(report.afterBytes))"
-        if report.compacted {
-            let target = report.inPlace ? "in place" : "into \(report.output)"
-            try Console.line("\(file): compacted version \(report.version) \(target): \(change) (\(Units.delta(report.beforeBytes, report.afterBytes)), \(Units.oneDecimal(report.seconds)) s)")
-        } else {
-            try Console.line("\(file): not compacted (\(report.reason ?? "skipped")): would go \(change), \(Units.oneDecimal(report.reclaimablePercent))% reclaimable")
-        }
+        let report = try common.withProgress { progress in try Compact.run(options, progress: progress) }
+        try Self.show(report, file: file, output: report.output, common.format)
+    }
+
+    static func show(_ report: Compact.Report, file: String, output: String, _ format: ReportFormat) throws {
+        try format.show(json: { CompactText.json(report) }, text: { CompactText.lines(report, file: file, output: output) })
     }
 }

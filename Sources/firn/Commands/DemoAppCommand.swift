@@ -43,8 +43,7 @@ struct DemoAppCommand: ParsableCommand {
             for _ in 0..<commits { try writer.commit() }
             let report = Report(path: file, commits: commits, version: writer.database.version,
                                 people: writer.database.objects(Person.self).count, dogs: writer.database.objects(Dog.self).count)
-            if common.json { return try Console.json(report) }
-            try Console.line("\(file): \(commits) commit(s), now at version \(report.version) (\(report.people) people, \(report.dogs) dogs)")
+            try common.format.show(json: { report }, text: { DemoAppText.written(report, file: file) })
         }
     }
 
@@ -55,8 +54,7 @@ struct DemoAppCommand: ParsableCommand {
             discussion: "Prints one line (\"cached N frozen Dog objects of version V (pid P)\"), then waits; ends with exit 0 on SIGINT/SIGTERM. With --objects-to PATH, first writes the cached dogs as the application reads them from its frozen objects, one JSON object per line ({\"id\", \"name\", \"age\"}, in the cache's order), to compare with firn dump --version V --objects. JSON keys: path, version, pid, frozenObjects.")
 
         @Argument(help: "The database file (made by firn demo or demo-app write).") var file: String
-        @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
-                transform: NumericOption.seconds) var seconds: Double?
+        @OptionGroup var holding: HoldingTime
         @Option(help: ArgumentHelp("Write the cached dogs, as the application reads them, to this file (JSON lines).", valueName: "path"))
         var objectsTo: String?
         @OptionGroup var common: CommonOptions
@@ -66,7 +64,6 @@ struct DemoAppCommand: ParsableCommand {
             try Self.checkDemoTypes(file)
             let cache = try FrozenCache(path: file)
             defer { cache.release() }
-            let r = cache.report
             if let objectsTo {
                 let output = try OutputFile(destination: objectsTo, replace: true)
                 let encoder = JSONEncoder()
@@ -79,16 +76,8 @@ struct DemoAppCommand: ParsableCommand {
                 try output.write(bytes)
                 try output.commit()
             }
-            if common.json {
-                try Console.json(r)
-            } else {
-                try Console.line("cached \(r.frozenObjects) frozen Dog objects of version \(r.version) (pid \(r.pid))")
-            }
-            let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
-            while !Interruption.isRequested {
-                if let deadline, monotonicNanoseconds() >= deadline { break }
-                usleep(50_000)
-            }
+            try common.format.show(json: { cache.report }, text: { DemoAppText.cached(cache.report) })
+            holding.wait(checking: {})
         }
 
         /// Refuses, without writing, a file whose schema lacks the demo's

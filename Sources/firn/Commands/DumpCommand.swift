@@ -55,36 +55,40 @@ struct DumpCommand: ParsableCommand {
         var options = Dump.Options(path: file)
         options.version = version
         options.tree = tree
-        if let page { return try showPage(page) }
-        if objects { return try showObjects() }
-        if entries {
-            let summary = try Dump.entries(options, hex: hex, json: common.json) { (line) throws(ToolError) in try Console.write(line) }
-            common.note(summary.note)
-            if common.showProgress { Console.note("\(Units.grouped(summary.entries)) entries from \(summary.trees) tree(s) of version \(summary.version)") }
-            return
+        if let page {
+            let inspected = try Dump.page(file, number: page)
+            return try common.format.show(json: { DumpJSON.Page(path: file, page: inspected) },
+                                          text: { DumpText.page(inspected, file: file) })
         }
+        if objects { return try showObjects() }
+        if entries { return try showEntries(options) }
         if pages {
             let report = try Dump.pages(options)
-            common.note(report.note)
-            if common.json { return try Console.json(report) }
-            try Console.line("PAGE      TREE             TYPE      LEVEL COUNT  FILL    BIRTH   FIRST KEY … LAST KEY")
-            for p in report.pages {
-                let keys = p.firstKey.map { "\($0) … \(p.lastKey ?? "")" } ?? ""
-                try Console.line("\(String(p.page).padding(9)) \(p.treeKind.label(p.tree).padding(16)) \(p.type.padding(9)) \(String(p.level).padding(5)) \(String(p.count).padding(6)) \((Units.oneDecimal(p.fillPercent) + "%").padding(7)) \(String(p.birth).padding(7)) \(keys)")
-            }
-            return
+            return try common.format.show(note: report.note, json: { DumpJSON.pages(report) }, text: { DumpText.pages(report) })
         }
         let report = try Dump.structure(options)
-        common.note(report.note)
-        if common.json { return try Console.json(report) }
-        try Console.line("\(file): version \(report.version), page size \(report.pageSize)")
-        for t in report.trees {
-            try Console.line("tree \(t.kind.label(t.name)): \(Units.grouped(t.entries)) entries, depth \(t.depth)\(t.overflowPages > 0 ? ", \(t.overflowPages) overflow pages" : "")")
-            if let first = t.firstKey { try Console.line("  keys \(first) … \(t.lastKey ?? "")") }
-            for level in t.levels {
-                try Console.line("  level \(level.level) \(level.level == 0 ? "(leaves)  " : "(branches)"): \(Units.grouped(level.pages)) pages, \(Units.grouped(level.cells)) cells, \(Units.oneDecimal(level.fillPercent))% full")
-            }
+        try common.format.show(note: report.note, json: { DumpJSON.structure(report) }, text: { DumpText.structure(report, file: file) })
+    }
+
+    /// `--entries`: the lines `load` reads, or one JSON object per entry.
+    private func showEntries(_ options: Dump.Options) throws {
+        let summary = try Dump.entries(options, shapesChecked: { () throws(ToolError) in
+            if !common.json { try Console.line(EntryCodec.header) }
+        }, line: { (line) throws(ToolError) in
+            try Console.line(common.json ? DumpJSON.entry(line, hex: hex) : EntryCodec.encode(line, hex: hex))
+        })
+        common.note(summary.note)
+        if common.showProgress { Console.note(DumpText.count(summary)) }
+    }
+
+    /// Prints a listing of objects as `--objects` prints them (the demo's step).
+    static func show(_ listing: ObjectDump.Listing, file: String, limit: Int?, _ format: ReportFormat) throws {
+        let output = ObjectsOutput(format: format, limit: limit)
+        for typed in listing.types {
+            try output.type(typed.type)
+            for object in typed.objects { try output.object(object) }
         }
+        try output.end(listing.summary, file: file)
     }
 
     private func showObjects() throws {
@@ -92,46 +96,35 @@ struct DumpCommand: ParsableCommand {
         options.version = version
         options.type = type
         options.limit = limit
-        let summary = try ObjectDump.run(options, type: { stored in
-            guard !common.json else { return }
-            let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
-            let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
-            try Console.line("\(stored.name): \(Units.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))")
-        }, object: { object in
-            try Console.line(common.json ? ObjectText.json(object) : "  " + ObjectText.text(object))
-        })
-        common.note(summary.note)
-        if summary.types == 0, !common.json { try Console.line("\(file): version \(summary.version) stores no objects") }
+        let output = ObjectsOutput(format: common.format, limit: limit)
+        let summary = try ObjectDump.run(options, type: output.type, object: output.object)
+        try output.end(summary, file: file)
         if common.showProgress {
-            Console.note("\(Units.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)")
+            Console.note(ObjectText.count(summary))
         }
     }
 
-    private func showPage(_ number: UInt64) throws {
-        let p = try Dump.page(file, number: number)
-        if common.json { return try Console.json(p) }
-        let type = p.kind == "commitSlot" ? "" : " (type byte \(p.typeByte))"
-        try Console.line("page \(p.page) of \(file): \(p.kind)\(type), checksum \(p.checksumOK ? "ok" : "BAD")")
-        if let record = p.commitRecord {
-            try Console.line("  commit record: version \(record.version), page size \(record.pageSize), \(record.logicalPageCount) pages, committed \(Units.iso8601(nanoseconds: record.timestampNanoseconds))")
-            try Console.line("  catalog root \(record.catalogRoot), space root \(record.spaceRoot)")
-            try Console.line("  free pages \(record.freePages), retired pages \(record.retiredPages), bytes written \(record.bytesWritten)")
+    /// How `--objects` prints what it reads, streamed or listed: a line per
+    /// type and one per object (text), or one JSON object per object.
+    private struct ObjectsOutput {
+        let format: ReportFormat
+        let limit: Int?
+
+        func type(_ stored: StoredType) throws {
+            if format == .text { try Console.line(ObjectText.header(stored, limit: limit)) }
         }
-        if let problem = p.slotProblem { try Console.line("  slot: \(problem)") }
-        if let level = p.level, let count = p.count {
-            try Console.line("  level \(level), \(count) entries, self page \(p.storedPageNumber ?? 0), birth \(p.birth ?? 0), used \(p.usedBytes ?? 0) of \(p.pageSize) bytes")
-            try Console.line("  checksum stored \(p.storedChecksum ?? "?"), computed \(p.computedChecksum ?? "?")")
-        }
-        if let length = p.payloadLength { try Console.line("  overflow payload \(length) bytes, next \(p.next?.description ?? "none")") }
-        for e in p.entries {
-            if let child = e.child {
-                try Console.line("  [\(e.index)] \(e.index == 0 ? "(lowest)" : e.key) → \(child)")
-            } else if let overflow = e.overflow {
-                try Console.line("  [\(e.index)] \(e.key) = \(e.valueLength ?? 0) bytes in overflow chain at \(overflow)")
-            } else {
-                try Console.line("  [\(e.index)] \(e.key) = \(e.value ?? "")\((e.valueLength ?? 0) > UInt64(64) ? " … (\(e.valueLength ?? 0) bytes)" : "")")
+
+        func object(_ object: ObjectDump.Object) throws {
+            switch format {
+            case .text: try Console.line(ObjectText.line(object))
+            case .json: try Console.line(ObjectText.json(object))
+            case .silent: break
             }
         }
-        for problem in p.problems { try Console.line("  problem: \(problem)") }
+
+        func end(_ summary: ObjectDump.Summary, file: String) throws {
+            if let note = summary.note { Console.note(note) }
+            if format == .text, let empty = ObjectText.empty(summary, file: file) { try Console.line(empty) }
+        }
     }
 }

@@ -21,17 +21,17 @@ struct ExportCommand: ParsableCommand {
         options.version = version
         options.level = level
         options.force = force
-        let progress = common.progressLine()
-        let report = try Export.run(options, progress: progress.handler)
-        progress.finish()
-        common.note(report.note)
-        let line = "\(file): exported version \(report.version) (\(report.trees) trees, \(Units.grouped(report.entries)) entries): \(Units.bytes(report.imageBytes)) image → \(Units.bytes(report.compressedBytes)) LZ4 in \(Units.oneDecimal(report.seconds)) s"
+        let report = try common.withProgress { progress in try Export.run(options, progress: progress) }
         if output == "-" {
             // stdout carries the snapshot: the report goes to stderr.
-            Console.error(line)
+            common.note(report.note)
+            Console.error(ExportText.line(report, file: file, output: nil))
             return
         }
-        if common.json { return try Console.json(report) }
-        try Console.line(line + " → \(output)")
+        try Self.show(report, file: file, output: output, common.format)
+    }
+
+    static func show(_ report: Export.Report, file: String, output: String, _ format: ReportFormat) throws {
+        try format.show(note: report.note, json: { report }, text: { [ExportText.line(report, file: file, output: output)] })
     }
 }

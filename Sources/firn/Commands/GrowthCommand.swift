@@ -26,20 +26,13 @@ struct GrowthCommand: ParsableCommand {
             try output.write(Array(GrowthSVG.render(report).utf8))
             try output.commit()
         }
-        if common.json { return try Console.json(report) }
-        if csv { return try Console.write(Growth.csv(report)) }
-        try Console.write(GrowthChart.render(report.points, width: width))
-        try Console.line("\(file): \(report.explanation).")
-        if !report.pins.isEmpty {
-            try Console.line("held by pins (bytes each would free alone):")
-            for p in report.pins {
-                let frozen = p.frozenObjects > 0 ? ", \(Units.grouped(p.frozenObjects)) frozen objects" : ""
-                let label = p.label.isEmpty ? "" : ", label \"\(p.label)\""
-                let after = p.retainedAfterCheckpointBytes != p.retainedBytes
-                    ? " (\(Units.bytes(p.retainedAfterCheckpointBytes)) once the next checkpoint runs)" : ""
-                try Console.line("  \(Units.bytes(p.retainedBytes).leftPadding(9))  pid \(p.pid) \(p.kind) on v\(p.version) (\(p.lag) behind, \(Units.duration(seconds: p.sinceSeconds)))\(frozen)\(label)\(after)")
-            }
-        }
-        if let svg { try Console.line("chart written to \(svg)") }
+        if csv { return try Console.write(GrowthCSV.render(report)) }
+        try Self.show(report, file: file, width: width, common.format, note: false)
+        if let svg, !common.json { try Console.line(GrowthText.chartWritten(to: svg)) }
+    }
+
+    static func show(_ report: Growth.Report, file: String, width: Int, _ format: ReportFormat, note: Bool = true) throws {
+        try format.show(note: note ? report.note : nil, json: { GrowthText.json(report) },
+                        text: { GrowthText.lines(report, file: file, width: width) })
     }
 }

@@ -12,8 +12,7 @@ struct HoldCommand: ParsableCommand {
         discussion: "Prints the version pinned, then waits. Ends with exit 0 on SIGINT/SIGTERM. JSON keys: path, version, pid, kind, label. It holds a pin, not objects: for a frozen pin with real frozen objects, run an application (firn demo runs one).")
 
     @Argument(help: "The database file.") var file: String
-    @Option(parsing: .unconditional, help: "Release after this many seconds (0…31536000; default: until interrupted).",
-            transform: NumericOption.seconds) var seconds: Double?
+    @OptionGroup var holding: HoldingTime
     @Option(help: "The pin's label, shown by `firn pins`.") var label = "firn hold"
     @Option(parsing: .unconditional, help: "A readable version to pin (default: the current one).",
             transform: NumericOption.version) var version: UInt64?
@@ -32,20 +31,10 @@ struct HoldCommand: ParsableCommand {
         options.label = label
         let hold = try Hold(options)
         defer { hold.release() }
-        let r = hold.report
-        if common.json {
-            try Console.json(r)
-        } else {
-            try Console.line("pinned version \(r.version) of \(file) (pid \(r.pid), kind \(r.kind), label \"\(r.label)\")")
-        }
-        let deadline = seconds.map { monotonicDeadline(afterSeconds: $0) }
+        try common.format.show(json: { hold.report }, text: { HoldText.lines(hold.report, file: file) })
         // The lock file is looked at as the pin is held: truncated under
         // it, hold exits 65 naming it, instead of SIGBUS when it lets go.
-        while !Interruption.isRequested {
-            if let deadline, monotonicNanoseconds() >= deadline { break }
-            try hold.checkLockFile()
-            usleep(50_000)
-        }
+        try holding.wait(checking: hold.checkLockFile)
         try hold.checkLockFile()
     }
 }

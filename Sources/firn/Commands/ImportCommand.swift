@@ -15,11 +15,11 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         var options = Import.Options(input: snapshot, output: output)
         options.force = force
-        let progress = common.progressLine()
-        let report = try Import.run(options, progress: progress.handler)
-        progress.finish()
-        if common.json { return try Console.json(report) }
-        let entries = report.trees.filter { $0.kind == .user }.reduce(UInt64(0)) { $0 + $1.entries }
-        try Console.line("\(output): imported version \(report.version) (\(Units.grouped(entries)) entries, \(Units.bytes(report.bytes))) from \(snapshot), verified\(report.replaced ? ", replaced the old file" : "")")
+        let report = try common.withProgress { progress in try Import.run(options, progress: progress) }
+        try Self.show(report, snapshot: snapshot, output: output, common.format)
+    }
+
+    static func show(_ report: Import.Report, snapshot: String, output: String, _ format: ReportFormat) throws {
+        try format.show(json: { report }, text: { ImportText.lines(report, snapshot: snapshot, output: output) })
     }
 }

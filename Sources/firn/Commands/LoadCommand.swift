@@ -24,11 +24,7 @@ struct LoadCommand: ParsableCommand {
         options.tree = tree
         options.batchSize = batch
         options.lockTimeout = common.writerLockTimeout
-        let progress = common.progressLine()
-        let report = try Load.run(options, progress: progress.handler)
-        progress.finish()
-        if common.json { return try Console.json(report) }
-        let trees = report.trees.sorted { $0.key < $1.key }.map { "\($0.key) \(Units.grouped($0.value))" }.joined(separator: ", ")
-        try Console.line("\(file): loaded \(Units.grouped(report.entries)) entries in \(report.batches) commit(s)\(report.created ? " (new file)" : ""), now at version \(report.version)\(trees.isEmpty ? "" : ": " + trees)")
+        let report = try common.withProgress { progress in try Load.run(options, progress: progress) }
+        try common.format.show(json: { report }, text: { LoadText.lines(report, file: file) })
     }
 }

@@ -28,45 +28,21 @@ struct PinsCommand: ParsableCommand {
     func run() throws {
         var options = Pins.Options(path: file)
         options.clearStale = clearStale
-        options.maxLag = maxLag
-        options.maxAgeSeconds = maxAge
-        options.maxRetainedBytes = maxRetained
+        var thresholds = Pins.Thresholds()
+        thresholds.maxLag = maxLag
+        thresholds.maxAgeSeconds = maxAge
+        thresholds.maxRetainedBytes = maxRetained
         let report = try Pins.run(options)
-        common.note(report.note)
-        if common.json {
-            try Console.json(report)
-        } else {
-            for cleared in report.clearedStale {
-                try Console.line("cleared stale pin: slot \(cleared.slot), pid \(cleared.pid) (exited), version \(cleared.version)")
-            }
-            if !report.lockFile {
-                try Console.line("no lock file: no process has \(file) open")
-            } else if report.pins.isEmpty {
-                try Console.line("no pins (latest version \(report.latestVersion))")
-            } else {
-                try Console.line("latest version \(report.latestVersion)")
-                let log = report.nextCheckpoint != nil
-                try Console.line("SLOT VERSION  LAG    PID      THREAD   KIND      AGE      FROZEN   RETAINED   " + (log ? "AT CHECKPOINT  " : "") + "LABEL")
-                for p in report.pins {
-                    let stale = p.stale ? " (stale: process exited)" : ""
-                    let after = log ? Units.bytes(p.retainedAfterCheckpointBytes).padding(14) + " " : ""
-                    try Console.line("\(String(p.slot).padding(4)) \(String(p.version).padding(8)) \(String(p.lag).padding(6)) \(String(p.pid).padding(8)) \(String(p.threadID).padding(8)) \(p.kind.padding(9)) \(Units.duration(seconds: p.sinceSeconds).padding(8)) \(Units.grouped(p.frozenObjects).padding(8)) \(Units.bytes(p.retainedBytes).padding(10)) \(after)\(p.label)\(stale)")
-                }
-                if report.sharedBytes > 0 {
-                    try Console.line("\(Units.bytes(report.sharedBytes)) more are held jointly by several pinned versions")
-                }
-            }
-            if let next = report.nextCheckpoint, report.lockFile {
-                try Console.line("v\(next.checkpoint + 1)…v\(report.latestVersion) are \(Units.grouped(next.frames)) commit(s) in the log since checkpoint v\(next.checkpoint); "
-                                 + "the next checkpoint replaces at least \(Units.bytes(next.replacedBytes)) of the pages they stand on "
-                                 + "(\(Units.bytes(next.regionBytes)) of it the log region), of which pins will hold \(Units.bytes(next.heldByPinsBytes))"
-                                 + (next.sharedBytes > 0 ? " (\(Units.bytes(next.sharedBytes)) shared)" : "") + ": AT CHECKPOINT")
-            }
-            for violation in report.violations { try Console.line("ALERT: \(violation)") }
+        let violations = Pins.violations(report, thresholds)
+        try Self.show(report, violations: violations, file: file, common.format)
+        if let first = violations.first {
+            let more = violations.count > 1 ? " (and \(violations.count - 1) more)" : ""
+            throw ToolError.thresholdCrossed(path: file, detail: PinsText.text(first) + more)
         }
-        if let first = report.violations.first {
-            let more = report.violations.count > 1 ? " (and \(report.violations.count - 1) more)" : ""
-            throw ToolError.thresholdCrossed(path: file, detail: first + more)
-        }
+    }
+
+    static func show(_ report: Pins.Report, violations: [Pins.Violation] = [], file: String, _ format: ReportFormat) throws {
+        try format.show(note: report.note, json: { PinsText.json(report, violations: violations) },
+                        text: { PinsText.lines(report, violations: violations, file: file) })
     }
 }

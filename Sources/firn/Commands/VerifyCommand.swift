@@ -33,45 +33,16 @@ struct VerifyCommand: ParsableCommand {
         options.quick = quick
         options.maxErrors = maxErrors
         let report = try Verify.run(options)
-        common.note(report.note)
-        if common.json {
-            try Console.json(report)
-        } else {
-            let v = report.verify
-            // The version readers take: the one checked, or one whose log
-            // frame cannot be applied (its checkpoint was checked).
-            let current = report.unreadableVersion ?? v.version
-            for slot in v.slots {
-                let state = !slot.valid ? "invalid (\(slot.problem ?? "?"))"
-                    : "v\(slot.version ?? 0)" + (!slot.current ? "" : current == slot.version ? " (current)"
-                        : " (current: the checkpoint; version \(current) is a frame of its log)") + (slot.unsealed ? " (unsealed: not durable yet)" : "")
-                        + (slot.problem.map { " (note: \($0))" } ?? "")
-                try Console.line("slot \(slot.slot): \(state)")
-            }
-            // A version between checkpoints has no pages of its own: the
-            // trees walked are its checkpoint's (the log line covers the frames).
-            let walked = v.log.map { $0.epoch != v.version ? " at checkpoint v\($0.epoch)" : "" } ?? ""
-            for tree in v.trees {
-                try Console.line("tree \(tree.kind.label(tree.name))\(walked): \(Units.grouped(tree.entries)) entries, depth \(tree.depth), \(tree.branchPages) branch + \(tree.leafPages) leaf + \(tree.overflowPages) overflow pages")
-            }
-            if let log = v.log {
-                let place = "region byte \(log.endOffset)" + (log.endPage.map { ", page \($0)" } ?? "")
-                try Console.line("log: epoch \(log.epoch), pages \(log.firstPage)…\(log.firstPage + log.pages - 1), \(log.commitFrames) commit + \(log.sealFrames) seal frame(s), newest \(log.newestVersion), durable \(log.durableVersion), ends \(log.end.rawValue) at \(place); frames applied up to version \(log.appliedVersion)")
-                for note in log.notes { try Console.line("log note: \(note)") }
-            }
-            try Console.line("pages: \(v.logicalPages) total = \(v.reachablePages) reachable + \(v.freePages) free + \(v.retiredPages) retired")
-            if let note = report.lockFile.note { try Console.line("lock file: \(note)") }
-            for finding in v.findings { try Console.line("FINDING: \(finding)") }
-            if v.truncated { try Console.line("(stopped after \(v.findings.count) findings; --max-errors)") }
-            let mbps = report.seconds > 0 ? Double(v.bytesChecked) / 1_048_576 / report.seconds : 0
-            if let unreadable = report.unreadableVersion {
-                try Console.line("\(file): version \(unreadable) cannot be read (a commit log frame cannot be applied); checked its checkpoint, version \(v.version): \(v.findings.count) finding(s)")
-            } else {
-                try Console.line(report.clean
-                    ? "\(file): version \(v.version) is clean (\(Units.bytes(v.bytesChecked)) checked in \(Units.oneDecimal(report.seconds * 1000)) ms, \(mbps < 1e15 ? Int(mbps) : 0) MiB/s)"
-                    : "\(file): version \(v.version): \(v.findings.count) finding(s)")
-            }
-        }
+        try Self.show(report, file: file, common.format)
+        try Self.check(report, file: file)
+    }
+
+    static func show(_ report: Verify.Report, file: String, _ format: ReportFormat) throws {
+        try format.show(note: report.note, json: { report }, text: { VerifyText.lines(report, file: file) })
+    }
+
+    /// Throws the failure a report with findings is (exit 65).
+    static func check(_ report: Verify.Report, file: String) throws {
         if let first = report.verify.findings.first {
             throw ToolError.verificationFailed(path: file, findings: report.verify.findings.count, first: first.description)
         }

@@ -11,15 +11,10 @@ struct VersionsCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let report = try Versions.run(Versions.Options(path: file))
-        common.note(report.note)
-        if common.json { return try Console.json(report) }
-        try Console.line("VERSION  LAG    TIME                  ROLES                      HOLDERS")
-        for v in report.versions {
-            let holders = v.holders.map { "pid \($0.pid) \($0.kind)\($0.label.isEmpty ? "" : " \"\($0.label)\"")" }.joined(separator: ", ")
-            let roles = v.roles.joined(separator: ",") + (v.readable ? "" : " (not readable)")
-            let line = "\(String(v.version).padding(8)) \(String(v.lag).padding(6)) \((v.time ?? "-").padding(21)) \(roles.padding(26)) \(holders)"
-            try Console.line(String(line.reversed().drop { $0 == " " }.reversed()))
-        }
+        try Self.show(try Versions.run(Versions.Options(path: file)), common.format)
+    }
+
+    static func show(_ report: Versions.Report, _ format: ReportFormat) throws {
+        try format.show(note: report.note, json: { report }, text: { VersionsText.lines(report) })
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirnTools
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,10 +20,22 @@ struct CommonOptions: ParsableArguments {
 
     var showProgress: Bool { progress ?? (isatty(2) == 1) }
 
+    /// How the command shows its report.
+    var format: ReportFormat { json ? .json : .text }
+
     /// The wait for the writer lock: `--lock-timeout`, else 30 s (never forever).
     var writerLockTimeout: Double { lockTimeout ?? 30 }
 
     func progressLine() -> ProgressLine { ProgressLine(enabled: showProgress && !json) }
+
+    /// Runs `body` with a progress callback, drawn on stderr while it runs
+    /// (when progress is shown) and cleared when it returns.
+    func withProgress<R>(_ body: (ProgressHandler?) throws -> R) throws -> R {
+        let line = progressLine()
+        let result = try body(line.handler)
+        line.finish()
+        return result
+    }
 
     /// Prints a read's note (no pin, why) on stderr.
     func note(_ text: String?) {

@@ -46,11 +46,11 @@ final class ProgressLine: @unchecked Sendable {
         let now = monotonicNanoseconds()
         guard elapsedSeconds(since: last, until: now) > 0.1 else { return }
         last = now
-        var text = "\(p.phase): \(Units.grouped(p.done))"
+        var text = "\(p.phase.rawValue): \(Human.grouped(p.done))"
         if let total = p.total, total > 0 {
-            text += "/\(Units.grouped(total)) \(p.unit) (\(min(100, p.done * 100 / total))%)"
+            text += "/\(Human.grouped(total)) \(p.unit.rawValue) (\(min(100, p.done * 100 / total))%)"
         } else {
-            text += " \(p.unit)"
+            text += " \(p.unit.rawValue)"
         }
         Console.errorRaw("\r\u{1B}[2K" + text)
         drawn = true

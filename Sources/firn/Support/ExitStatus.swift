@@ -34,7 +34,7 @@ enum ExitStatus {
             case .thresholdCrossed: return thresholdCrossed
             case .verificationFailed, .corruptInput: return dataError
             case .badInput: return noInput
-            case .outputExists, .cannotCreate: return cannotCreate
+            case .outputExists, .cannotCreate, .insufficientSpace: return cannotCreate
             case .io: return ioError
             case .interrupted: return interrupted
             }
@@ -76,7 +76,7 @@ enum ExitStatus {
         let text: String
         switch error {
         case let error as FirnError: text = error.description
-        case let error as ToolError: text = error.description
+        case let error as ToolError: text = error.message
         case let error as ValidationError: text = error.message
         default: text = Firn.message(for: error)
         }

@@ -1,3 +1,4 @@
+import FirnCore
 import FirnTools
 import Foundation
 #if canImport(Glibc)
@@ -9,6 +10,26 @@ import Glibc
 /// object per line (`{"type":"Dog","key":1,"properties":{…}}`, properties in
 /// schema order). Both are documented in `firn help dump`.
 enum ObjectText {
+    /// The line before a type's objects: "Dog: 696 objects (primary key id, showing 3)".
+    static func header(_ stored: StoredType, limit: Int?) -> String {
+        let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
+        let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
+        return "\(stored.name): \(Human.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))"
+    }
+
+    /// An object's line under its type's.
+    static func line(_ object: ObjectDump.Object) -> String { "  " + text(object) }
+
+    /// The line for a version without objects, or nil.
+    static func empty(_ summary: ObjectDump.Summary, file: String) -> String? {
+        summary.types == 0 ? "\(file): version \(summary.version) stores no objects" : nil
+    }
+
+    /// What `--objects` wrote (a note on stderr with progress shown).
+    static func count(_ summary: ObjectDump.Summary) -> String {
+        "\(Human.grouped(summary.objects)) objects of \(summary.types) type(s) from version \(summary.version)"
+    }
+
     static func text(_ object: ObjectDump.Object) -> String {
         let fields = object.fields.map { "\($0.name): \(text($0.value))" }.joined(separator: ", ")
         if case let .generatedID(id) = object.key { return "\(object.type) #\(id)(\(fields))" }
@@ -17,18 +38,24 @@ enum ObjectText {
 
     static func text(_ value: ObjectDump.Value) -> String {
         switch value {
-        case .null: return "nil"
-        case let .bool(v): return String(v)
-        case let .int(v): return String(v)
-        case let .double(v): return String(v)
-        case let .float(v): return String(v)
-        case let .string(v): return quoted(v)
-        case let .data(v): return "<" + ByteText.hexString(v) + ">"
-        case let .date(v): return iso8601(v)
-        case let .uuid(v): return v
-        case let .generatedID(id): return "#\(id)"
-        case let .link(type, key): return "\(type)[\(text(key))]"
-        case let .list(elements): return "[" + elements.map(text).joined(separator: ", ") + "]"
+        case .null: "nil"
+        case let .field(field): text(field)
+        case let .generatedID(id): "#\(id)"
+        case let .link(type, key): "\(type)[\(text(key))]"
+        case let .list(elements): "[" + elements.map(text).joined(separator: ", ") + "]"
+        }
+    }
+
+    private static func text(_ field: FieldValue) -> String {
+        switch field {
+        case let .bool(v): String(v)
+        case let .int(v): String(v)
+        case let .double(v): String(v)
+        case let .float(v): String(v)
+        case let .string(v): quoted(v)
+        case let .data(v), let .link(v): "<" + ByteText.hexString(v) + ">"
+        case let .date(v): iso8601(v)
+        case let .uuid(v): ObjectKey.uuidString(v)
         }
     }
 
@@ -42,18 +69,24 @@ enum ObjectText {
     /// target's key.
     static func json(_ value: ObjectDump.Value) -> String {
         switch value {
-        case .null: return "null"
-        case let .bool(v): return String(v)
-        case let .int(v): return String(v)
-        case let .double(v): return number(v)
-        case let .float(v): return v.isFinite ? String(v) : number(Double(v))
-        case let .string(v): return quoted(v)
-        case let .data(v): return quoted(Data(v).base64EncodedString())
-        case let .date(v): return quoted(iso8601(v))
-        case let .uuid(v): return quoted(v)
-        case let .generatedID(id): return String(id)
-        case let .link(_, key): return json(key)
-        case let .list(elements): return "[" + elements.map(json).joined(separator: ",") + "]"
+        case .null: "null"
+        case let .field(field): json(field)
+        case let .generatedID(id): String(id)
+        case let .link(_, key): json(key)
+        case let .list(elements): "[" + elements.map(json).joined(separator: ",") + "]"
+        }
+    }
+
+    private static func json(_ field: FieldValue) -> String {
+        switch field {
+        case let .bool(v): String(v)
+        case let .int(v): String(v)
+        case let .double(v): number(v)
+        case let .float(v): v.isFinite ? String(v) : number(Double(v))
+        case let .string(v): quoted(v)
+        case let .data(v), let .link(v): quoted(Data(v).base64EncodedString())
+        case let .date(v): quoted(iso8601(v))
+        case let .uuid(v): quoted(ObjectKey.uuidString(v))
         }
     }
 
@@ -91,5 +124,5 @@ enum ObjectText {
     }
 
     /// A JSON string literal (also the text form), as `dump --json` quotes.
-    static func quoted(_ s: String) -> String { Dump.jsonString(s) }
+    static func quoted(_ s: String) -> String { JSONText.quoted(s) }
 }

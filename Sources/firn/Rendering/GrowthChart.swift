@@ -1,13 +1,15 @@
+import FirnTools
+
 /// A small text chart of the growth history for a terminal: file size as
 /// `█`, live data as `▒` below it, one column per range of versions. The
 /// axis is versions, not points: on the commit log a point is a checkpoint
 /// and the commits in the log between two take the columns of their
 /// versions, showing the size the last checkpoint left (the file grows
 /// only at one).
-package enum GrowthChart {
-    package static func render(_ points: [Growth.Point], width: Int = 60, height: Int = 10) -> String {
+enum GrowthChart {
+    static func lines(_ points: [Growth.Point], width: Int = 60, height: Int = 10) -> [String] {
         guard let firstPoint = points.first, let lastPoint = points.last, width > 0, height > 0 else {
-            return "(no history)\n"
+            return ["(no history)"]
         }
         let span = lastPoint.version >= firstPoint.version ? lastPoint.version - firstPoint.version : 0
         let columns = max(1, min(width, Int(min(span + 1, UInt64(Int.max)))))
@@ -30,7 +32,7 @@ package enum GrowthChart {
                 else if Double(p.fileBytes) >= threshold { line += "█" }
                 else { line += " " }
             }
-            let label = row == height ? Units.bytes(top) : (row == 1 ? "0" : "")
+            let label = row == height ? Human.bytes(top) : (row == 1 ? "0" : "")
             lines.append(pad(label, 9) + " │" + line)
         }
         let first = firstPoint.version
@@ -41,7 +43,7 @@ package enum GrowthChart {
         let gap = max(1, columns - left.count - right.count)
         lines.append(String(repeating: " ", count: 11) + left + String(repeating: " ", count: gap) + right)
         lines.append(String(repeating: " ", count: 11) + "█ file size  ▒ live data")
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

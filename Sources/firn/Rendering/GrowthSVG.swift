@@ -1,7 +1,9 @@
+import FirnTools
+
 /// The growth chart as a standalone SVG: file size, live, free and
 /// held-by-pins bytes per version as lines, with axes and a legend.
-package enum GrowthSVG {
-    package static func render(_ report: Growth.Report, width: Int = 800, height: Int = 360) -> String {
+enum GrowthSVG {
+    static func render(_ report: Growth.Report, width: Int = 800, height: Int = 360) -> String {
         let points = report.points
         let left = 80.0, right = 20.0, top = 40.0, bottom = 50.0
         let plotW = Double(width) - left - right
@@ -21,10 +23,10 @@ package enum GrowthSVG {
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
-        <text x="\(fmt(left))" y="20" font-size="14">\(escape(report.path)): \(escape(report.explanation))</text>
+        <text x="\(fmt(left))" y="20" font-size="14">\(escape(report.path)): \(escape(GrowthText.explanation(report)))</text>
         <line x1="\(fmt(left))" y1="\(fmt(top + plotH))" x2="\(fmt(left + plotW))" y2="\(fmt(top + plotH))" stroke="black"/>
         <line x1="\(fmt(left))" y1="\(fmt(top))" x2="\(fmt(left))" y2="\(fmt(top + plotH))" stroke="black"/>
-        <text x="\(fmt(left - 6))" y="\(fmt(top + 4))" text-anchor="end">\(Units.bytes(largest))</text>
+        <text x="\(fmt(left - 6))" y="\(fmt(top + 4))" text-anchor="end">\(Human.bytes(largest))</text>
         <text x="\(fmt(left - 6))" y="\(fmt(top + plotH))" text-anchor="end">0</text>
         <text x="\(fmt(left))" y="\(fmt(top + plotH + 18))">v\(points.first?.version ?? 0)</text>
         <text x="\(fmt(left + plotW))" y="\(fmt(top + plotH + 18))" text-anchor="end">v\(points.last?.version ?? 1)</text>
@@ -46,7 +48,7 @@ package enum GrowthSVG {
         return svg + "</svg>\n"
     }
 
-    private static func fmt(_ v: Double) -> String { Units.oneDecimal(v) }
+    private static func fmt(_ v: Double) -> String { Human.oneDecimal(v) }
 
     private static func escape(_ s: String) -> String {
         var out = ""
