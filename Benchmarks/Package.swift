@@ -21,9 +21,12 @@ let package = Package(
         // liblmdb-dev ships no pkg-config file: link by name.
         .systemLibrary(name: "CLMDB", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"])]),
+        // The thread CPU clock both executables measure with.
+        .target(name: "BenchClock"),
         .executableTarget(
             name: "firn-bench",
             dependencies: [
+                "BenchClock",
                 .product(name: "FirnCore", package: firnPackage),
                 .product(name: "Firn", package: firnPackage),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -35,7 +38,9 @@ let package = Package(
         // A profiling aid for the SDK's read path: CPU per object, no peers.
         .executableTarget(
             name: "firn-sdk-probe",
-            dependencies: [.product(name: "Firn", package: firnPackage), .product(name: "FirnCore", package: firnPackage)]
+            dependencies: [
+                "BenchClock", .product(name: "Firn", package: firnPackage), .product(name: "FirnCore", package: firnPackage),
+            ]
         ),
     ]
 )

@@ -4,6 +4,7 @@
 // time, which other processes' load does not inflate, unlike wall time).
 import Dispatch
 import Firn
+import BenchClock
 import FirnCore
 import Foundation
 #if canImport(Glibc)

@@ -45,15 +45,6 @@ package func monotonicDeadline(afterSeconds seconds: Double, now: UInt64 = monot
     return overflow ? UInt64.max : sum
 }
 
-/// Nanoseconds of CPU time the calling thread has used: for measuring
-/// work (a benchmark's or a profile's), unaffected by other threads' and
-/// processes' load, unlike the monotonic clock.
-package func threadCPUNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return nanoseconds(now)
-}
-
 private func nanoseconds(_ time: timespec) -> UInt64 {
     UInt64(max(0, time.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, time.tv_nsec))
 }

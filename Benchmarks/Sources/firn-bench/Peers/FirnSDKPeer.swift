@@ -1,5 +1,6 @@
 import Dispatch
 import Firn
+import BenchClock
 import FirnCore
 
 /// The Firn SDK as an application uses it: an `Object` subclass with

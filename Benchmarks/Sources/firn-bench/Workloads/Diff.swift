@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FirnCore
+import Foundation
 
 /// 10. diff — one commit overwrites 100 random records of the 1M-record
 /// tree; the figure is the time to list the changes between the version
@@ -70,7 +71,8 @@ func runDiff(_ ctx: Context) throws {
     let m = try alternate("diff", reps: ctx.reps, [diff, scan])
 
     let (older, newer) = try versions(0)
-    let treePages = Double(try treePageCount(older) + treePageCount(newer))
+    let treePages = Double(try treePageCount(ctx, path, version: older.version)
+        + treePageCount(ctx, path, version: newer.version))
     var time = Figure.lowerIsBetter("diff", firn: m["firn"]!, peer: "full scan", peerValue: m["full scan"]!,
                                    unit: "µs", target: .ratioAtLeast(100))
     time.note = "\(changed) changed records in \(ds.count)"
@@ -131,11 +133,23 @@ private func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPoint
     return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
 }
 
-/// Pages of the version's "kv" tree (branches, leaves and overflow pages).
-private func treePageCount(_ snapshot: Snapshot) throws -> Int {
-    guard let tree = try snapshot.tree("kv") else { return 0 }
-    var visited = Set<UInt64>()
-    var pages = 0
-    try snapshot.walkPages(root: tree.entry.root, tree: "kv", visited: &visited) { _ in pages += 1 }
-    return pages
+/// Pages of the version's "kv" tree (branches, leaves and overflow pages), as
+/// `firn dump --version V --json` counts them (the bench holds the version's pin).
+private func treePageCount(_ ctx: Context, _ path: String, version: UInt64) throws -> Int {
+    guard let cli = ctx.cli else { throw EngineError(description: "the diff pages row needs the firn CLI (--firn PATH)") }
+    struct Dump: Decodable {
+        struct Tree: Decodable {
+            struct Level: Decodable { var pages: Int }
+            var name: String
+            var levels: [Level]
+            var overflowPages: Int
+        }
+        var trees: [Tree]
+    }
+    let out = ctx.path("diff-dump-\(version).json")
+    try runChild([cli.path, "dump", path, "--version", "\(version)", "--json"], stdoutPath: out, scratch: ctx.scratch)
+    defer { unlink(out) }
+    let dump = try JSONDecoder().decode(Dump.self, from: Data(readSmallFile(out).utf8))
+    guard let tree = dump.trees.first(where: { $0.name == "kv" }) else { return 0 }
+    return tree.levels.reduce(tree.overflowPages) { $0 + $1.pages }
 }
