@@ -9,27 +9,42 @@ import Testing
 /// accident — or an internal type leaking through a public signature —
 /// fails here until it is either listed, on purpose, or made `package`.
 @Suite struct PublicAPITests {
-    /// Every public symbol declared in `module`'s sources: a type as `Type`,
-    /// a member as `Type.member` (nested: `Type.Inner.member`). Symbols the
-    /// compiler synthesizes or inherits (`!=` from Equatable…) carry no
-    /// source location and are left out; overloads collapse into one name.
-    static func publicSymbols(of module: String, scratch: Scratch) throws -> Set<String> {
-        let build = BuiltProducts.directory
+    /// Why the symbols could not be read from the built modules.
+    struct ExtractionFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The public symbols of both modules, extracted once for the suite's
+    /// tests (each extraction runs the compiler's module loader).
+    static let built: Result<[String: Set<String>], any Error> = Result {
+        let scratch = Scratch()
         let info = try ChildProcess.run("/usr/bin/env", ["swiftc", "-print-target-info"], timeout: .seconds(60))
         guard let data = info.stdout.data(using: .utf8),
               let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let target = json["target"] as? [String: Any], let triple = target["triple"] as? String
-        else {
-            Issue.record("swiftc -print-target-info gave no target triple: \(info.stdout) \(info.stderr)")
-            return []
+        else { throw ExtractionFailed(description: "swiftc -print-target-info gave no target triple: \(info.stdout) \(info.stderr)") }
+        var symbols: [String: Set<String>] = [:]
+        for module in ["Firn", "FirnCore"] {
+            symbols[module] = try publicSymbols(of: module, triple: triple, scratch: scratch)
         }
+        return symbols
+    }
+
+    /// Every public symbol declared in `module`'s sources: a type as `Type`,
+    /// a member as `Type.member` (nested: `Type.Inner.member`). Symbols the
+    /// compiler synthesizes or inherits (`!=` from Equatable…) carry no
+    /// source location and are left out; overloads collapse into one name.
+    static func publicSymbols(of module: String, triple: String, scratch: Scratch) throws -> Set<String> {
+        let build = BuiltProducts.directory
         let run = try ChildProcess.run("/usr/bin/env", [
             "swift-symbolgraph-extract", "-module-name", module, "-target", triple,
             "-I", build + "/Modules",
             "-Xcc", "-fmodule-map-file=\(build)/CFirnShims.build/module.modulemap",
             "-minimum-access-level", "public", "-output-dir", scratch.path,
         ], timeout: .seconds(120))
-        #expect(run.status == 0, "swift-symbolgraph-extract \(module): \(run.stderr)")
+        guard run.status == 0 else {
+            throw ExtractionFailed(description: "swift-symbolgraph-extract \(module) exited \(run.status): \(run.stderr)")
+        }
         var symbols = Set<String>()
         // `Module.symbols.json` plus `Module@Other.symbols.json` for members
         // the module adds to other modules' types.
@@ -51,7 +66,7 @@ import Testing
     /// `<!-- public API: module -->` and `<!-- end public API -->`, each
     /// "- `Type`: `member`, `member`…".
     static func listedSymbols(of module: String) throws -> Set<String>? {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: Repository.root + "/README.md", encoding: .utf8)
         guard let start = readme.range(of: "<!-- public API: \(module) -->"),
               let end = readme.range(of: "<!-- end public API -->", range: start.upperBound..<readme.endIndex)
         else { return nil }
@@ -66,16 +81,9 @@ import Testing
         return listed
     }
 
-    static var repositoryRoot: String {
-        // Tests/FirnTests/PublicAPITests.swift → the repository.
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-    }
-
     @Test(arguments: ["Firn", "FirnCore"])
     func theReadmeListsThePublicAPI(module: String) throws {
-        let scratch = Scratch()
-        let built = try Self.publicSymbols(of: module, scratch: scratch)
+        let built = try #require(try Self.built.get()[module])
         #expect(built.count > 20, "the symbol graph of \(module) looks empty: \(built.sorted())")
         guard let listed = try Self.listedSymbols(of: module) else {
             Issue.record("README.md has no `<!-- public API: \(module) -->` … `<!-- end public API -->` list")
@@ -94,8 +102,7 @@ import Testing
     /// built, is reported (the same comparison on a list with one line cut
     /// and one line added).
     @Test func aListThatDiffersIsReported() throws {
-        let scratch = Scratch()
-        let built = try Self.publicSymbols(of: "FirnCore", scratch: scratch)
+        let built = try #require(try Self.built.get()["FirnCore"])
         let listed = try #require(try Self.listedSymbols(of: "FirnCore"))
         #expect(built.contains("Store.open(_:options:)"))
         #expect(!built.contains("LockFile"), "the lock file's API is the package's, not an app's")

@@ -1,3 +1,4 @@
+import FirnTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// The documents' Swift snippets are the Examples package's marked regions.
 @Suite struct DocsTests {
     static func committed(_ path: String) throws -> String {
-        try String(contentsOfFile: SourceFiles.root + "/" + path, encoding: .utf8)
+        try String(contentsOfFile: Repository.root + "/" + path, encoding: .utf8)
     }
 
     @Test(arguments: [("bash", "completions/firn.bash"), ("zsh", "completions/_firn"), ("fish", "completions/firn.fish")])
@@ -23,7 +24,7 @@ import Testing
         #expect(run.status == 0)
         #expect(run.stdout == (try Self.committed("man/.help.json")),
                 "man/ is stale (the help it was generated from changed): run `make docs` and commit the result")
-        let pages = try FileManager.default.contentsOfDirectory(atPath: SourceFiles.root + "/man").filter { $0.hasSuffix(".1") }
+        let pages = try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/man").filter { $0.hasSuffix(".1") }
         for command in ["info", "versions", "pins", "growth", "dump", "load", "verify", "compact", "export", "import", "hold", "demo"] {
             #expect(pages.contains("firn.\(command).1"), "man/firn.\(command).1 is missing: run `make docs`")
         }
@@ -40,7 +41,7 @@ import Testing
     }
 
     static func snippetRegions() throws -> [DocSnippets.Region] {
-        try DocSnippets.regions(under: SourceFiles.root + "/Examples", root: SourceFiles.root)
+        try DocSnippets.regions(under: Repository.root + "/Examples", root: Repository.root)
     }
 
     /// Every ```swift block of README.md and docs/SDK.md is exactly one

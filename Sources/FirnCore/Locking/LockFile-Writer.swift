@@ -183,26 +183,19 @@ extension LockFile {
     /// Releases the writer byte kept for an open group, if it is kept and
     /// no transaction of this `LockFile` is under way or waiting (that one's
     /// release sees the waiter). True when it was released.
+    ///
+    /// `waitingUpTo`: how long to wait for the in-process permit (0: try
+    /// once). The kept-byte watch holds the permit for as long as it takes
+    /// to let the byte go (and, through the release hook, to write the kept
+    /// frames): a caller that needs the frames in the file waits that out
+    /// rather than read the file in that window. A transaction of this
+    /// `LockFile` holds the permit until its end, which decides; then the
+    /// wait gives up (false).
     @discardableResult
-    func dropRetainedWriterByte() -> Bool {
-        guard writerQueue.tryAcquire() else { return false }
-        defer { writerQueue.release() }
-        guard takeRetainedWriterByte() else { return false }
-        clearWriterRecord()
-        releaseWriterByte()
-        return true
-    }
-
-    /// `dropRetainedWriterByte`, waiting up to `nanoseconds` for the
-    /// in-process permit instead of giving up at once. The kept-byte watch
-    /// holds the permit for as long as it takes to let the byte go (and,
-    /// through the release hook, to write the kept frames): a caller that
-    /// needs the frames in the file must not read it in that window. A
-    /// transaction of this `LockFile` holds the permit until its end, which
-    /// decides; then the wait gives up (false).
-    @discardableResult
-    func dropRetainedWriterByte(waitingUpTo nanoseconds: UInt64) -> Bool {
-        guard writerQueue.acquire(deadline: monotonicNanoseconds() &+ nanoseconds) else { return false }
+    func dropRetainedWriterByte(waitingUpTo nanoseconds: UInt64 = 0) -> Bool {
+        let permitted = nanoseconds == 0
+            ? writerQueue.tryAcquire() : writerQueue.acquire(deadline: monotonicNanoseconds() &+ nanoseconds)
+        guard permitted else { return false }
         defer { writerQueue.release() }
         guard takeRetainedWriterByte() else { return false }
         clearWriterRecord()
