@@ -69,7 +69,7 @@ let groupCommands: [String: @Sendable ([String]) throws -> Int32] = [
         options.create = false
         let store = try Store.open(arguments[0], options: options)
         // Kept while it sleeps, not let go after the usual 2 ms idle.
-        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        store.group?.idleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
         let txn = try store.beginWriteBlocking()
         guard let tree = try txn.tree("t", create: true) else { throw GroupFormatFailure() }
         try tree.put(Array("held".utf8), Array("1".utf8))

@@ -137,7 +137,7 @@ import FirnTestSupport
             let groupOpen = try store.durableVersion < store.currentVersion
             var groupPastBudget = false
             if groupingPastBudget, groupOpen, let record = newestBefore,
-               let link = try store.logLink(try store.currentVersion, of: record) {
+               let link = try store.log.link(try store.currentVersion, of: record) {
                 groupPastBudget = CheckpointPolicy.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
             }
             let doSync = sealWanted ? groupOpen : fillingRegion ? false : groupingPastBudget ? groupPastBudget
@@ -145,7 +145,7 @@ import FirnTestSupport
             var pastBudget = false
             if doSync {
                 kind = .sync
-                if let record = newestBefore, let link = try store.logLink(try store.currentVersion, of: record) {
+                if let record = newestBefore, let link = try store.log.link(try store.currentVersion, of: record) {
                     pastBudget = CheckpointPolicy.budgetStanding(record, entries: link.loggedEntries, regionPages: pages).checkpointsGroup
                 }
                 version = try store.sync()

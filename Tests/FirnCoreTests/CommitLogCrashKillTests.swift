@@ -148,7 +148,7 @@ import FirnTestSupport
         // killed itself right after a write: a checkpoint's record, a frame
         // or seal, or else one of a checkpoint's pages).
         let newest = try #require(slots.newest)
-        let scan = try store.logScan(of: newest)
+        let scan = try store.log.scan(of: newest)
         let inFlight: InFlight
         if newest.version >= lastStarted {
             inFlight = .recordWritten
@@ -395,7 +395,7 @@ import FirnTestSupport
             // published version checks it and builds on it); a frame past
             // the published version is never taken in (FORMAT.md 8.2).
             let newest = try #require(try survivor.readSlots().newest)
-            let newestFrame = try survivor.logScan(of: newest)?.newestVersion ?? 0
+            let newestFrame = try survivor.log.scan(of: newest)?.newestVersion ?? 0
             if newest.version > published || newestFrame > published { unpublished += 1 }
             let adopted = newest.version > published
             let base = adopted ? newest.version : published

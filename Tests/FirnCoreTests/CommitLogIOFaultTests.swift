@@ -147,7 +147,7 @@ import FirnTestSupport
     /// the same in every run).
     static func open(_ path: String, fault: FaultyIO.Fault?, framesInMemory: Bool = true) throws -> Store {
         let store = try Store.open(path, options: options(fault: fault, framesInMemory: framesInMemory))
-        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        store.group?.idleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
         return store
     }
 

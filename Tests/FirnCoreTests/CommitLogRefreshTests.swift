@@ -100,7 +100,7 @@ import FirnTestSupport
             }
             let version = try txn.commit(durability: n % 3 == 0 ? .durable : .deferred)
             versions.append(version)
-            let chain = try #require(store.logChains.withLock { $0.first { $0.region == region } })
+            let chain = try #require(store.log.existingChain(of: region))
             #expect(chain.newestVersion == version, "frame \(version) is not in the chain right after its commit")
             if n % 4 == 0 {
                 _ = try store.sync()
@@ -109,7 +109,7 @@ import FirnTestSupport
         }
         // Still the same region: the test checks one chain against the file.
         #expect(try CommitSlots.read(store.io).newest == record)
-        let chain = try #require(store.logChains.withLock { $0.first { $0.region == region } })
+        let chain = try #require(store.log.existingChain(of: region))
         let held = chain.scan
         let map = try store.mapCovering(pages: record.logicalPageCount, version: record.version)
         let pageSize = Int(store.geometry.pageSize)
@@ -121,7 +121,7 @@ import FirnTestSupport
         #expect(held.newestVersion == read.newestVersion && held.durableVersion == read.durableVersion)
         // Each version's link as handed over, against a chain that reads
         // every frame from the file (as another process's store does).
-        let reading = store.logReading(for: record, map: map)
+        let reading = store.log.reading(for: VersionInfo(record), map: map)
         let fresh = LogChain(region: region, geometry: store.geometry, countLimit: reading.countLimit,
                              checkpointHasTree: reading.checkpointHasTree)
         _ = try fresh.readAll(bytes: bytes, owner: map)
@@ -133,7 +133,7 @@ import FirnTestSupport
             } + link.changes.sorted { $0.key < $1.key }.map { "\($0.key) changed, reset \($0.value.reset)" }
         }
         for version in versions {
-            let mine = try #require(try store.logLink(version, of: record))
+            let mine = try #require(try store.log.link(version, of: record))
             let theirs = try #require(try fresh.link(version, bytes: bytes, owner: map))
             #expect(mine.trees == theirs.trees, "version \(version)")
             #expect(mine.loggedEntries == theirs.loggedEntries, "version \(version)")

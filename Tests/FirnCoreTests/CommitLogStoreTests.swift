@@ -204,7 +204,7 @@ import FirnTestSupport
         defer { lockFile.unlockWriter(lease) }
         let record = try #require(try Self.records(store).max { $0.version < $1.version })
         let region = try #require(record.logRegion)
-        let scan = try #require(try store.logScan(of: record))
+        let scan = try #require(try store.log.scan(of: record))
         let appender = try #require(LogAppender.resume(io: store.io, region: region, geometry: store.geometry,
                                                         scan: scan, acceptOpenGroup: true))
         let entries = UInt64(try store.snapshot().tree("t")?.count ?? 0) + 1
@@ -313,7 +313,7 @@ import FirnTestSupport
         #expect(try store.durableVersion == durable + 5)
         #expect(try Self.records(store).map(\.version) == records, "a seal frame, not a checkpoint")
         let newest = try #require(try Self.records(store).max { $0.version < $1.version })
-        let scan = try #require(try store.logScan(of: newest))
+        let scan = try #require(try store.log.scan(of: newest))
         #expect(scan.frames.last?.header.kind == .seal && scan.durableVersion == durable + 5)
         store.close()
         store = try Store.open(path, options: StoreOptions.commitLog(pages: 64))

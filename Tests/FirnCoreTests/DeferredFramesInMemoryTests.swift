@@ -20,7 +20,7 @@ import FirnTestSupport
     /// hour (frames then wait until this test's own calls write them).
     static func openKeeping(_ path: String, options: StoreOptions = .commitLog(pages: 64)) throws -> Store {
         let store = try Store.open(path, options: options)
-        store.lockFile?.keptByteIdleNanoseconds.store(hour, ordering: .relaxed)
+        store.group?.idleNanoseconds.store(hour, ordering: .relaxed)
         return store
     }
 
@@ -139,7 +139,7 @@ import FirnTestSupport
         #expect(try other.currentVersion == base)
         // A chain made afresh reads the file, where the kept frame is not:
         // it cannot take the next one.
-        writer.logChains.withLock { $0.removeAll() }
+        writer.log.dropChains()
         let written = try Self.put(writer, 2, .deferred)
         #expect(written == kept + 1)
         let seen = try other.currentVersion, inFile = try Self.newestInFile(path)

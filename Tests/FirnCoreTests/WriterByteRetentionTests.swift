@@ -30,7 +30,7 @@ import FirnTestSupport
     /// cooperative pool).
     static func openKeeping(_ path: String, options: StoreOptions = StoreOptions()) throws -> Store {
         let store = try Store.open(path, options: options)
-        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        store.group?.idleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
         return store
     }
 
@@ -39,7 +39,7 @@ import FirnTestSupport
         guard let lock = store.lockFile else { return "no lock file" }
         let state = lock.local.withLock { $0 }
         return "kept \(state.retainedWriterByte), lease \(String(describing: state.writerLease)), closed \(state.closed), "
-            + "keeping releases \(state.keepingReleases), record pid \(lock.mapping.loadInt32(LockFileLayout.writerPIDOffset)), "
+            + "record pid \(lock.mapping.loadInt32(LockFileLayout.writerPIDOffset)), "
             + "release counter \(lock.mapping.load32(LockFileLayout.writerReleaseCounterOffset)), fd \(lock.fd)"
     }
 

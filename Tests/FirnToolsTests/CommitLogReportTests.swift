@@ -56,7 +56,9 @@ import FirnTestSupport
         let durable = try store.sync()
         try deferred(5)
         try deferred(6)
-        if holding { try store.writeUnwrittenFrames() }
+        // What this store keeps in memory goes to the file before the
+        // in-process inspection reads it (a reader never writes them).
+        try store.writeUnwrittenFrames()
         let record = try #require(try store.readSlots().record(version: epoch))
         let log = try #require(try store.inspectLog(of: record))
         #expect(log.newestVersion == durable + 2 && log.durableVersion == durable, "\(log)")
@@ -191,7 +193,7 @@ import FirnTestSupport
         defer { store.close() }
         let record = try #require(try store.readSlots().slots.compactMap { try? $0.get() }.max { $0.version < $1.version })
         let region = try #require(record.logRegion)
-        let scan = try #require(try store.logScan(of: record))
+        let scan = try #require(try store.log.scan(of: record))
         let appender = try #require(LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
                                                         acceptOpenGroup: true))
         let offset = appender.nextOffset

@@ -105,7 +105,7 @@ import FirnTestSupport
         let store = try Store.open(db)
         defer { store.close() }
         // Kept until this test writes them (no idle watch within the hour).
-        store.lockFile?.keptByteIdleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
+        store.group?.idleNanoseconds.store(3_600_000_000_000, ordering: .relaxed)
         try store.write { txn in try txn.tree("t")?.put([0], [0]) }
         let d = Int(try store.durableVersion)
         for i in 1...2 {

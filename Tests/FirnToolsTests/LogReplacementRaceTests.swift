@@ -347,7 +347,7 @@ import FirnTestSupport
         var newest: (time: UInt64, what: String) = (0, "nothing")
         for case let .success(record) in try store.readSlots().slots {
             if record.timestampNanoseconds > newest.time { newest = (record.timestampNanoseconds, "the record of v\(record.version)") }
-            for frame in try store.logScan(of: record)?.frames ?? [] where frame.header.timestampNanoseconds > newest.time {
+            for frame in try store.log.scan(of: record)?.frames ?? [] where frame.header.timestampNanoseconds > newest.time {
                 newest = (frame.header.timestampNanoseconds, "a frame of v\(frame.header.version) (epoch \(record.version))")
             }
         }

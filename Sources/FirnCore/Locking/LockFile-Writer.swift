@@ -139,35 +139,29 @@ extension LockFile {
     /// this release's mark: the next lease `follows` it when no other
     /// holder came in between.
     ///
-    /// `keepingByteForGroup`: the transaction left a group open (deferred
-    /// commits, not yet durable). The in-process permit goes, so the next
-    /// transaction of this process begins at once, but the cross-process
-    /// writer byte stays locked while the group goes on — much as Realm
-    /// keeps its write lock across grouped async commits until their sync.
-    /// That spares the two `fcntl`s of each grouped commit. The byte is let
-    /// go at the group's durability point, and sooner:
-    /// - at once, instead of being kept, when a writer elsewhere (another
-    ///   process, or another `LockFile` of this one) sleeps waiting for it;
-    /// - by the kept-byte watch, when such a writer comes while the byte is
-    ///   kept, or when the group goes `keptByteIdleNanoseconds` (2 ms)
-    ///   without a commit: an idle open group keeps nothing;
-    /// - at once when another `LockFile` of this process finds it taken
-    ///   (`WriterByteSiblings`: one thread may hold both).
-    /// The release counter moves as for a release (`releaseWriterByte`).
+    /// `keptBy`: the transaction left a group open (deferred commits, not
+    /// yet durable), and `holder` keeps the cross-process writer byte for
+    /// it: the in-process permit goes, so the next transaction of this
+    /// process begins at once, but the byte stays locked while the group
+    /// goes on — much as Realm keeps its write lock across grouped async
+    /// commits until their sync. That spares the two `fcntl`s of each
+    /// grouped commit. The holder decides when the byte goes
+    /// (`releaseKeptWriterByte`): this layer only tells it when a writer of
+    /// another `LockFile` of this process finds the byte taken
+    /// (`WriterByteSiblings`: one thread may hold both), and shows whether
+    /// writers elsewhere wait (`writersWaitElsewhere`). The release counter
+    /// moves as for a release (`releaseWriterByte`).
     @discardableResult
-    package func unlockWriter(_ lease: WriterLease, keepingByteForGroup: Bool = false) -> UInt32? {
-        let keep = keepingByteForGroup && mapping.load32(LockFileLayout.writerWaitersOffset) == 0
-        let (holds, arm) = local.withLock { state -> (Bool, Bool) in
-            guard !state.closed, state.writerLease == lease.generation else { return (false, false) }
+    package func unlockWriter(_ lease: WriterLease, keptBy holder: (any KeptWriterByteHolder)? = nil) -> UInt32? {
+        let keep = holder != nil
+        let holds = local.withLock { state -> Bool in
+            guard !state.closed, state.writerLease == lease.generation else { return false }
             state.writerLease = nil
             state.retainedWriterByte = keep
-            guard keep else { return (true, false) }
-            state.keepingReleases &+= 1
-            defer { state.keptByteWatchArmed = true }
-            return (true, !state.keptByteWatchArmed)
+            state.keptByteHolder = holder
+            return true
         }
         guard holds else { return nil }
-        defer { if arm { scheduleKeptByteWatch() } }
         if keep {
             // The record keeps naming this process (the byte is held: `firn
             // info` and a busy error say who holds it), but no thread.
@@ -180,53 +174,49 @@ extension LockFile {
         return mark
     }
 
+    /// Whether a writer of another process (or another `LockFile` of this
+    /// one) sleeps waiting for the writer byte.
+    package var writersWaitElsewhere: Bool {
+        mapping.load32(LockFileLayout.writerWaitersOffset) != 0
+    }
+
+    /// Whether the writer byte is kept for an open group (no lease holds it).
+    package var keepsWriterByte: Bool {
+        local.withLock { $0.retainedWriterByte && !$0.closed }
+    }
+
     /// Releases the writer byte kept for an open group, if it is kept and
-    /// no transaction of this `LockFile` is under way or waiting (that one's
-    /// release sees the waiter). True when it was released.
+    /// no transaction of this `LockFile` is under way or waiting (that
+    /// one's end decides), after `beforeRelease` — run holding the
+    /// in-process permit, with the byte still locked: the holder writes
+    /// there what whoever takes the byte next must find in the file. True
+    /// when it was released.
     ///
     /// `waitingUpTo`: how long to wait for the in-process permit (0: try
-    /// once). The kept-byte watch holds the permit for as long as it takes
-    /// to let the byte go (and, through the release hook, to write the kept
-    /// frames): a caller that needs the frames in the file waits that out
-    /// rather than read the file in that window. A transaction of this
-    /// `LockFile` holds the permit until its end, which decides; then the
-    /// wait gives up (false).
+    /// once). A transaction of this `LockFile` holds the permit until its
+    /// end; another release of the kept byte holds it for as long as its
+    /// `beforeRelease` takes.
     @discardableResult
-    func dropRetainedWriterByte(waitingUpTo nanoseconds: UInt64 = 0) -> Bool {
+    package func releaseKeptWriterByte(waitingUpTo nanoseconds: UInt64 = 0, beforeRelease: () -> Void) -> Bool {
         let permitted = nanoseconds == 0
             ? writerQueue.tryAcquire() : writerQueue.acquire(deadline: monotonicNanoseconds() &+ nanoseconds)
         guard permitted else { return false }
         defer { writerQueue.release() }
         guard takeRetainedWriterByte() else { return false }
+        beforeRelease()
         clearWriterRecord()
         releaseWriterByte()
         return true
     }
 
-    /// Looks again after `keptByteIdleNanoseconds`: a kept byte goes when a
-    /// writer elsewhere waits for it or no commit kept it since the last
-    /// look. Watches while the byte is kept or a transaction holds it (it
-    /// may keep it again); stops otherwise, until the next keeping release.
-    private func scheduleKeptByteWatch() {
-        let seen = local.withLock { $0.keepingReleases }
-        let interval = Int(clamping: keptByteIdleNanoseconds.load(ordering: .relaxed))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(interval)) { [weak self] in
-            self?.watchKeptWriterByte(seen: seen)
-        }
-    }
-
-    private func watchKeptWriterByte(seen: UInt64) {
-        let (kept, releases) = local.withLock { ($0.retainedWriterByte && !$0.closed, $0.keepingReleases) }
-        if kept && (releases == seen || mapping.load32(LockFileLayout.writerWaitersOffset) != 0) {
-            // Fails while a transaction holds the lock: its release decides.
-            dropRetainedWriterByte()
-        }
-        let watchOn = local.withLock { state -> Bool in
-            if !state.closed && (state.retainedWriterByte || state.writerLease != nil) { return true }
-            state.keptByteWatchArmed = false
+    /// Tells the holder of a byte kept through this `LockFile` that a
+    /// writer of another `LockFile` of this process wants it. True when it
+    /// was let go.
+    func askKeptByteHolderToRelease() -> Bool {
+        guard let holder = local.withLock({ $0.retainedWriterByte && !$0.closed ? $0.keptByteHolder : nil }) else {
             return false
         }
-        if watchOn { scheduleKeptByteWatch() }
+        return holder.keptWriterByteWanted()
     }
 
     /// Takes over the byte kept for an open group (the caller holds the
@@ -310,7 +300,6 @@ extension LockFile {
     /// way) but drops nothing and wakes no one.
     @discardableResult
     func releaseWriterByte(keepingByte: Bool = false) -> UInt32 {
-        if !keepingByte { runBeforeWriterByteRelease() }
         let mark = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
         if !keepingByte { _ = firn_ofd_lock(fd, 2, LockFileLayout.writerLockByte, 1) }
         _ = mapping.add32(LockFileLayout.writerReleaseCounterOffset, 1)
@@ -327,7 +316,7 @@ extension LockFile {
     /// ever wake a waiter for that byte, and one thread may hold both.
     private func tryWriterByte() -> Int32 {
         let result = SystemCall.status { firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1) }
-        guard result == EAGAIN || result == EACCES, WriterByteSiblings.dropRetained(lockFileIdentity, except: self)
+        guard result == EAGAIN || result == EACCES, WriterByteSiblings.askToRelease(lockFileIdentity, except: self)
         else { return result }
         return SystemCall.status { firn_ofd_lock(fd, 1, LockFileLayout.writerLockByte, 1) }
     }

@@ -64,32 +64,6 @@ package final class LockFile: @unchecked Sendable {
     let local: Locked<LocalState>
     /// The in-process half of the writer lock.
     let writerQueue = WriterQueue()
-    /// How long a kept writer byte may go without a commit of its group
-    /// before the kept-byte watch lets it go, and how often the watch looks
-    /// for writers waiting elsewhere (nanoseconds). Tests lengthen it to
-    /// observe a kept byte.
-    package let keptByteIdleNanoseconds = Atomic<UInt64>(2_000_000)
-    /// Run before the writer byte's OFD lock is dropped (set by the store:
-    /// it writes the deferred frames it keeps in memory, which whoever
-    /// takes the byte next must find in the file).
-    /// A class, not the closure itself: a closure read out of the generic
-    /// `Locked` through its `inout` access is written back wrapped in one
-    /// more reabstraction thunk, so each release made the next one slower.
-    private final class ReleaseHook: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    private let beforeWriterByteRelease = Locked<ReleaseHook?>(nil)
-
-    package func setBeforeWriterByteRelease(_ body: @escaping @Sendable () -> Void) {
-        let hook = ReleaseHook(body)
-        beforeWriterByteRelease.withLock { $0 = hook }
-    }
-
-    func runBeforeWriterByteRelease() {
-        beforeWriterByteRelease.withLock { $0 }?.body()
-    }
-
     struct LocalState {
         var closed = false
         var sessionEntry: PinSlot?
@@ -100,14 +74,12 @@ package final class LockFile: @unchecked Sendable {
         var writerLeaseCounter: UInt64 = 0
         var lastLockRecoveredFromDeadOwner = false
         /// The writer byte is still locked for an open group after its
-        /// last transaction ended (`unlockWriter(_:keepingByteForGroup:)`);
+        /// last transaction ended (`unlockWriter(_:keptBy:)`);
         /// no lease holds it.
         var retainedWriterByte = false
-        /// Releases that kept the byte, so far: the kept-byte watch tells
-        /// an idle group from a busy one by it.
-        var keepingReleases: UInt64 = 0
-        /// The kept-byte watch is scheduled (`watchKeptWriterByte`).
-        var keptByteWatchArmed = false
+        /// Who keeps it (the store's open group): told when a writer of
+        /// another `LockFile` of this process finds the byte taken.
+        weak var keptByteHolder: (any KeptWriterByteHolder)?
     }
 
     private init(path: String, databasePath: String, mode: OpenMode, readerSlotCount: Int,
@@ -373,6 +345,7 @@ package final class LockFile: @unchecked Sendable {
             state.exclusive = false
             state.writerLease = nil
             state.retainedWriterByte = false
+            state.keptByteHolder = nil
             return snapshot
         }
         guard let taken else { return }

@@ -1,10 +1,10 @@
 /// The `LockFile`s of this process, by the lock file they opened. A
-/// `LockFile` keeps the writer byte locked for an open group between
-/// transactions (`unlockWriter(_:keepingByteForGroup:)`); another
-/// `LockFile` of the same file in this process cannot take the byte
-/// until it is released, and may be waiting on the same thread that would
-/// make the group durable. So a `LockFile` that finds the byte taken asks
-/// its siblings to release a kept one first.
+/// store's open group keeps the writer byte locked between transactions
+/// (`unlockWriter(_:keptBy:)`); another `LockFile` of the same file in
+/// this process cannot take the byte until it is released, and may be
+/// waiting on the same thread that would make the group durable. So a
+/// `LockFile` that finds the byte taken tells its siblings' holders, which
+/// let a kept byte go first.
 enum WriterByteSiblings {
     private final class Weak: @unchecked Sendable {
         // Set once; read under the table's lock.
@@ -27,15 +27,16 @@ enum WriterByteSiblings {
         }
     }
 
-    /// Asks every other `LockFile` of `identity` in this process to release
-    /// a byte it keeps for a group. True when one did.
-    static func dropRetained(_ identity: DataFileIdentity, except asker: LockFile) -> Bool {
+    /// Tells the holder of a byte every other `LockFile` of `identity` in
+    /// this process keeps for a group that it is wanted. True when one was
+    /// let go.
+    static func askToRelease(_ identity: DataFileIdentity, except asker: LockFile) -> Bool {
         guard identity.isKnown else { return false }
         let siblings = table.withLock { table in
             (table[identity] ?? [:]).values.compactMap { $0.lockFile }.filter { $0 !== asker }
         }
         var dropped = false
-        for sibling in siblings where sibling.dropRetainedWriterByte() { dropped = true }
+        for sibling in siblings where sibling.askKeptByteHolderToRelease() { dropped = true }
         return dropped
     }
 }

@@ -145,7 +145,6 @@ extension Store {
     /// the record's pages), never for what the frames hold.
     package func inspectLog(of record: CommitRecord) throws(FirnError) -> LogInspection? {
         guard let region = record.logRegion else { return nil }
-        writeUnwrittenFramesIfIdle()
         let pageSize = UInt64(geometry.pageSize)
         // `CommitRecord.decode` checked this; the record is a value anyone
         // can build, so once more before the region is sliced from the map.
@@ -157,9 +156,9 @@ extension Store {
                 detail: "log region of \(region.pageCount) pages from page \(region.startPage) lies outside the record's \(record.logicalPageCount) pages")
         }
         let map = try mapCovering(pages: record.logicalPageCount, version: record.version)
-        let bytes = regionBytes(region, in: map)
+        let bytes = log.regionBytes(region, in: map)
         let scan = LogScan.scan(region, bytes: bytes, geometry: geometry)
-        let reading = logReading(for: record, map: map)
+        let reading = log.reading(for: VersionInfo(record), map: map)
         var inspection = LogInspection(
             startPage: region.startPage, pageCount: region.pageCount, epoch: region.epoch, seed: region.seed,
             pageSize: geometry.pageSize, frames: [], endKind: LogInspection.EndKind(scan.end), endOffset: scan.nextOffset,

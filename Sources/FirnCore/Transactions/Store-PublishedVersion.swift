@@ -27,7 +27,7 @@ extension Store {
     /// valid.
     func newestVersionInFile(_ slots: CommitSlots) throws(FirnError) -> UInt64 {
         guard let newest = slots.newest else { return 0 }
-        guard newest.hasLogRegion, let scan = try logFrames(of: newest) else { return newest.version }
+        guard newest.hasLogRegion, let scan = try log.frames(of: newest) else { return newest.version }
         return max(newest.version, scan.newestVersion)
     }
 

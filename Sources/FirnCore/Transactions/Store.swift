@@ -35,7 +35,6 @@ public final class Store: @unchecked Sendable {
     private let lastCheck: Locked<CommitSlots>
 
     private struct State {
-        var map: Mapping
         var closed = false
         /// Pinned snapshots and write transactions still alive: the lock
         /// file (their pins, the writer lock) and the file stay open until
@@ -43,12 +42,9 @@ public final class Store: @unchecked Sendable {
         var users = 0
         /// True once the lock file and the file have been closed.
         var released = false
-        /// Why the store refuses use until reopened, once it does.
-        var failure: Failure?
-        /// The largest size this store has seen the file at: Firn never
-        /// shrinks a data file in place (a replacement is another file), so
-        /// a version within it needs no new look at the file's size.
-        var fileSizeSeen: UInt64 = 0
+        /// Why the store refuses use until reopened, once a failed commit
+        /// could not be undone.
+        var undoFailure: FirnError?
     }
     private let state: Locked<State>
     /// Snapshots shared by many holders (`sharedSnapshot`).
@@ -64,23 +60,16 @@ public final class Store: @unchecked Sendable {
     /// The nodes this store's last commit wrote (`WrittenNodes`), taken by
     /// the next write transaction.
     let writtenNodes = Locked<WrittenNodes?>(nil)
-    /// The chains this store reads commit log regions with (`logChain(for:)`).
-    let logChains = Locked<[LogChain]>([])
-    /// The last log region this store checked before appending to it
-    /// (`checkLogRegionForWriting`): its pages are read once.
-    let writableLogRegion = Locked<LogRegion?>(nil)
-    /// Where this store's last frame left the writer, taken by the next
-    /// write transaction (`LogWriterCache`).
-    let logWriter = Locked<LogWriterCache?>(nil)
-    /// The appender holding deferred frames not written yet (FORMAT.md
-    /// 8.1: written at the group's durability point, when the writer byte
-    /// goes, or after the kept byte's idle interval), and the newest
-    /// version among them (0: none), which this store's own snapshots
-    /// already read and other processes do not see yet.
-    let unwrittenLog = Locked<LogAppender?>(nil)
-    let unpublishedVersion = Atomic<UInt64>(0)
+    /// The data file's map, grown as the file grows.
+    let file: MappedFile
+    /// The commit log: its chains, the writer's place in it, the deferred
+    /// frames kept in memory and their publication, the seal.
+    let log: CommitLog
+    /// The open group of deferred commits, which keeps the writer byte
+    /// between its transactions; nil without a lock file (read-only).
+    package let group: OpenGroup?
     /// When a commit on the log is a frame and when a checkpoint.
-    let checkpointPolicy: CheckpointPolicy
+    var checkpointPolicy: CheckpointPolicy { log.policy }
 
     public var pageSize: Int { geometry.pageSize }
 
@@ -94,13 +83,12 @@ public final class Store: @unchecked Sendable {
         self.geometry = geometry
         self.lockFile = lockFile
         self.io = io
-        checkpointPolicy = CheckpointPolicy(options: options, geometry: geometry)
-        state = Locked(State(map: map))
-        // Deferred frames kept in memory are written before the writer
-        // byte goes (a kept byte dropped by the idle watch, for a writer
-        // waiting elsewhere, or by a sibling `LockFile`): whoever takes it
-        // next reads the log from the file.
-        lockFile?.setBeforeWriterByteRelease { [weak self] in try? self?.publishUnwrittenFrames() }
+        let file = MappedFile(path: path, io: io, pageSize: geometry.pageSize, map: map)
+        let log = CommitLog(file: file, geometry: geometry, options: options, lockFile: lockFile)
+        self.file = file
+        self.log = log
+        group = lockFile.map { OpenGroup(lockFile: $0, log: log) }
+        state = Locked(State())
     }
 
     deinit {
@@ -198,7 +186,7 @@ public final class Store: @unchecked Sendable {
             // point never came; a writer starts a new region rather than
             // chain to them.
             var current = accepted.version
-            if let scan = try store.logFrames(of: accepted) { current = scan.durableVersion }
+            if let scan = try store.log.frames(of: accepted) { current = scan.durableVersion }
             // Only over 0: a writer may already have committed on top of
             // a version another first opener published.
             // Durable only once synced: after a crash of a process (not
@@ -230,7 +218,7 @@ public final class Store: @unchecked Sendable {
         }
         // A byte kept for an open group is not held past close, even while
         // snapshots keep the lock file open.
-        lockFile?.dropRetainedWriterByte()
+        group?.letKeptByteGo()
         lockFile?.wakeWaiters()
         if release { releaseResources() }
     }
@@ -260,7 +248,7 @@ public final class Store: @unchecked Sendable {
         guard first else { return }
         // Nothing uses the store now: deferred frames still in memory are
         // written and published before the writer byte goes with the lock file.
-        try? publishUnwrittenFrames()
+        try? log.writeKeptFrames()
         lockFile?.close()
         io.close()
     }
@@ -330,13 +318,15 @@ public final class Store: @unchecked Sendable {
         try beginWriteBlocking(timeout: timeout).commitCheckpoint()
     }
 
-    /// `sync()`'s work under the writer lock: the log's seal (`sealLog`) or
-    /// the newest record rewritten sealed.
-    private func syncHoldingWriterLock(_ lockFile: LockFile, timeout: Duration?) throws(FirnError) -> LogSeal {
-        try holdingWriterLock(lockFile, timeout: timeout) { () throws(FirnError) -> LogSeal in
-            try publishUnwrittenFrames()
+    /// `sync()`'s work under the writer lock: the log's seal
+    /// (`CommitLog.seal`) or the newest record rewritten sealed.
+    private func syncHoldingWriterLock(_ lockFile: LockFile, timeout: Duration?) throws(FirnError) -> CommitLog.Seal {
+        try holdingWriterLock(lockFile, timeout: timeout) { (lease) throws(FirnError) -> CommitLog.Seal in
+            try log.writeKeptFrames()
             let (slots, base, _) = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
-            if let seal = try sealLog(base, lockFile: lockFile) { return seal }
+            if let seal = try log.seal(base, published: lockFile.latestVersion, lease: lease, undoFailed: markFailed) {
+                return seal
+            }
             return .sealed(try sealRecord(base, slots: slots, lockFile: lockFile))
         }
     }
@@ -345,14 +335,26 @@ public final class Store: @unchecked Sendable {
     /// default `lockTimeout`) as a user of the store, for work that is not
     /// a write transaction (a seal, writing kept frames).
     func holdingWriterLock<R>(_ lockFile: LockFile, timeout: Duration?,
-                              _ body: () throws(FirnError) -> R) throws(FirnError) -> R {
+                              _ body: (WriterLease) throws(FirnError) -> R) throws(FirnError) -> R {
         let lease = try lockFile.lockWriter(timeout: timeout ?? options.lockTimeout)
         addUse()
         defer {
-            lockFile.unlockWriter(lease)
+            endHold(lease, lockFile: lockFile)
             endUse()
         }
-        return try body()
+        return try body(lease)
+    }
+
+    /// Gives the writer lock `lease` back: the open group keeps the byte
+    /// when `keepingByteForGroup` (a deferred commit left the group open)
+    /// and no writer elsewhere waits; otherwise the frames kept in memory
+    /// are written before the byte goes. Every release of a lock this
+    /// store took goes through here. The release mark, nil when `lease`
+    /// was no longer held.
+    @discardableResult
+    func endHold(_ lease: WriterLease, lockFile: LockFile, keepingByteForGroup: Bool = false) -> UInt32? {
+        if let group { return group.endHold(lease, keepingByte: keepingByteForGroup) }
+        return lockFile.unlockWriter(lease)
     }
 
     /// Rewrites the newest record sealed into its own slot (FORMAT.md 8.1).
@@ -416,7 +418,7 @@ public final class Store: @unchecked Sendable {
     private func clearSlotPageTail(at offset: UInt64, from start: Int) throws(FirnError) {
         let pageSize = geometry.pageSize
         guard start < pageSize else { return }
-        let map = state.withLock { $0.map }
+        let map = file.current
         let (end, overflow) = offset.addingReportingOverflow(UInt64(pageSize))
         guard !overflow, end <= UInt64(map.length) else { return }
         let tail = UnsafeRawBufferPointer(start: map.base + Int(offset) + start, count: pageSize - start)
@@ -453,8 +455,8 @@ public final class Store: @unchecked Sendable {
             }
             // Nobody else is writing: the log's durable version is current
             // (FORMAT.md 8.2), as for a first opener.
-            if let scan = try logScan(of: record), scan.durableVersion > record.version,
-               let link = try logLink(scan.durableVersion, of: record) {
+            if let scan = try log.scan(of: record), scan.durableVersion > record.version,
+               let link = try log.link(scan.durableVersion, of: record) {
                 return try makeSnapshot(VersionInfo(record), pin: nil, log: link)
             }
             return try makeSnapshot(VersionInfo(record), pin: nil)
@@ -531,7 +533,7 @@ public final class Store: @unchecked Sendable {
     private func snapshot(of version: UInt64, pin: PinSlot) throws(FirnError) -> Snapshot? {
         // The cache itself (a class whose fields never change), not copies
         // of its record and slots: those copies were most of this call.
-        let own = logWriter.withLock { (cache) -> LogWriterCache? in cache?.version == version ? cache : nil }
+        let own = log.writerCache(at: version)
         if let own, let link = own.link { return try makeSnapshot(VersionInfo(own.record), pin: pin, log: link) }
         let slots = if let own { own.slots } else { try CommitSlots.read(io) }
         return try makeSnapshot(version: version, slots: slots, pin: pin)
@@ -547,7 +549,7 @@ public final class Store: @unchecked Sendable {
         guard !options.readOnly, !isClosed, let lease = try lockFile.tryLockWriter() else { return }
         addUse()
         defer {
-            lockFile.unlockWriter(lease)
+            endHold(lease, lockFile: lockFile)
             endUse()
         }
         _ = try WriteTransaction.chooseBase(store: self, lockFile: lockFile)
@@ -596,7 +598,7 @@ public final class Store: @unchecked Sendable {
                 return snapshot
             }
             if let entry = try latest.retiredLog(holding: version)?.record,
-               let link = try logLink(version, ofRetired: entry) {
+               let link = try log.link(version, ofRetired: entry) {
                 let snapshot = try makeSnapshot(entry.versionInfo, pin: pin, log: link)
                 latest.detachPin()
                 return snapshot
@@ -620,30 +622,7 @@ public final class Store: @unchecked Sendable {
 
     /// The current map, replaced by a larger one when the file has grown past it.
     func mapCovering(pages: UInt64, version: UInt64, fileSize known: UInt64? = nil) throws(FirnError) -> Mapping {
-        let needed = pages.multipliedReportingOverflow(by: UInt64(geometry.pageSize))
-        let fileSize: UInt64
-        if let known {
-            fileSize = known
-        } else if !needed.overflow, case let seen = state.withLock({ $0.fileSizeSeen }), needed.partialValue <= seen {
-            // Each transaction maps its base version: a system call per
-            // commit saved (the file never shrinks under an open store).
-            fileSize = seen
-        } else {
-            fileSize = try io.size()
-        }
-        guard !needed.overflow, needed.partialValue <= fileSize else {
-            throw FirnError.corrupt(
-                path: path, page: pages &- 1, version: version,
-                detail: "the version uses \(pages) pages but the file holds only \(fileSize / UInt64(geometry.pageSize)) (truncated?)")
-        }
-        return try state.withLock { (s) throws(FirnError) -> Mapping in
-            s.fileSizeSeen = max(s.fileSizeSeen, fileSize)
-            if needed.partialValue <= UInt64(s.map.length) { return s.map }
-            let map = try Mapping(
-                descriptor: io.descriptor, length: Mapping.reservation(forFileSize: fileSize), path: path)
-            s.map = map
-            return map
-        }
+        try file.covering(pages: pages, version: version, fileSize: known)
     }
 
     // MARK: writing
@@ -700,7 +679,7 @@ public final class Store: @unchecked Sendable {
         do {
             return try WriteTransaction(store: self, lockFile: lockFile, lease: lease)
         } catch {
-            lockFile.unlockWriter(lease)
+            endHold(lease, lockFile: lockFile)
             endUse()
             throw error
         }
@@ -723,34 +702,16 @@ public final class Store: @unchecked Sendable {
     func checkOpen() throws(FirnError) {
         try state.withLock { (s) throws(FirnError) in
             if s.closed { throw FirnError.misuse("\(path): the store is closed") }
-            if let failure = s.failure {
-                switch failure {
-                case let .undoFailed(error):
-                    throw FirnError.misuse("\(path): a failed commit could not be undone (\(error)); reopen the store")
-                case let .framesUnwritten(error):
-                    throw FirnError.misuse("\(path): deferred commits could not be written (\(error)); reopen the store")
-                }
+            if let error = s.undoFailure {
+                throw FirnError.misuse("\(path): a failed commit could not be undone (\(error)); reopen the store")
             }
+        }
+        if let error = log.writeFailure {
+            throw FirnError.misuse("\(path): deferred commits could not be written (\(error)); reopen the store")
         }
     }
 
     func markFailed(_ error: FirnError) {
-        state.withLock { $0.failure = .undoFailed(error) }
-    }
-
-    /// Deferred frames kept in memory could not be written: their commits
-    /// were acknowledged (not durable) and this store reads them, but the
-    /// file and other processes never will. The store refuses use until
-    /// reopened, which reads the file.
-    func markFramesUnwritten(_ error: FirnError) {
-        state.withLock { $0.failure = .framesUnwritten(error) }
-    }
-
-    /// Why a store refuses use until reopened.
-    enum Failure {
-        /// A commit whose record write or sync failed and could not be undone.
-        case undoFailed(FirnError)
-        /// Deferred frames kept in memory that could not be written.
-        case framesUnwritten(FirnError)
+        state.withLock { $0.undoFailure = error }
     }
 }

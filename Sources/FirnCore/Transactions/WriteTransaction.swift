@@ -54,10 +54,7 @@ public final class WriteTransaction {
         beginThread = pthread_self()
         // Right after this store's own frame, with no other writer since:
         // go on where that transaction left the log.
-        if let cache = store.logWriter.withLock({ (cache) -> LogWriterCache? in
-               defer { cache = nil }
-               return cache
-           }), store.options.commitLogPages > 0, lease.follows(releaseMark: cache.releaseMark),
+        if let cache = store.log.takeWriterCache(), store.options.commitLogPages > 0, lease.follows(releaseMark: cache.releaseMark),
            store.newestVersion(lockFile) == cache.version {
             try Self.checkDataFile(store: store, lockFile: lockFile)
             slots = cache.slots
@@ -71,7 +68,7 @@ public final class WriteTransaction {
         // Deferred frames in memory belong after the published version; the
         // base is read from the file, so they go there first. (Not reached
         // while they wait: no other writer came in between, the cache holds.)
-        try store.publishUnwrittenFrames()
+        try store.log.writeKeptFrames()
         let (slots, record, slotBytes) = try Self.chooseBase(store: store, lockFile: lockFile)
         self.slots = slots
         self.slotBytes = slotBytes
@@ -102,7 +99,7 @@ public final class WriteTransaction {
         var appender: LogAppender? = nil
         if let region = record.logRegion {
             if published > record.version {
-                guard let found = try store.logLink(published, of: record) else {
+                guard let found = try store.log.link(published, of: record) else {
                     // Past the log's last whole frame: the file never had
                     // it (the lock file's claim, not a defect of the log).
                     let newest = try store.newestVersionInFile(slots)
@@ -125,10 +122,8 @@ public final class WriteTransaction {
             // undid) holds a version the next frames would take, and readers
             // would find it for that version; a checkpoint overwrites it.
             if store.options.commitLogPages > 0, slots.newest?.version == record.version,
-               let scan = try store.logScan(of: record), scan.newestVersion == base {
-                try store.checkLogRegionForWriting(record)
-                appender = LogAppender.resume(io: store.io, region: region, geometry: store.geometry, scan: scan,
-                                              acceptOpenGroup: true)
+               let scan = try store.log.scan(of: record), scan.newestVersion == base {
+                appender = try store.log.appender(for: record, after: scan)
             }
         }
         let snapshot = try store.makeSnapshot(VersionInfo(record), pin: nil, log: link)
@@ -141,7 +136,7 @@ public final class WriteTransaction {
         let link: LogOverlayVersion
         if let taken = cache.link {
             link = taken
-        } else if let read = try store.logLink(cache.version, of: cache.record) {
+        } else if let read = try store.log.link(cache.version, of: cache.record) {
             link = read
         } else {
             throw FirnError.corrupt(
@@ -218,7 +213,7 @@ public final class WriteTransaction {
         // frames after it. `publish` only raises, so a higher published
         // version another writer made stays.
         var accepted = base.version
-        if base.hasLogRegion, let scan = try store.logFrames(of: base) { accepted = max(accepted, scan.durableVersion) }
+        if base.hasLogRegion, let scan = try store.log.frames(of: base) { accepted = max(accepted, scan.durableVersion) }
         if accepted != published { lockFile.publish(version: accepted) }
         return (slots, base, bytes)
     }
@@ -361,7 +356,7 @@ public final class WriteTransaction {
         let buffered = deferred && syncs && store.options.keepsDeferredFramesInMemory
         // Why the log took no frame, for the checkpoint's region size. A
         // checkpoint asked for counts as the budget's when the log is past
-        // it (a group's durability point, `Store.sealLog`).
+        // it (a group's durability point, `CommitLog.seal`).
         let policy = store.checkpointPolicy
         var admission: CheckpointPolicy.FrameAdmission? = nil
         if checkpoint { admission = policy.askedCheckpointAdmission(log.record, entries: log.entries) }
@@ -384,23 +379,21 @@ public final class WriteTransaction {
                     throw error.located(in: store.path, version: version)
                 }
                 let link = appender.lastFrame.flatMap {
-                    store.logAppended($0, changes: log.changes, record: log.record)
+                    store.log.appended($0, changes: log.changes, record: log.record)
                 }
                 do {
                     // A buffered frame the chain did not take is written at
                     // once: this store's snapshots would look for it in the file.
-                    try store.publishAppended(appender, version: version, keep: buffered && link != nil,
-                                              durable: !deferred && syncs)
+                    try store.log.keep(appender, version: version, keep: buffered && link != nil,
+                                       durable: !deferred && syncs, maxWait: store.keptFramesMaxWait)
                 } catch {
                     abort()
                     throw error
                 }
                 let release = finish(deferred: deferred)
                 if let release {
-                    store.logWriter.withLock {
-                        $0 = LogWriterCache(releaseMark: release, version: version, slots: slots, slotBytes: slotBytes,
-                                            record: log.record, appender: appender, link: link)
-                    }
+                    store.log.leave(LogWriterCache(releaseMark: release, version: version, slots: slots,
+                                                   slotBytes: slotBytes, record: log.record, appender: appender, link: link))
                 }
                 return version
             }
@@ -410,7 +403,7 @@ public final class WriteTransaction {
             // The checkpoint's record follows the frames: they go to the
             // file first, so that a record lost to power (or a failed
             // checkpoint) leaves the log a reader can read.
-            try store.publishUnwrittenFrames()
+            try store.log.writeKeptFrames()
             pages = try PageCommit(store: store, lockFile: lockFile, slots: slots, base: log.record,
                                    version: version, slotBytes: slotBytes)
             try log.replay(into: pages)
@@ -443,12 +436,13 @@ public final class WriteTransaction {
 
     /// Ends the transaction; returns the writer lock's release mark. A
     /// deferred commit leaves its group open, and keeps the cross-process
-    /// writer byte for it (`LockFile.unlockWriter(_:keepingByteForGroup:)`),
+    /// writer byte for it (`OpenGroup.endHold`),
     /// unless the store never syncs (`.none`: no durability point comes).
     @discardableResult
     private func finish(deferred: Bool = false) -> UInt32? {
         finished = true
-        let release = lockFile.unlockWriter(lease, keepingByteForGroup: deferred && store.options.durability != .none)
+        let release = store.endHold(lease, lockFile: lockFile,
+                                    keepingByteForGroup: deferred && store.options.durability != .none)
         store.endUse()
         return release
     }
