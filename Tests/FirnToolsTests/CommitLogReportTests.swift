@@ -122,7 +122,7 @@ import FirnTestSupport
         let verifiedLog = try #require(verified.report?.verify.log)
         #expect(verified.report?.verify.version == written.newest && verified.report?.unreadableVersion == nil)
         #expect(verifiedLog.appliedVersion == written.newest && verifiedLog.commitFrames == 6 && verifiedLog.sealFrames == 1)
-        #expect(verifiedLog.end == .blank && verifiedLog.notes.isEmpty, "\(verifiedLog)")
+        #expect(verifiedLog.end == .blank && verifiedLog.notes == [], "\(verifiedLog)")
 
         // Nobody has the database open and the lock file is gone (a reboot):
         // the next opener is a first opener, and takes the durable version.
@@ -136,7 +136,7 @@ import FirnTestSupport
         let reverified = try Self.verify(written.path)
         #expect(reverified.run.status == 0, "\(reverified.run.stdout)\(reverified.run.stderr)")
         #expect(reverified.report?.verify.version == written.durable)
-        #expect(reverified.report?.verify.log?.notes.contains { $0.contains("follow version \(written.durable)") } == true,
+        #expect(reverified.report?.verify.log?.notes?.contains { $0.contains("follow version \(written.durable)") } == true,
                 "\(String(describing: reverified.report?.verify.log))")
     }
 
@@ -230,6 +230,8 @@ import FirnTestSupport
         #expect(finding.page == bad.page && finding.version == bad.version, "\(finding)")
         #expect(finding.message.contains("tree \"missing\", which does not exist"), "\(finding)")
         #expect(report.verify.log?.appliedVersion == good && report.verify.log?.newestVersion == bad.version)
+        #expect(report.verify.log?.unappliedVersion == bad.version && report.verify.log?.unappliedPage == bad.page,
+                "\(String(describing: report.verify.log))")
         // The checkpoint's pages were still checked: the only finding is the frame.
         #expect(report.verify.findings.count == 1, "\(report.verify.findings)")
         #expect(report.verify.version < good && !report.verify.trees.isEmpty)
