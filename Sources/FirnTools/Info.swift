@@ -39,52 +39,6 @@ package enum Info {
         package var loggedReset: Bool = false
     }
 
-    /// The commit log of the checkpoint the version reads through
-    /// (FORMAT.md 8.2): its region, the frames a scan of it accepts, where
-    /// and why the scan stopped, and which version each kind of opener takes.
-    package struct Log: Codable, Sendable, Equatable {
-        /// The checkpoint's version, which made the region.
-        package var epoch: UInt64
-        package var firstPage: UInt64
-        package var pages: UInt64
-        package var bytes: UInt64
-        package var commitFrames: Int
-        /// Commit frames written without their sync (members of a group).
-        package var deferredFrames: Int
-        package var sealFrames: Int
-        /// The last commit frame accepted (the epoch with none).
-        package var newestVersion: UInt64
-        /// The last commit written with its sync or the last seal (the epoch
-        /// with neither).
-        package var durableVersion: UInt64
-        /// Why the scan stopped, at which byte of the region (for `full`,
-        /// where the last frame ends), in which file page when inside the
-        /// region, with the other frame's epoch (`otherEpoch`) or the check
-        /// that failed (`torn`, `stale`, `damaged`).
-        package var end: LogEndKind
-        package var endOffset: UInt64
-        package var endPage: UInt64?
-        package var endEpoch: UInt64?
-        package var endDetail: String?
-        /// Bytes from the region's start to where the next frame would go,
-        /// and the rest of the region.
-        package var usedBytes: UInt64
-        package var freeBytes: UInt64
-        /// The version a first opener takes (one that finds nobody else with
-        /// the database open, e.g. after a power loss, or any reader without
-        /// a lock file): the slots' current record (FORMAT.md 2.1) and, when
-        /// it made a region, that log's durable version.
-        package var firstOpenerVersion: UInt64
-        /// The version the lock file publishes, which later openers read;
-        /// nil without a usable lock file or while it publishes none.
-        package var publishedVersion: UInt64?
-        /// A commit frame that checks out but cannot be applied (`firn
-        /// verify` names it too): its first page, version and what it does.
-        package var unappliedPage: UInt64?
-        package var unappliedVersion: UInt64?
-        package var unappliedDetail: String?
-    }
-
     package struct Report: Codable, Sendable {
         package var path: String
         package var formatVersion: UInt32
@@ -120,8 +74,9 @@ package enum Info {
         /// Why `objectTypes` could not be read (a damaged schema); the rest
         /// of the report stands.
         package var objectTypesProblem: String?
-        /// The commit log of the version's checkpoint, when it made one.
-        package var log: Log?
+        /// The commit log of the version's checkpoint, when it made one,
+        /// with which version each kind of opener takes.
+        package var log: LogReport?
         package var pins: Int
         package var stalePins: Int
         package var writerPID: Int32?
@@ -213,23 +168,15 @@ extension Info {
         return (try? store.inspectLog(of: record))??.durableVersion
     }
 
-    /// `record`'s log, read as `inspection`, as `Log`.
-    static func log(_ inspection: LogInspection, of record: CommitRecord, store: Store, slots: CommitSlots) -> Log {
+    /// `record`'s log, read as `inspection`, with the versions openers take.
+    static func log(_ inspection: LogInspection, of record: CommitRecord, store: Store, slots: CommitSlots) -> LogReport {
+        var log = LogReport(inspection)
         // The first opener reads the slots' current record's log: this one,
         // unless the slots moved on.
-        let firstOpener = slots.current == record ? inspection.durableVersion
+        log.firstOpenerVersion = slots.current == record ? inspection.durableVersion
             : firstOpenerVersion(store: store, slots: slots) ?? inspection.durableVersion
-        let published = store.lockFile.map(\.latestVersion).flatMap { $0 == 0 ? nil : $0 }
-        return Log(
-            epoch: inspection.epoch, firstPage: inspection.startPage, pages: inspection.pageCount,
-            bytes: inspection.regionBytes, commitFrames: inspection.commitFrames,
-            deferredFrames: inspection.frames.filter { $0.kind == .commit && $0.deferred }.count,
-            sealFrames: inspection.sealFrames, newestVersion: inspection.newestVersion,
-            durableVersion: inspection.durableVersion, end: inspection.endKind, endOffset: inspection.endOffset,
-            endPage: inspection.endPage, endEpoch: inspection.endEpoch, endDetail: inspection.endDetail,
-            usedBytes: inspection.usedBytes, freeBytes: inspection.freeBytes, firstOpenerVersion: firstOpener,
-            publishedVersion: published, unappliedPage: inspection.unapplied?.page,
-            unappliedVersion: inspection.unapplied?.version, unappliedDetail: inspection.unapplied?.detail)
+        log.publishedVersion = store.lockFile.map(\.latestVersion).flatMap { $0 == 0 ? nil : $0 }
+        return log
     }
 }
 

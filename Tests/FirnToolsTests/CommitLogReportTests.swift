@@ -12,7 +12,10 @@ import FirnTestSupport
 /// and names one that cannot be applied by its page and version (exit 65),
 /// and takes a torn end after the durable version for what a crash leaves.
 ///
-/// About 2 s (6 tests, 15 cases). Mutations it caught, each tried once:
+/// `verify` and `info` report the log with one summary: the same keys and
+/// values in both JSON `log` objects.
+///
+/// About 2.5 s (9 tests, 21 cases). Mutations it caught, each tried once:
 /// `Store.inspectLog` not applying frames (4 tests fail); `Verifier` not
 /// adding the unapplied frame's finding (3); no count check (1); a torn end
 /// as a finding instead of a note (1); the first opener's version taken
@@ -124,7 +127,7 @@ import FirnTestSupport
         let verifiedLog = try #require(verified.report?.verify.log)
         #expect(verified.report?.verify.version == written.newest && verified.report?.unreadableVersion == nil)
         #expect(verifiedLog.appliedVersion == written.newest && verifiedLog.commitFrames == 6 && verifiedLog.sealFrames == 1)
-        #expect(verifiedLog.end == .blank && verifiedLog.notes.isEmpty, "\(verifiedLog)")
+        #expect(verifiedLog.end == .blank && verifiedLog.notes == [], "\(verifiedLog)")
 
         // Nobody has the database open and the lock file is gone (a reboot):
         // the next opener is a first opener, and takes the durable version.
@@ -138,7 +141,7 @@ import FirnTestSupport
         let reverified = try Self.verify(written.path)
         #expect(reverified.run.status == 0, "\(reverified.run.stdout)\(reverified.run.stderr)")
         #expect(reverified.report?.verify.version == written.durable)
-        #expect(reverified.report?.verify.log?.notes.contains { $0.contains("follow version \(written.durable)") } == true,
+        #expect(reverified.report?.verify.log?.notes?.contains { $0.contains("follow version \(written.durable)") } == true,
                 "\(String(describing: reverified.report?.verify.log))")
     }
 
@@ -174,6 +177,66 @@ import FirnTestSupport
         let verifyText = try FirnRun.run(["verify", written.path], timeout: 30)
         #expect(verifyText.stdout.contains("log note: the scan ends torn"), "\(verifyText.stdout)")
         #expect(verifyText.stdout.contains("version \(written.durable) is clean"), "\(verifyText.stdout)")
+    }
+
+    /// The files `verify` and `info` both read to the end of their log.
+    enum LogFile: String, CaseIterable, Sendable {
+        /// The writer holds it, its lock file publishing an open group.
+        case openGroupPublished
+        /// Closed with the group open and the lock file gone: a first opener's file.
+        case openGroupAfterReboot
+        /// As after a reboot, the open group's last frame torn.
+        case tornEnd
+    }
+
+    /// `verify` and `info` report one log summary (`LogReport`, built once
+    /// from the inspection): for the same file their JSON `log` objects
+    /// hold the same keys with the same values, apart from each command's
+    /// own context (`notes`; `firstOpenerVersion`, `publishedVersion`).
+    @Test(arguments: LogFile.allCases)
+    func verifyAndInfoReportTheSameLogSummary(_ file: LogFile) throws {
+        let dir = try TemporaryDirectory()
+        let written = try Self.write(dir, holding: file == .openGroupPublished)
+        defer { written.holder?.close() }
+        if file == .tornEnd {
+            let last = try #require(written.frames.last)
+            var surgery = try FileSurgery(written.path)
+            surgery.bytes[Int(last.page) * 4096 + Int(last.offset % 4096) + LogFrameHeader.size] ^= 0x10
+            try surgery.save()
+        }
+        if file != .openGroupPublished { try FileManager.default.removeItem(atPath: written.path + ".lock") }
+
+        func logObject(_ command: String) throws -> [String: Any] {
+            let run = try FirnRun.run([command, written.path, "--json"], timeout: 30)
+            #expect(run.status == 0, "firn \(command): \(run.stdout)\(run.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            // `verify` nests its checker's report (with the log) under `verify`.
+            let holder = command == "verify" ? report["verify"] as? [String: Any] : report
+            return try #require(holder?["log"] as? [String: Any], "firn \(command) reports no log: \(run.stdout)")
+        }
+        let verify = try logObject("verify"), info = try logObject("info")
+        let verifyOnly: Set = ["notes"], infoOnly: Set = ["firstOpenerVersion", "publishedVersion"]
+        #expect(verify["notes"] != nil && info["firstOpenerVersion"] != nil, "\(verify)\n\(info)")
+        #expect(Set(verify.keys).isDisjoint(with: infoOnly) && Set(info.keys).isDisjoint(with: verifyOnly),
+                "\(verify.keys.sorted())\n\(info.keys.sorted())")
+        let summary = Set(verify.keys).subtracting(verifyOnly)
+        #expect(summary == Set(info.keys).subtracting(infoOnly), "\(verify.keys.sorted())\n\(info.keys.sorted())")
+        // The keys these logs all have (none is full: `endPage` too), so
+        // a key missing from both fails as well.
+        let always: Set = ["epoch", "firstPage", "pages", "bytes", "commitFrames", "deferredFrames", "sealFrames",
+                           "newestVersion", "durableVersion", "end", "endOffset", "endPage", "usedBytes", "freeBytes",
+                           "appliedVersion"]
+        #expect(summary.isSuperset(of: always), "missing: \(always.subtracting(summary).sorted())")
+        #expect(summary.contains("endDetail") == (file == .tornEnd), "\(summary.sorted())")
+        // Values compared as JSON text: JSONSerialization's numbers and
+        // strings do not compare as `Any`.
+        func json(_ value: Any?) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: [value ?? NSNull()], options: .sortedKeys), as: UTF8.self)
+        }
+        for key in summary.sorted() {
+            let (verified, reported) = (try json(verify[key]), try json(info[key]))
+            #expect(verified == reported, "\(key): verify \(verified), info \(reported)")
+        }
     }
 
     /// Appends a commit frame with `operations`, chained and checksummed
@@ -232,6 +295,8 @@ import FirnTestSupport
         #expect(finding.page == bad.page && finding.version == bad.version, "\(finding)")
         #expect(finding.message.contains("tree \"missing\", which does not exist"), "\(finding)")
         #expect(report.verify.log?.appliedVersion == good && report.verify.log?.newestVersion == bad.version)
+        #expect(report.verify.log?.unappliedVersion == bad.version && report.verify.log?.unappliedPage == bad.page,
+                "\(String(describing: report.verify.log))")
         // The checkpoint's pages were still checked: the only finding is the frame.
         #expect(report.verify.findings.count == 1, "\(report.verify.findings)")
         #expect(report.verify.version < good && !report.verify.trees.isEmpty)

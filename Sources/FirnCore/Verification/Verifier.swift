@@ -171,11 +171,9 @@ package struct Verifier {
                 + " commits published since, or frames no reader takes (an open group a first opener dropped,"
                 + " a writer that died before publishing), after which the next commit is a checkpoint")
         }
-        report.log = VerifiedLog(
-            epoch: log.epoch, firstPage: log.startPage, pages: log.pageCount, commitFrames: log.commitFrames,
-            sealFrames: log.sealFrames, newestVersion: log.newestVersion, durableVersion: log.durableVersion,
-            end: log.endKind, endOffset: log.endOffset, endPage: log.endPage, appliedVersion: log.appliedVersion,
-            notes: notes)
+        var summary = LogReport(log)
+        summary.notes = notes
+        report.log = summary
         if let bad = log.unapplied {
             add(VerifyFinding(.log, page: bad.page, version: bad.version,
                               message: "commit log frame checks out but cannot be applied: \(bad.detail)"))

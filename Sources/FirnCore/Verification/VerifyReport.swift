@@ -101,36 +101,8 @@ package struct VerifyReport: Codable, Sendable {
     /// True when `maxErrors` stopped the run early.
     package var truncated: Bool
     /// The commit log of the checkpoint the version reads through, when it
-    /// made one (FORMAT.md 8.2).
-    package var log: VerifiedLog? = nil
+    /// made one (FORMAT.md 8.2), with verification's `notes`.
+    package var log: LogReport? = nil
 
     package var isClean: Bool { findings.isEmpty }
-}
-
-/// A checkpoint's commit log as verification saw it (FORMAT.md 8.2): the
-/// frames a scan of its region accepts, each commit frame applied over the
-/// versions before it as readers apply it.
-package struct VerifiedLog: Codable, Sendable, Equatable {
-    /// The checkpoint's version.
-    package var epoch: UInt64
-    package var firstPage: UInt64
-    package var pages: UInt64
-    package var commitFrames: Int
-    package var sealFrames: Int
-    /// The last commit frame accepted (the epoch with none).
-    package var newestVersion: UInt64
-    /// The last commit written with its sync or the last seal: what a
-    /// first opener takes.
-    package var durableVersion: UInt64
-    /// Why the scan stopped, at which byte of the region, and (inside the
-    /// region) in which file page.
-    package var end: LogEndKind
-    package var endOffset: UInt64
-    package var endPage: UInt64?
-    /// The newest version whose frames, and every frame before them, apply.
-    package var appliedVersion: UInt64
-    /// What is normal but worth knowing: a torn, stale or damaged end after
-    /// the version's frame (what a crash during a write leaves), frames
-    /// past the version.
-    package var notes: [String]
 }

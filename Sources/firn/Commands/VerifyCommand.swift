@@ -16,7 +16,7 @@ struct VerifyCommand: ParsableCommand {
             (unreadableVersion). A torn, stale or damaged end after the frames is what a crash during a write \
             leaves: a note, not a finding. JSON keys: clean, unreadableVersion, verify (path, \
             version, pageSize, quick, slots[], trees[] (name, kind: user, catalog or space, entries, depth, branchPages, leafPages, overflowPages), reachablePages, freePages, retiredPages, logicalPages, \
-            bytesChecked, findings[] (kind, page, tree, version, expected, found, message), truncated, log (epoch, firstPage, pages, commitFrames, sealFrames, newestVersion, durableVersion, end, endOffset, endPage, appliedVersion, notes[])), lockFile, seconds, pinned, note.
+            bytesChecked, findings[] (kind, page, tree, version, expected, found, message), truncated, log (\(InfoCommand.logKeys), notes[]; the summary firn info's log reports too)), lockFile, seconds, pinned, note.
             """)
 
     @Argument(help: "The database file.") var file: String

@@ -1,3 +1,4 @@
+import FirnCore
 import FirnTools
 
 /// `firn info`'s text: the format, slots, the commit log, space, pins,
@@ -72,7 +73,7 @@ enum InfoText {
     }
 
     /// The commit log's lines (FORMAT.md 8.2).
-    static func lines(_ log: Info.Log) -> [String] {
+    static func lines(_ log: LogReport) -> [String] {
         var lines: [String] = []
         lines.append("  log       epoch \(log.epoch): pages \(log.firstPage)…\(log.firstPage + log.pages - 1) (\(log.pages) pages, \(Human.bytes(log.bytes)))")
         let deferred = log.deferredFrames > 0 ? " (\(log.deferredFrames) deferred)" : ""
@@ -92,8 +93,12 @@ enum InfoText {
         let next = log.end.allowsAppend ? "" : "; no frame may follow: the next commit is a checkpoint"
         lines.append("  log end   \(end); \(Human.bytes(log.usedBytes)) used, \(Human.bytes(log.freeBytes)) free\(next)")
         let published = log.publishedVersion.map { "; \($0) as published in the lock file" } ?? "; no lock file publishes a version"
-        let why = log.firstOpenerVersion == log.durableVersion ? " (the log's durable version)" : ""
-        lines.append("  opens at  \(log.firstOpenerVersion) for a first opener\(why)\(published)")
+        // `Info` sets the first opener's version on every log it reports
+        // (only `verify`'s reports, which have no such line, lack it).
+        if let firstOpener = log.firstOpenerVersion {
+            let why = firstOpener == log.durableVersion ? " (the log's durable version)" : ""
+            lines.append("  opens at  \(firstOpener) for a first opener\(why)\(published)")
+        }
         if let version = log.unappliedVersion {
             lines.append("  unreadable frame of version \(version) at page \(log.unappliedPage.map(String.init) ?? "?"): \(log.unappliedDetail ?? "?") (firn verify reports it)")
         }

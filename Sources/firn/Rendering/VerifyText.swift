@@ -25,7 +25,7 @@ enum VerifyText {
         if let log = v.log {
             let place = "region byte \(log.endOffset)" + (log.endPage.map { ", page \($0)" } ?? "")
             lines.append("log: epoch \(log.epoch), pages \(log.firstPage)…\(log.firstPage + log.pages - 1), \(log.commitFrames) commit + \(log.sealFrames) seal frame(s), newest \(log.newestVersion), durable \(log.durableVersion), ends \(log.end.rawValue) at \(place); frames applied up to version \(log.appliedVersion)")
-            for note in log.notes { lines.append("log note: \(note)") }
+            for note in log.notes ?? [] { lines.append("log note: \(note)") }
         }
         lines.append("pages: \(v.logicalPages) total = \(v.reachablePages) reachable + \(v.freePages) free + \(v.retiredPages) retired")
         if let note = report.lockFile.note { lines.append("lock file: \(note)") }
