@@ -81,7 +81,7 @@ struct NewestRecordCheck {
                 // Pages touched through a map count in the resident set:
                 // drop them as the walk goes, as verify does, so opening a
                 // bulk-loaded file does not hold all of it in memory.
-                if UInt64(pagesRead) * UInt64(pageSize) % Mapping.residencyBudget == 0 { map.dropResidentPages() }
+                map.touchedPage()
                 base = map.base + Int(offset)
             } else {
                 let read: Int
