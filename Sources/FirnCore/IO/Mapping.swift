@@ -70,13 +70,6 @@ final class Mapping: @unchecked Sendable {
     /// (measured with the file in the page cache).
     static let residencyBudget: UInt64 = 48 << 20
 
-    /// How many bytes the open-time check reads between drops. It reads
-    /// the pages the newest record's commit wrote: after an import or a
-    /// compaction the whole packed image, in file order, where a drop every
-    /// 4 MiB read keeps the import at 32 MiB; the walks' 48 MiB budget let
-    /// it peak at 70 MiB.
-    static let openCheckDropBytes: UInt64 = 4 << 20
-
     /// What one read fault maps at least: the kernel maps the neighbouring
     /// pages of the faulting one too (fault-around, 16 pages of 4 KiB).
     static let faultAroundBytes: UInt64 = 64 << 10

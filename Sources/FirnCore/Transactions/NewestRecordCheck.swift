@@ -79,9 +79,9 @@ struct NewestRecordCheck {
             let base: UnsafeRawPointer
             if let map, offset + UInt64(pageSize) <= UInt64(map.length) {
                 // Pages touched through a map count in the resident set:
-                // drop them as the walk goes, so opening a bulk-loaded file
-                // does not hold all of it in memory (`openCheckDropBytes`).
-                if UInt64(pagesRead) * UInt64(pageSize) % Mapping.openCheckDropBytes == 0 { map.dropResidentPages() }
+                // drop them as the walk goes, as verify does, so opening a
+                // bulk-loaded file does not hold all of it in memory.
+                map.touchedPage()
                 base = map.base + Int(offset)
             } else {
                 let read: Int
