@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A shared read-only memory map of the database file. Reads are zero-copy
 /// through it; writes never go through it (they use `FileIO`). A map reserves
@@ -10,10 +9,6 @@ import Synchronization
 final class Mapping: @unchecked Sendable {
     let base: UnsafeRawPointer
     let length: Int
-    /// Pages whole-file walks touched through this map (`touchedPage`).
-    private let touches = Atomic<UInt64>(0)
-    /// The process's file-backed resident bytes right after the last drop.
-    private let residentAfterDrop = Atomic<UInt64>(0)
 
     init(descriptor: Int32, length: Int, path: String) throws(FirnError) {
         guard length > 0 else { throw FirnError.misuse("\(path): cannot map 0 bytes") }
@@ -38,48 +33,9 @@ final class Mapping: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED)
     }
 
-    /// A whole-file walk (verify, compact, export, the open-time check)
-    /// touched one more page: every `touchesBetweenLooks` pages it looks at
-    /// what the process's file-backed resident set grew by since the last
-    /// drop, and drops the map's pages past `residencyBudget`. Measured,
-    /// not counted: one touch maps a fault-around window, or a whole large
-    /// folio of the page cache (ext4 on Linux 6.x), so a bound counted in
-    /// bytes read (4 MiB) let export keep 190 MiB of a 2 GiB file resident.
-    func touchedPage() {
-        let count = touches.wrappingAdd(1, ordering: .relaxed).newValue
-        guard count % Self.touchesBetweenLooks == 0 else { return }
-        guard let resident = ProcessMemory.fileBackedResidentBytes() else {
-            // No /proc: drop at every look, the bound then in pages.
-            dropResidentPages()
-            return
-        }
-        guard resident > residentAfterDrop.load(ordering: .relaxed) &+ Self.residencyBudget else { return }
-        dropResidentPages()
-        residentAfterDrop.store(ProcessMemory.fileBackedResidentBytes() ?? 0, ordering: .relaxed)
-    }
-
-    /// Pages touched between two looks at the resident set: a look is a
-    /// read of /proc/self/statm (a few µs).
-    static let touchesBetweenLooks: UInt64 = 64
-
-    /// How many bytes of the file a whole-file walk may keep resident
-    /// between `dropResidentPages` calls. 48 MiB: a drop also unmaps the
-    /// neighbours the walk is about to reach and the tree's upper pages,
-    /// which it then faults back in; at 16 MiB verify of a 1.9 GB file took
-    /// 2.4 s against 1.4–1.9 s, at 48 MiB it runs as fast as with no bound
-    /// (measured with the file in the page cache).
-    static let residencyBudget: UInt64 = 48 << 20
-
-    /// What one read fault maps at least: the kernel maps the neighbouring
-    /// pages of the faulting one too (fault-around, 16 pages of 4 KiB).
-    static let faultAroundBytes: UInt64 = 64 << 10
-
-    /// How many pages of `pageSize` a tree iteration (`TreeReader`) touches
-    /// between `dropResidentPages` calls: `residencyBudget` over what one
-    /// touch may map.
-    static func pagesBetweenDrops(pageSize: Int) -> UInt64 {
-        max(1, residencyBudget / max(faultAroundBytes, UInt64(max(1, pageSize))))
-    }
+    /// How many bytes a whole-file walk reads between `dropResidentPages` calls.
+    /// Small, because each fault maps up to 16 neighbouring pages (fault-around).
+    static let residencyBudget: UInt64 = 4 << 20
 
     /// The address space to reserve for a file of `fileSize` bytes: at least
     /// 1 GiB, and twice the file, so growth rarely needs a new map.

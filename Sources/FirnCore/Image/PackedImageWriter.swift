@@ -256,7 +256,7 @@ package struct PackedImageWriter {
             .copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
         batchPages += 1
         nextPage += 1
-        snapshot.source.map.touchedPage()
+        if (nextPage * UInt64(pageSize)) % Mapping.residencyBudget == 0 { snapshot.source.map.dropResidentPages() }
         progress?(nextPage)
     }
 

@@ -81,7 +81,7 @@ struct NewestRecordCheck {
                 // Pages touched through a map count in the resident set:
                 // drop them as the walk goes, as verify does, so opening a
                 // bulk-loaded file does not hold all of it in memory.
-                map.touchedPage()
+                if UInt64(pagesRead) * UInt64(pageSize) % Mapping.residencyBudget == 0 { map.dropResidentPages() }
                 base = map.base + Int(offset)
             } else {
                 let read: Int

@@ -145,7 +145,7 @@ public final class Cursor {
         self.tree = tree
         self.version = version
         readsSnapshot = owner is Snapshot
-        residencyPages = Int(Mapping.pagesBetweenDrops(pageSize: core.pageSize))
+        residencyPages = max(1, Int(Mapping.residencyBudget) / max(1, core.pageSize))
     }
 
     convenience init(_ merge: LogMergeCursor, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {

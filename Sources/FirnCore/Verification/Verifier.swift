@@ -274,7 +274,7 @@ package struct Verifier {
             return nil
         }
         report.bytesChecked += UInt64(view.pageSize)
-        source.map.touchedPage()
+        if report.bytesChecked % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
         if view.storedPageNumber != ref.page {
             add(VerifyFinding(.misdirected, page: ref.page, tree: tree, version: version,
                               expected: "page \(ref.page)", found: "page \(view.storedPageNumber)",
@@ -869,6 +869,7 @@ package struct Verifier {
         var seen = PageBitmap(pages: report.logicalPages)
         var found: [VerifyFinding] = []
         var work: [(PageRef, TreeRole)] = [(previous.catalogRoot, .catalog), (previous.spaceRoot, .space)]
+        var touched: UInt64 = 0
         while let (ref, role) = work.popLast(), found.count < options.maxErrors {
             guard !ref.isNone else { continue }
             let fail = { (message: String) in
@@ -883,7 +884,8 @@ package struct Verifier {
             guard let view = try? source.view(ref.page) else { continue }
             // The last commit may have replaced most of the file: keep the
             // memory bound of the main walk here too.
-            source.map.touchedPage()
+            touched &+= UInt64(view.pageSize)
+            if touched % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
             let intact = view.storedPageNumber == ref.page && view.birth == ref.birth && view.storedChecksum == ref.checksum
             switch bitmap[ref.page] {
             case .unseen:
