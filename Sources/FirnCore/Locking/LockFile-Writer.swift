@@ -190,17 +190,11 @@ extension LockFile {
     /// one's end decides), after `beforeRelease` — run holding the
     /// in-process permit, with the byte still locked: the holder writes
     /// there what whoever takes the byte next must find in the file. True
-    /// when it was released.
-    ///
-    /// `waitingUpTo`: how long to wait for the in-process permit (0: try
-    /// once). A transaction of this `LockFile` holds the permit until its
-    /// end; another release of the kept byte holds it for as long as its
-    /// `beforeRelease` takes.
+    /// when it was released. Never waits for the in-process permit: a
+    /// transaction of this `LockFile` holds it until its end, which decides.
     @discardableResult
-    package func releaseKeptWriterByte(waitingUpTo nanoseconds: UInt64 = 0, beforeRelease: () -> Void) -> Bool {
-        let permitted = nanoseconds == 0
-            ? writerQueue.tryAcquire() : writerQueue.acquire(deadline: monotonicNanoseconds() &+ nanoseconds)
-        guard permitted else { return false }
+    package func releaseKeptWriterByte(beforeRelease: () -> Void) -> Bool {
+        guard writerQueue.tryAcquire() else { return false }
         defer { writerQueue.release() }
         guard takeRetainedWriterByte() else { return false }
         beforeRelease()

@@ -364,7 +364,8 @@ final class CommitLog: @unchecked Sendable {
             // durability point, its one sync the group's.
             let logged = policy.budgeted ? try link(published, of: record)?.loggedEntries ?? 0 : 0
             guard policy.sealsGroup(record, entries: logged) else { return .needsCheckpoint }
-            try checkRegionForWriting(record)
+            // Either appender came from `appender(for:after:)`, which
+            // checked the region for writing.
             guard appender.region == region, appender.fits(payloadLength: 0) else { return .needsCheckpoint }
             try appender.seal(timestampNanoseconds: wallClockNanoseconds(), undoFailed: undoFailed)
             if let frame = appender.lastFrame { appended(frame, changes: nil, record: record) }

@@ -64,13 +64,11 @@ package final class OpenGroup: KeptWriterByteHolder, @unchecked Sendable {
     }
 
     /// Lets a kept byte go (writing the kept frames first), unless a
-    /// transaction of this store holds the lock (its end decides).
-    /// `waitingUpTo`: how long to wait for the in-process permit, which a
-    /// release under way holds while it writes (0: try once). True when
-    /// it was let go here.
+    /// transaction of this store holds the lock (its end decides). True
+    /// when it was let go here.
     @discardableResult
-    func letKeptByteGo(waitingUpTo nanoseconds: UInt64 = 0) -> Bool {
-        lockFile.releaseKeptWriterByte(waitingUpTo: nanoseconds) {
+    func letKeptByteGo() -> Bool {
+        lockFile.releaseKeptWriterByte {
             // A failed write is remembered: the store refuses use.
             try? log.writeKeptFrames()
         }
