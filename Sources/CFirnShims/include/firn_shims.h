@@ -13,6 +13,9 @@
 /// Continues a CRC32C over `len` bytes. Start with crc = 0.
 uint32_t firn_crc32c(uint32_t crc, const void *data, size_t len);
 /// 1 when the hardware (SSE4.2) path is in use.
+/// The same CRC32C by table lookups, whatever the CPU: what tests hold the
+/// hardware path to.
+uint32_t firn_crc32c_portable(uint32_t crc, const void *data, size_t len);
 int firn_crc32c_hardware(void);
 
 // MARK: futex (cross-process: no FUTEX_PRIVATE_FLAG)

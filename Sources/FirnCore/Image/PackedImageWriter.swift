@@ -97,18 +97,22 @@ package struct PackedImageWriter {
     private mutating func run(slotsLast: Bool) throws(FirnError) -> Summary {
         let catalog = try snapshot.catalog()
         var roots: [(name: [UInt8], entry: CatalogEntry)] = []
+        // Checkpoint trees are read with pread into frames, not through the
+        // map (`PageReader`): a copy of a large file stays small in memory.
+        let reader = PageReader(io: snapshot.store.io, pageSize: pageSize, pageLimit: snapshot.info.logicalPageCount)
         for (name, entry) in catalog {
             let before = entries
             let root: PageRef
             do throws(FirnError) {
-                let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
-                // A version between checkpoints: the log's entries over the checkpoint's tree.
+                // A version between checkpoints: the log's entries over the
+                // checkpoint's tree, which a map cursor reads (the merge seeks in it).
                 if snapshot.log != nil, let log = try snapshot.tree(name)?.log {
+                    let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
                     var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
                     root = try bulkLoad(&merged)
                 } else {
-                    var plain = cursor
-                    root = try bulkLoad(&plain)
+                    var walk = CheckedTreeWalk(reader: reader, root: entry.root, version: snapshot.version)
+                    root = try bulkLoad(&walk)
                 }
                 // The copy's catalog states the count it copied: one the
                 // source's catalog disagrees with is refused, not carried.
@@ -226,10 +230,10 @@ package struct PackedImageWriter {
                     value = .overflow(try writeOverflow(Array(bytes)), length: UInt64(bytes.count))
                 }
             case let .overflow(head, length):
-                let bytes = try snapshot.source.readOverflow(head, length: length)
+                let bytes = try cursor.readOverflow(head, length: length)
                 value = .overflow(try writeOverflow(bytes), length: length)
             }
-            // A snapshot cursor's key points into the map, which outlives this loop.
+            // The key points into the map or the walk's frame, both valid until the cursor moves.
             let key = try cursor.withKey { $0 } ?? UnsafeRawBufferPointer(start: nil, count: 0)
             try loader.add(key: key, value: value, writer: &self)
             entries += 1
@@ -382,7 +386,13 @@ protocol EntryWalk {
     mutating func next() throws(FirnError)
     func withKey<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(FirnError) -> R?
     func storedValue() throws(FirnError) -> StoredValue?
+    /// An overflow value's bytes, its chain read the way the walk reads pages.
+    func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8]
 }
 
 extension TreeCursor: EntryWalk {}
-extension LogMergeCursor: EntryWalk {}
+extension LogMergeCursor: EntryWalk {
+    func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8] {
+        try base.readOverflow(head, length: length)
+    }
+}

@@ -102,7 +102,7 @@ final class ReuseCheck {
         var record = base
         record.storedDistance = 0
         record.unsealed = false
-        var walk = NewestRecordCheck(io: io, map: map, record: record, keepingCheckedPages: true)
+        var walk = NewestRecordCheck(io: io, record: record, keepingCheckedPages: true)
         do { try walk.run() } catch {}
         return Set((walk.checkedPages ?? [:]).keys)
     }

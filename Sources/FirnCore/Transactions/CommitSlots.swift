@@ -83,10 +83,8 @@ package struct CommitSlots: Sendable {
         validated(io, reusing: earlier, keepingCheckedPages: false)
     }
 
-    /// `map`, when given, maps the file at least to its current size: the
-    /// check reads pages through it instead of copying them.
     func validated(
-        _ io: any FileIO, map: Mapping? = nil, reusing earlier: CommitSlots? = nil, keepingCheckedPages: Bool
+        _ io: any FileIO, reusing earlier: CommitSlots? = nil, keepingCheckedPages: Bool
     ) -> CommitSlots {
         var result = self
         result.isValidated = true
@@ -105,7 +103,7 @@ package struct CommitSlots: Sendable {
                     + "(version \(newest.durableBase) is the durable base)")
             return result
         }
-        var check = NewestRecordCheck(io: io, map: map, record: newest, keepingCheckedPages: keepingCheckedPages)
+        var check = NewestRecordCheck(io: io, record: newest, keepingCheckedPages: keepingCheckedPages)
         do throws(NewestRecordCheck.Failure) {
             try check.run()
             result.checkedPages = check.checkedPages

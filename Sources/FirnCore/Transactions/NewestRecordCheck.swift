@@ -13,11 +13,11 @@
 /// size of the file. Pages born earlier belong to *D*, which was made
 /// durable by its own sync before the first commit after it began.
 ///
-/// Pages are read through the file's map when the caller has one (the
-/// store's open: `verify` of a freshly loaded file then reads every page
-/// once, from the page cache, instead of copying each with `pread` first),
-/// else with `pread` through the file's I/O layer. The file's size is
-/// checked against the record first, so no mapped page lies past its end.
+/// Pages are read with `pread` through the file's I/O layer (`PageReader`:
+/// runs of pages in file order a window at a time), not through the
+/// store's map: opening a bulk-loaded file walks all of it, and mapped
+/// pages would count in the resident set (see `PageReader`). The file's
+/// size is checked against the record first.
 struct NewestRecordCheck {
     /// Why a page did not check out (the record is rejected).
     struct Failure: Error {
@@ -32,7 +32,6 @@ struct NewestRecordCheck {
     }
 
     let io: any FileIO
-    let map: Mapping?
     let record: CommitRecord
     let pageSize: Int
     /// Pages read so far.
@@ -40,9 +39,8 @@ struct NewestRecordCheck {
     /// The references whose pages checked out, by page, when kept.
     private(set) var checkedPages: [UInt64: PageRef]? = nil
 
-    init(io: any FileIO, map: Mapping? = nil, record: CommitRecord, keepingCheckedPages: Bool = false) {
+    init(io: any FileIO, record: CommitRecord, keepingCheckedPages: Bool = false) {
         if keepingCheckedPages { checkedPages = [:] }
-        self.map = map
         self.io = io
         self.record = record
         pageSize = Int(record.pageSize)
@@ -63,9 +61,7 @@ struct NewestRecordCheck {
         follow(record.catalogRoot, as: .tree(level: nil, catalog: true), into: &work)
         follow(record.spaceRoot, as: .tree(level: nil, catalog: false), into: &work)
         var seen = Set<UInt64>()
-        // Where pages are read when the map does not cover them.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 16)
-        defer { buffer.deallocate() }
+        let reader = PageReader(io: io, pageSize: pageSize, pageLimit: record.logicalPageCount)
         while let (ref, expect) = work.popLast() {
             guard ref.page >= 2, ref.page < record.logicalPageCount else {
                 throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
@@ -75,25 +71,12 @@ struct NewestRecordCheck {
                 throw Failure(page: ref.page, reason: "page reached twice")
             }
             pagesRead += 1
-            let offset = ref.page * UInt64(pageSize)  // < logicalPageCount × pageSize, checked above
-            let base: UnsafeRawPointer
-            if let map, offset + UInt64(pageSize) <= UInt64(map.length) {
-                // Pages touched through a map count in the resident set:
-                // drop them as the walk goes, as verify does, so opening a
-                // bulk-loaded file does not hold all of it in memory.
-                if UInt64(pagesRead) * UInt64(pageSize) % Mapping.residencyBudget == 0 { map.dropResidentPages() }
-                base = map.base + Int(offset)
-            } else {
-                let read: Int
-                do { read = try io.read(into: buffer, at: offset) } catch {
-                    throw Failure(page: ref.page, reason: "unreadable: \(error)")
-                }
-                guard read == pageSize, let start = buffer.baseAddress else {
-                    throw Failure(page: ref.page, reason: "short read (\(read) bytes)")
-                }
-                base = UnsafeRawPointer(start)
+            let view: PageView
+            do { view = try reader.view(ref.page) } catch {
+                throw Failure(page: ref.page, reason: "unreadable: \(error.detail)")
             }
-            try check(PageView(base: base, pageSize: pageSize, number: ref.page), ref: ref, expect: expect, into: &work)
+            defer { reader.release(to: 0) }
+            try check(view, ref: ref, expect: expect, into: &work)
             checkedPages?[ref.page] = ref
         }
     }
@@ -159,7 +142,10 @@ struct NewestRecordCheck {
                 guard reference.0.isNone || reference.0.birth <= view.birth else { return }
                 below.append(reference)
             }
-            for (reference, expect) in below { follow(reference, as: expect, into: &work) }
+            // Taken from the end of `work`: queued last to first, the
+            // children are read in the order they were written (a window
+            // of the reader covers a run of them).
+            for (reference, expect) in below.reversed() { follow(reference, as: expect, into: &work) }
         }
     }
 

@@ -98,6 +98,18 @@ struct PageSource {
     }
 
     func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8] {
+        try Self.readOverflow(head, length: length, pageSize: pageSize, pageLimit: pageLimit) { (ref) throws(FirnError) in
+            try view(ref)
+        }
+    }
+
+    /// Follows an overflow chain from `head`, reading each page with
+    /// `page` (which checks it against its reference): the value's bytes,
+    /// refused when the chain is longer or shorter than `length`.
+    static func readOverflow(
+        _ head: PageRef, length: UInt64, pageSize: Int, pageLimit: UInt64,
+        page: (PageRef) throws(FirnError) -> PageView
+    ) throws(FirnError) -> [UInt8] {
         let capacity = UInt64(pageSize - OverflowLayout.payloadOffset)
         guard length <= pageLimit * capacity else {
             throw FirnError.corrupt(path: "", page: head.page, version: nil,
@@ -114,7 +126,7 @@ struct PageSource {
                 throw FirnError.corrupt(path: "", page: ref.page, version: nil,
                                         detail: "overflow chain longer than its value (cycle?)")
             }
-            let v = try view(ref)
+            let v = try page(ref)
             let (payload, next) = try v.overflowPayload()
             out.append(contentsOf: payload)
             ref = next

@@ -265,6 +265,11 @@ struct TreeCursor {
     /// (`Mapping.dropResidentPages`); pointers stay valid.
     func dropResidentPages() { source.map.dropResidentPages() }
 
+    /// An overflow value's bytes, read through the cursor's source.
+    func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8] {
+        try source.readOverflow(head, length: length)
+    }
+
     var pageSize: Int { source.pageSize }
 
     private mutating func settleBackward() throws(FirnError) {

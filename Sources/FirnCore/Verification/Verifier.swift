@@ -10,7 +10,9 @@
 /// stays intact.
 ///
 /// Memory is a bitmap of two bits per page plus one root-to-leaf path (and
-/// a second bitmap while the previous slot's version is checked).
+/// a second bitmap while the previous slot's version is checked). Pages are
+/// read with `pread` into the path's frames (`PageReader`), not through the
+/// store's map, so the file does not become resident in the process.
 package struct Verifier {
     package struct Options: Sendable {
         /// Skip the checksum of every page (structure and references only).
@@ -40,7 +42,8 @@ package struct Verifier {
     /// and how many pages of its region the walk found retired as it says
     /// (its `P` entries come after it in key order): checked once it is done.
     private var epochEntries: [UInt64: (record: LogEpochRecord, page: UInt64, retired: UInt64)] = [:]
-    private var source: PageSource { snapshot.source }
+    /// Where the walks read pages: one frame per level of the path.
+    private let reader: PageReader
 
     package init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
         provedPages = snapshot.store.openCheck.checkedPages
@@ -48,6 +51,7 @@ package struct Verifier {
         self.slots = slots
         self.options = options
         let pages = snapshot.info.logicalPageCount
+        reader = PageReader(io: snapshot.store.io, pageSize: snapshot.store.pageSize, pageLimit: pages)
         bitmap = PageBitmap(pages: pages)
         cellBytes = ByteRangeMap(bytes: snapshot.store.geometry.pageSize)
         report = VerifyReport(
@@ -251,7 +255,8 @@ package struct Verifier {
 
     /// Checks the page a reference points to; nil when it cannot be read
     /// further. `holderBirth` is the birth of the page holding the reference
-    /// (nil for the commit record's roots): children are never newer.
+    /// (nil for the commit record's roots): children are never newer. The
+    /// view is in a frame of `reader`: the caller releases it.
     private mutating func checkReference(
         _ ref: PageRef, tree: String, holderBirth: UInt64?, use: PageBitmap.Use = .reachable
     ) -> PageView? {
@@ -269,12 +274,11 @@ package struct Verifier {
             return nil
         }
         let view: PageView
-        do { view = try source.view(ref.page) } catch {
-            add(VerifyFinding(.range, page: ref.page, tree: tree, version: version, message: "\(error)"))
+        do { view = try reader.view(ref.page) } catch {
+            add(VerifyFinding(.range, page: ref.page, tree: tree, version: version, message: error.detail))
             return nil
         }
         report.bytesChecked += UInt64(view.pageSize)
-        if report.bytesChecked % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
         if view.storedPageNumber != ref.page {
             add(VerifyFinding(.misdirected, page: ref.page, tree: tree, version: version,
                               expected: "page \(ref.page)", found: "page \(view.storedPageNumber)",
@@ -347,6 +351,9 @@ package struct Verifier {
         upper: [UInt8]?, depth: Int, previousKey: inout [UInt8]?, leafDepth: inout Int?, stats: inout VerifiedTree,
         leaf: (UnsafeRawBufferPointer, StoredValue, EntryPlace, inout Verifier) -> Void
     ) {
+        // This page's frame, and those of the pages below it, are free again on return.
+        let mark = reader.mark
+        defer { reader.release(to: mark) }
         guard !stopped, let view = checkReference(ref, tree: tree, holderBirth: holderBirth) else { return }
         let version = snapshot.info.version
         do {
@@ -579,6 +586,8 @@ package struct Verifier {
         var total: UInt64 = 0
         var index: UInt64 = 0
         while !ref.isNone, !stopped {
+            let mark = reader.mark
+            defer { reader.release(to: mark) }
             guard let view = checkReference(ref, tree: tree, holderBirth: holder) else { return }
             stats.overflowPages += 1
             do {
@@ -869,7 +878,6 @@ package struct Verifier {
         var seen = PageBitmap(pages: report.logicalPages)
         var found: [VerifyFinding] = []
         var work: [(PageRef, TreeRole)] = [(previous.catalogRoot, .catalog), (previous.spaceRoot, .space)]
-        var touched: UInt64 = 0
         while let (ref, role) = work.popLast(), found.count < options.maxErrors {
             guard !ref.isNone else { continue }
             let fail = { (message: String) in
@@ -881,11 +889,9 @@ package struct Verifier {
                 fail("lies outside the current version's pages 2..<\(report.logicalPages)")
                 continue
             }
-            guard let view = try? source.view(ref.page) else { continue }
-            // The last commit may have replaced most of the file: keep the
-            // memory bound of the main walk here too.
-            touched &+= UInt64(view.pageSize)
-            if touched % Mapping.residencyBudget == 0 { source.map.dropResidentPages() }
+            let mark = reader.mark
+            defer { reader.release(to: mark) }
+            guard let view = try? reader.view(ref.page) else { continue }
             let intact = view.storedPageNumber == ref.page && view.birth == ref.birth && view.storedChecksum == ref.checksum
             switch bitmap[ref.page] {
             case .unseen:
