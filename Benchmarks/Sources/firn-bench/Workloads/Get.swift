@@ -15,8 +15,9 @@ func runGet(_ ctx: Context) throws {
         }
     }
     let m = try alternate("get", reps: ctx.reps, [contender(FirnEngine.self), contender(LMDBEngine.self), contender(SQLiteEngine.self)])
-    for peer in ["lmdb", "sqlite"] {
+    // Issue 28's target against LMDB; SQLite's row keeps its 1.0.
+    for (peer, target) in [("lmdb", 1.5), ("sqlite", 1.0)] {
         ctx.report.add(.higherIsBetter("get", firn: m["firn"]!, peer: peer, peerValue: m[peer]!,
-                                       unit: "reads/s", target: .ratioAtLeast(1.0)))
+                                       unit: "reads/s", target: .ratioAtLeast(target)))
     }
 }

@@ -15,5 +15,5 @@ func runScan(_ ctx: Context) throws {
     }
     let m = try alternate("scan", reps: ctx.reps, [contender(FirnEngine.self), contender(LMDBEngine.self)])
     ctx.report.add(.higherIsBetter("scan", firn: m["firn"]!, peer: "lmdb", peerValue: m["lmdb"]!,
-                                   unit: "records/s", target: .ratioAtLeast(1.0)))
+                                   unit: "records/s", target: .ratioAtLeast(1.2)))
 }

@@ -25,5 +25,5 @@ func runVerify(_ ctx: Context) throws {
     }
     let m = try alternate("verify", reps: ctx.reps, [firn, sqlite])
     ctx.report.add(.higherIsBetter("verify", firn: m["firn"]!, peer: "sqlite integrity_check", peerValue: m["sqlite"]!,
-                                   unit: "MB/s", target: .ratioAtLeast(2.0)))
+                                   unit: "MB/s", target: .ratioAtLeast(3.0)))
 }
