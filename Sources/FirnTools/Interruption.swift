@@ -46,7 +46,8 @@ package enum Interruption {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        // A closed pipe on stdout becomes EPIPE (exit 74), not a silent death.
+        // A closed pipe on stdout becomes EPIPE, which the command handles
+        // (`ToolError.outputClosed`), not a death by signal.
         signal(SIGPIPE, SIG_IGN)
     }
 

@@ -14,26 +14,40 @@ struct Firn: ParsableCommand {
         abstract: "Inspect and maintain Firn database files.",
         discussion: """
             Every command takes --json (stable keys), --progress/--no-progress and \
-            --lock-timeout SECONDS. Read-only commands (info, versions, pins, growth, dump, verify) \
-            never modify the database or create files.
+            --lock-timeout SECONDS. Read-only commands (info, versions, pins, growth, dump, get, verify) \
+            never modify the database or create files. --version after a command is a database version \
+            (dump, get, verify, compact, export, hold); firn --version alone prints the toolkit's version.
 
-            Exit status: 0 ok/clean; 1 a threshold you set was crossed; 64 usage error; \
+            Exit status: 0 ok/clean; 1 a threshold you set was crossed (get: the key is absent); 64 usage error; \
             65 corrupt or failed verification (also a damaged page any command reads, copies or builds on: \
-            nothing is written); 66 input missing or not a Firn file; \
-            73 cannot create the output (exists, no space); 74 I/O error; \
+            nothing is written); 66 input missing or not a Firn file; 70 internal error (a bug to report); \
+            73 cannot create the output (exists, a directory, no space); 74 I/O error; \
             75 busy (lock timeout, exclusivity refused, or a lock file its holders keep publishing a version \
             the data file does not hold) - retry later; 130 interrupted, nothing changed.
             """,
-        version: "0.1.0",
         subcommands: [
             InfoCommand.self, VersionsCommand.self, PinsCommand.self, GrowthCommand.self, DumpCommand.self,
-            LoadCommand.self, VerifyCommand.self, CheckpointCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
+            GetCommand.self, LoadCommand.self, VerifyCommand.self, CheckpointCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
             HoldCommand.self, DemoCommand.self, DemoAppCommand.self,
         ]
     )
 
+    /// The toolkit's version, printed by `firn --version` alone. Not the
+    /// parser's `version:`: that answers `--version` after any command, where
+    /// `dump`, `verify`, `compact`, `export` and `hold` take a database version.
+    static let toolVersion = "0.1.0"
+
     static func main() {
         Interruption.install()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            print(toolVersion)
+            Glibc.exit(0)
+        }
+        if let unknown = unknownHelpTopic(arguments) {
+            Console.error("firn: unknown command '\(unknown)' (see firn help)")
+            Glibc.exit(ExitStatus.usage)
+        }
         var command: ParsableCommand
         do {
             command = try parseAsRoot()
@@ -41,7 +55,7 @@ struct Firn: ParsableCommand {
             // Help, --version and generated scripts exit 0 through the parser;
             // every other parse error is a usage error: 64, one line.
             if exitCode(for: error) == .success { exit(withError: error) }
-            Glibc.exit(ExitStatus.reportUsage(error, arguments: Array(CommandLine.arguments.dropFirst())))
+            Glibc.exit(ExitStatus.reportUsage(error, arguments: arguments))
         }
         do {
             try command.run()
@@ -55,5 +69,20 @@ struct Firn: ParsableCommand {
             if exitCode(for: error) == .success { exit(withError: error) }
             Glibc.exit(ExitStatus.report(error))
         }
+    }
+
+    /// The first name after `firn help` that is no command (the parser's help
+    /// prints the top-level help for it and exits 0: a typo would pass a CI step).
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var commands: [ParsableCommand.Type] = Firn.configuration.subcommands
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            if name == "help" && commands.count == Firn.configuration.subcommands.count { continue }
+            guard let command = commands.first(where: {
+                $0.configuration.commandName == name || $0.configuration.aliases.contains(name)
+            }) else { return name }
+            commands = command.configuration.subcommands
+        }
+        return nil
     }
 }

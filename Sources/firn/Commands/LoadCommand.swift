@@ -7,18 +7,25 @@ struct LoadCommand: ParsableCommand {
         abstract: "Load entries in the `firn dump --entries` format into a database (created when missing).",
         discussion: """
             Reads stdin (or --input) in batches, one write transaction per batch, into the trees the lines name \
-            (or all into --tree). Interrupted, it stops after the last whole batch (each batch is atomic). \
-            JSON keys: path, entries, batches, trees, created, version.
+            (or all into --tree, where a line may also be two tab-separated fields: key, value). Interrupted \
+            (SIGINT, SIGTERM), it keeps the batches it committed (each batch is atomic), says on stderr how many \
+            batches and entries that is, and exits 130. The text and JSON report the entries written and, per \
+            tree, the keys it holds after the load and how many entries overwrote a key present (in the file or \
+            earlier in the input). JSON keys: path, entries, overwritten, batches, trees (per name: written, \
+            overwritten, keys), created, version.
             """)
 
     @Argument(help: "The database file.") var file: String
     @Option(help: "Read from this file instead of stdin.") var input: String?
-    @Option(help: "Put every entry into this tree.") var tree: String?
+    @Option(help: "Put every entry into this tree (lines may then be key, value).") var tree: String?
     @Option(parsing: .unconditional, help: "Entries per write transaction (1…10000000; default: 10000).", transform: NumericOption.batch)
     var batch = 10_000
     @OptionGroup var common: CommonOptions
 
     func run() throws {
+        // Ctrl-C stops the load between lines; the batches committed stay
+        // and the error line counts them (Load.run).
+        Interruption.install(exitOnSignal: false)
         var options = Load.Options(path: file)
         options.input = input
         options.tree = tree

@@ -5,11 +5,16 @@ import FirnCore
 import Glibc
 #endif
 
-/// stdout and stderr. Writes to stdout that fail (a closed pipe: EPIPE)
-/// throw, so the command ends with exit 74 instead of dying on SIGPIPE.
+/// stdout and stderr. Writes to stdout that fail throw: a closed pipe
+/// (EPIPE, the reader of `| head` is done) as `outputClosed`, which ends the
+/// command quietly with exit 0 instead of dying on SIGPIPE; anything else 74.
 enum Console {
-    static func write(_ text: String) throws(ToolError) {
-        if let error = SystemCall.writeAll(1, Array(text.utf8)) {
+    static func write(_ text: String) throws(ToolError) { try write(bytes: Array(text.utf8)) }
+
+    /// Writes bytes as they are (a value `get` prints need not be UTF-8).
+    static func write(bytes: [UInt8]) throws(ToolError) {
+        if let error = SystemCall.writeAll(1, bytes) {
+            if error.code == EPIPE { throw ToolError.outputClosed(path: "stdout") }
             throw ToolError.io(path: "stdout", operation: "write", errno: error.code)
         }
     }

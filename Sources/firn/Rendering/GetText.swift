@@ -1,0 +1,33 @@
+import FirnTools
+
+/// `firn get`'s output: the value's bytes (or hex), and the line that
+/// says what is absent.
+enum GetText {
+    static func value(_ bytes: [UInt8], hex: Bool) -> [UInt8] {
+        (hex ? Array(ByteText.hexString(bytes).utf8) : bytes) + [UInt8(ascii: "\n")]
+    }
+
+    static func absence(_ absence: Get.Absence, _ report: Get.Report) -> String {
+        switch absence {
+        case .noTree: "no tree \(JSONText.quoted(report.tree)) in version \(report.version)"
+        case .noKey: "no key \(ByteText.field(report.key)) in tree \(JSONText.quoted(report.tree)) at version \(report.version)"
+        }
+    }
+}
+
+/// `firn get --json`: the report with its key and value spelled as the
+/// entries format spells them.
+struct GetJSON: Encodable {
+    var report: Get.Report
+
+    init(_ report: Get.Report) { self.report = report }
+
+    private enum Keys: String, CodingKey { case key, value }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(ByteText.field(report.key), forKey: .key)
+        try container.encode(report.value.map { ByteText.field($0) }, forKey: .value)
+    }
+}
