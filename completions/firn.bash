@@ -173,13 +173,13 @@ _firn() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|versions|pins|growth|dump|get|load|verify|checkpoint|compact|export|import|hold|demo|help)
+    info|versions|pins|readers|growth|dump|get|load|verify|checkpoint|compact|export|import|hold|demo|help)
         # Offer subcommand argument completions
         "_firn_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info versions pins growth dump get load verify checkpoint compact export import hold demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info versions pins readers growth dump get load verify checkpoint compact export import hold demo help' -- "${cur}"))
         ;;
     esac
 }
@@ -483,6 +483,10 @@ _firn_demo() {
 
 _firn_help() {
     :
+}
+
+_firn_readers() {
+    _firn_pins
 }
 
 complete -o filenames -F _firn firn

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FirnCore
 import FirnTools
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,8 @@ struct Firn: ParsableCommand {
             nothing is written); 66 input missing or not a Firn file; 70 internal error (a bug to report); \
             73 cannot create the output (exists, a directory, no space); 74 I/O error; \
             75 busy (lock timeout, exclusivity refused, or a lock file its holders keep publishing a version \
-            the data file does not hold) - retry later; 130 interrupted, nothing changed.
+            the data file does not hold) - retry later; 130 interrupted, nothing changed (load keeps the batches it \
+            committed and says how many). A closed stdout (| head) ends a command quietly with 0.
             """,
         subcommands: [
             InfoCommand.self, VersionsCommand.self, PinsCommand.self, GrowthCommand.self, DumpCommand.self,
@@ -42,6 +44,14 @@ struct Firn: ParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--version"] {
             print(toolVersion)
+            Glibc.exit(0)
+        }
+        if arguments.count == 2 && arguments[0] == "--generate-manual" {
+            Glibc.exit(generateManual(into: arguments[1]))
+        }
+        if arguments.count == 2 && arguments[0] == "--generate-completion-script",
+           let shell = CompletionShell(rawValue: arguments[1]) {
+            print(CompletionScript.script(for: shell))
             Glibc.exit(0)
         }
         if let unknown = unknownHelpTopic(arguments) {
@@ -84,5 +94,20 @@ struct Firn: ParsableCommand {
             commands = command.configuration.subcommands
         }
         return nil
+    }
+
+    /// `firn --generate-manual DIR` (hidden; `make docs`): writes a man page
+    /// per command into DIR (`ManualPage`).
+    static func generateManual(into directory: String) -> Int32 {
+        do {
+            let dump = try JSONDecoder().decode(HelpDump.self, from: Data(Firn._dumpHelp().utf8))
+            for page in ManualPage.pages(dump) {
+                try Data(page.text.utf8).write(to: URL(fileURLWithPath: directory + "/" + page.name))
+            }
+            return ExitStatus.ok
+        } catch {
+            Console.error("firn: \(directory): cannot write the man pages: \(error)")
+            return ExitStatus.cannotCreate
+        }
     }
 }
