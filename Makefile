@@ -24,7 +24,8 @@ deps:
 	@missing=; \
 	command -v groff >/dev/null 2>&1 || missing="$$missing groff"; \
 	command -v man >/dev/null 2>&1 || missing="$$missing man-db"; \
-	python3 -c 'import prometheus_client' 2>/dev/null || missing="$$missing python3-prometheus-client"; \
+	python3 -c 'import prometheus_client' 2>/dev/null || /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null \
+		|| missing="$$missing python3-prometheus-client"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing…"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -173,13 +173,13 @@ _firn() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|versions|pins|readers|growth|dump|get|load|verify|checkpoint|compact|export|import|hold|demo|help)
+    info|versions|pins|readers|growth|dump|get|load|verify|metrics|checkpoint|compact|export|import|hold|demo|help)
         # Offer subcommand argument completions
         "_firn_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info versions pins readers growth dump get load verify checkpoint compact export import hold demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info versions pins readers growth dump get load verify metrics checkpoint compact export import hold demo help' -- "${cur}"))
         ;;
     esac
 }
@@ -352,6 +352,21 @@ _firn_verify() {
     '--max-errors')
         return
         ;;
+    '--lock-timeout')
+        return
+        ;;
+    esac
+}
+
+_firn_metrics() {
+    repeating_flags=()
+    non_repeating_flags=(--verify --json --progress --no-progress -h --help)
+    repeating_options=()
+    non_repeating_options=(--lock-timeout)
+    __firn_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
     '--lock-timeout')
         return
         ;;

@@ -15,7 +15,7 @@ struct Firn: ParsableCommand {
         abstract: "Inspect and maintain Firn database files.",
         discussion: """
             Every command takes --json (stable keys), --progress/--no-progress and \
-            --lock-timeout SECONDS. Read-only commands (info, versions, pins, growth, dump, get, verify) \
+            --lock-timeout SECONDS. Read-only commands (info, versions, pins, growth, dump, get, verify, metrics) \
             never modify the database or create files. --version after a command is a database version \
             (dump, get, verify, compact, export, hold); firn --version alone prints the toolkit's version.
 
@@ -29,7 +29,7 @@ struct Firn: ParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, VersionsCommand.self, PinsCommand.self, GrowthCommand.self, DumpCommand.self,
-            GetCommand.self, LoadCommand.self, VerifyCommand.self, CheckpointCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
+            GetCommand.self, LoadCommand.self, VerifyCommand.self, MetricsCommand.self, CheckpointCommand.self, CompactCommand.self, ExportCommand.self, ImportCommand.self,
             HoldCommand.self, DemoCommand.self, DemoAppCommand.self,
         ]
     )

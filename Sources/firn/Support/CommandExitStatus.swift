@@ -9,7 +9,7 @@ enum CommandExitStatus {
     static func codes(for command: String) -> [Int32] {
         switch command {
         case "firn": [0, 1, 64, 65, 66, 70, 73, 74, 75, 130]
-        case "info", "versions", "dump", "verify": [0] + reading
+        case "info", "versions", "dump", "verify", "metrics": [0] + reading
         case "growth": [0] + reading + [73]
         case "pins", "readers", "get": [0, 1] + reading
         case "hold": [0] + reading

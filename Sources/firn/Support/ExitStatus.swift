@@ -79,6 +79,13 @@ enum ExitStatus {
         }
         // Whoever read stdout stopped (`| head`): they have what they wanted.
         if case .outputClosed? = error as? ToolError { return status }
+        Console.error("firn: " + message(error))
+        return status
+    }
+
+    /// The error's line without "firn: " (one line: newlines inside a
+    /// message would break log parsing).
+    static func message(_ error: any Error) -> String {
         let text: String
         switch error {
         case let error as FirnError: text = error.description
@@ -86,8 +93,6 @@ enum ExitStatus {
         case let error as ValidationError: text = error.message
         default: text = Firn.message(for: error)
         }
-        // One line: newlines inside a message would break log parsing.
-        Console.error("firn: " + text.split(separator: "\n").joined(separator: "; "))
-        return status
+        return text.split(separator: "\n").joined(separator: "; ")
     }
 }
