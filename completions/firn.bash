@@ -216,7 +216,7 @@ _firn_versions() {
 
 _firn_pins() {
     repeating_flags=()
-    non_repeating_flags=(--clear-stale --json --progress --no-progress -h --help)
+    non_repeating_flags=(--clear-stale --include-stale --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--max-lag --max-age --max-retained --lock-timeout)
     __firn_offer_flags_options 1
