@@ -1,3 +1,4 @@
+import FirnCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,10 @@ package enum Load {
         package var version: UInt64
     }
 
-    package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+    /// `committed` hears, after each batch's commit (signals blocked), the
+    /// batches and entries committed so far and the version.
+    package static func run(_ options: Options, progress: ProgressHandler? = nil,
+                            committed: ((Int, UInt64, UInt64) -> Void)? = nil) throws -> Report {
         let source = options.input ?? "-"
         var fd: Int32 = 0
         if source != "-" {
@@ -89,7 +93,14 @@ package enum Load {
                 for name in batchCounts.keys {
                     batchCounts[name]?.keys = try txn.tree(name)?.count ?? 0
                 }
-                version = try txn.commit()
+                // The commit and the count the interruption line tells go
+                // together: a signal waits until both are done.
+                try Interruption.critical { () throws(FirnError) in
+                    version = try txn.commit()
+                    total += UInt64(batchEntries)
+                    batches += 1
+                    committed?(batches, total, version)
+                }
             } catch {
                 txn.abort()
                 throw error
@@ -100,15 +111,15 @@ package enum Load {
                 counts[name, default: TreeCount()].keys = count.keys
             }
             overwritten += batchOverwritten
-            total += UInt64(batchEntries)
-            batches += 1
             batch.removeAll(keepingCapacity: true)
             batchEntries = 0
             progress?(ToolProgress(phase: .loading, done: total, total: nil, unit: .entries))
         }
-        // Interrupted (with `Interruption.install(exitOnSignal: false)`), the
+        // Interrupted with `Interruption.install(exitOnSignal: false)`, the
         // batch being read is dropped and the committed ones stay: the error
-        // says how many, since "nothing changed" would be false.
+        // says how many, since "nothing changed" would be false. (`firn
+        // load` exits from the handler instead, with the line `committed`
+        // keeps current, so a wait for the lock ends at once too.)
         func interrupted() -> ToolError {
             .loadInterrupted(path: options.path, batches: batches, entries: total, version: version)
         }

@@ -70,4 +70,24 @@ import Glibc
         #expect(try FirnRun.run(["get", db, "t", "k5"]).status == 1)
         try? input.fileHandleForWriting.close()
     }
+
+    /// Ctrl-C while `load` waits for another writer's lock ends it at once,
+    /// saying nothing was loaded (not after the lock timeout).
+    @Test func interruptedWhileWaitingForTheLockEndsAtOnce() throws {
+        let dir = try TemporaryDirectory()
+        let db = try dir.sampleDatabase()
+        let writer = try ChildProcess.testkit(["lock-writer", db, "120"])
+        #expect(writer.readLine() == "ready")
+        let input = Pipe()
+        let load = try ChildProcess(BuiltProducts.firn, ["load", db, "--lock-timeout", "100", "--no-progress"], input: input)
+        try input.fileHandleForWriting.write(contentsOf: Data("\"t\"\t\"k\"\t\"v\"\n".utf8))
+        try input.fileHandleForWriting.close()
+        // Long enough to be waiting for the lock (a loaded machine may take a while to start it).
+        usleep(1_500_000)
+        let signalled = Date()
+        load.kill(SIGINT)
+        #expect(load.waitForExit(timeout: .seconds(20)) == 130)
+        #expect(Date().timeIntervalSince(signalled) < 15)
+        #expect(load.errorOutput() == "firn: \(db): interrupted before the first batch was committed; nothing was loaded\n")
+    }
 }

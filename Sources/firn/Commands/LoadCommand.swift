@@ -23,15 +23,21 @@ struct LoadCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        // Ctrl-C stops the load between lines; the batches committed stay
-        // and the error line counts them (Load.run).
-        Interruption.install(exitOnSignal: false)
         var options = Load.Options(path: file)
         options.input = input
         options.tree = tree
         options.batchSize = batch
         options.lockTimeout = common.writerLockTimeout
-        let report = try common.withProgress { progress in try Load.run(options, progress: progress) }
+        // Ctrl-C ends the load at once (reading, waiting for the lock);
+        // the batches committed stay, and the handler's line counts them.
+        let interrupted = { (batches: Int, entries: UInt64, version: UInt64) in
+            Interruption.setMessage("firn: " + ToolError.loadInterrupted(path: file, batches: batches, entries: entries,
+                                                                        version: version).message + "\n")
+        }
+        interrupted(0, 0, 0)
+        let report = try common.withProgress { progress in
+            try Load.run(options, progress: progress, committed: interrupted)
+        }
         try common.format.show(json: { report }, text: { LoadText.lines(report, file: file) })
     }
 }
