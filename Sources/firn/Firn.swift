@@ -36,7 +36,7 @@ struct Firn: ParsableCommand {
 
     /// The toolkit's version, printed by `firn --version` alone. Not the
     /// parser's `version:`: that answers `--version` after any command, where
-    /// `dump`, `verify`, `compact`, `export` and `hold` take a database version.
+    /// `dump`, `get`, `verify`, `compact`, `export` and `hold` take a database version.
     static let toolVersion = "0.1.0"
 
     static func main() {
@@ -49,6 +49,7 @@ struct Firn: ParsableCommand {
         if arguments.count == 2 && arguments[0] == "--generate-manual" {
             Glibc.exit(generateManual(into: arguments[1]))
         }
+        // The parser's scripts leave the aliases out (`readers`): CompletionScript adds them.
         if arguments.count == 2 && arguments[0] == "--generate-completion-script",
            let shell = CompletionShell(rawValue: arguments[1]) {
             print(CompletionScript.script(for: shell))
@@ -62,8 +63,8 @@ struct Firn: ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            // Help, --version and generated scripts exit 0 through the parser;
-            // every other parse error is a usage error: 64, one line.
+            // Help and the help dump exit 0 through the parser; every other
+            // parse error is a usage error: 64, one line.
             if exitCode(for: error) == .success { exit(withError: error) }
             Glibc.exit(ExitStatus.reportUsage(error, arguments: arguments))
         }
@@ -86,8 +87,9 @@ struct Firn: ParsableCommand {
     static func unknownHelpTopic(_ arguments: [String]) -> String? {
         guard arguments.first == "help" else { return nil }
         var commands: [ParsableCommand.Type] = Firn.configuration.subcommands
-        for name in arguments.dropFirst() where !name.hasPrefix("-") {
-            if name == "help" && commands.count == Firn.configuration.subcommands.count { continue }
+        for (depth, name) in arguments.dropFirst().filter({ !$0.hasPrefix("-") }).enumerated() {
+            // `firn help help`: the parser's own command, in no subcommand list.
+            if name == "help" && depth == 0 { continue }
             guard let command = commands.first(where: {
                 $0.configuration.commandName == name || $0.configuration.aliases.contains(name)
             }) else { return name }

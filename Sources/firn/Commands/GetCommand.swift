@@ -41,10 +41,3 @@ struct GetCommand: ParsableCommand {
         }
     }
 }
-
-/// A key given as hex digits (`--hex`, `dump --from/--to --hex`).
-enum HexKey {
-    static func parse(_ text: String) -> [UInt8]? {
-        ByteText.parse(Substring("x" + text))
-    }
-}
