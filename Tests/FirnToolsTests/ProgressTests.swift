@@ -34,6 +34,11 @@ import Testing
         let verify = try Self.onTerminal(["verify", db])
         #expect(verify.status == 0 && verify.shown.contains(Self.redraw + "verifying ["), "\(verify.shown)")
 
+        // import: the part of the snapshot read, of its size.
+        let restored = try Self.onTerminal(["import", dir.file("a.lz4"), "-o", dir.file("r.firn")])
+        #expect(restored.status == 0 && restored.shown.contains(Self.redraw + "decompressing ["), "\(restored.shown)")
+        #expect(restored.shown.contains("B/s"), "\(restored.shown)")
+
         let lines = dir.file("lines.txt")
         try (0..<30_000).map { "\"t\"\t\"k\($0)\"\t\"v\"\n" }.joined().write(toFile: lines, atomically: false, encoding: .utf8)
         let load = try Self.onTerminal(["load", dir.file("l.firn"), "--batch", "1000"], input: lines)
