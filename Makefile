@@ -19,6 +19,18 @@ deps:
 	@command -v lz4 >/dev/null 2>&1 || { \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq lz4 >/dev/null; }
+	@# The tests render the man pages (groff, man) and parse the metrics
+	@# (prometheus_client's parser).
+	@missing=; \
+	command -v groff >/dev/null 2>&1 || missing="$$missing groff"; \
+	command -v man >/dev/null 2>&1 || missing="$$missing man-db"; \
+	python3 -c 'import prometheus_client' 2>/dev/null || /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null \
+		|| missing="$$missing python3-prometheus-client"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing…"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product firn
@@ -61,17 +73,16 @@ install: build
 	install -m 644 completions/_firn "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_firn"
 	install -m 644 completions/firn.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/firn.fish"
 
-# Regenerates the man pages (swift-argument-parser's generate-manual plugin,
-# fixed date), the help snapshot they are made from, and the completion
-# scripts. DocsTests fails when any of them is stale.
-DOCS_DATE ?= 2025-01-01
+# Regenerates the man pages (`firn --generate-manual`: one mdoc page per
+# command, fixed date), the help snapshot they are made from, and the
+# completion scripts. DocsTests fails when any of them is stale, and renders
+# the pages with groff (warnings fail it).
 docs:
 	$(SWIFT) build $(BUILD_FLAGS) --product firn
-	$(SWIFT) package generate-manual --configuration debug --multi-page --date $(DOCS_DATE)
 	mkdir -p man completions
 	rm -f man/*.1
-	cp .build/plugins/GenerateManual/outputs/firn/*.1 man/
 	BIN="$$($(SWIFT) build --show-bin-path)/firn"; \
+	"$$BIN" --generate-manual man; \
 	"$$BIN" --experimental-dump-help > man/.help.json; \
 	"$$BIN" --generate-completion-script bash > completions/firn.bash; \
 	"$$BIN" --generate-completion-script zsh > completions/_firn; \

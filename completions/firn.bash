@@ -163,7 +163,7 @@ _firn() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--version -h --help)
+    local -a non_repeating_flags=(-h --help)
     local -a repeating_options=()
     local -a non_repeating_options=()
     __firn_offer_flags_options 0
@@ -173,20 +173,20 @@ _firn() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|versions|pins|growth|dump|load|verify|checkpoint|compact|export|import|hold|demo|help)
+    info|versions|pins|readers|growth|dump|get|load|verify|metrics|checkpoint|compact|export|import|hold|demo|help)
         # Offer subcommand argument completions
         "_firn_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info versions pins growth dump load verify checkpoint compact export import hold demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info versions pins readers growth dump get load verify metrics checkpoint compact export import hold demo help' -- "${cur}"))
         ;;
     esac
 }
 
 _firn_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--lock-timeout)
     __firn_offer_flags_options 1
@@ -201,7 +201,7 @@ _firn_info() {
 
 _firn_versions() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--lock-timeout)
     __firn_offer_flags_options 1
@@ -216,7 +216,7 @@ _firn_versions() {
 
 _firn_pins() {
     repeating_flags=()
-    non_repeating_flags=(--clear-stale --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--clear-stale --include-stale --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--max-lag --max-age --max-retained --lock-timeout)
     __firn_offer_flags_options 1
@@ -240,7 +240,7 @@ _firn_pins() {
 
 _firn_growth() {
     repeating_flags=()
-    non_repeating_flags=(--csv --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--csv --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--svg --width --lock-timeout)
     __firn_offer_flags_options 1
@@ -261,9 +261,9 @@ _firn_growth() {
 
 _firn_dump() {
     repeating_flags=()
-    non_repeating_flags=(--pages --entries --hex --objects --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--pages --entries --hex --objects --json --progress --no-progress -h --help)
     repeating_options=()
-    non_repeating_options=(--version --tree --page --type --limit --lock-timeout)
+    non_repeating_options=(--version --tree --page --type --from --to --limit --lock-timeout)
     __firn_offer_flags_options 1
 
     # Offer option value completions
@@ -280,7 +280,31 @@ _firn_dump() {
     '--type')
         return
         ;;
+    '--from')
+        return
+        ;;
+    '--to')
+        return
+        ;;
     '--limit')
+        return
+        ;;
+    '--lock-timeout')
+        return
+        ;;
+    esac
+}
+
+_firn_get() {
+    repeating_flags=()
+    non_repeating_flags=(--hex --json --progress --no-progress -h --help)
+    repeating_options=()
+    non_repeating_options=(--version --lock-timeout)
+    __firn_offer_flags_options 3
+
+    # Offer option value completions
+    case "${prev}" in
+    '--version')
         return
         ;;
     '--lock-timeout')
@@ -291,7 +315,7 @@ _firn_dump() {
 
 _firn_load() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--input --tree --batch --lock-timeout)
     __firn_offer_flags_options 1
@@ -315,7 +339,7 @@ _firn_load() {
 
 _firn_verify() {
     repeating_flags=()
-    non_repeating_flags=(--quick --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--quick --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--version --max-errors --lock-timeout)
     __firn_offer_flags_options 1
@@ -334,9 +358,24 @@ _firn_verify() {
     esac
 }
 
+_firn_metrics() {
+    repeating_flags=()
+    non_repeating_flags=(--verify --json --progress --no-progress -h --help)
+    repeating_options=()
+    non_repeating_options=(--lock-timeout)
+    __firn_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--lock-timeout')
+        return
+        ;;
+    esac
+}
+
 _firn_checkpoint() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--lock-timeout)
     __firn_offer_flags_options 1
@@ -351,7 +390,7 @@ _firn_checkpoint() {
 
 _firn_compact() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --force --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--dry-run --force --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --version --if-free-over --lock-timeout)
     __firn_offer_flags_options 1
@@ -375,7 +414,7 @@ _firn_compact() {
 
 _firn_export() {
     repeating_flags=()
-    non_repeating_flags=(--force --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--force --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --version --level --lock-timeout)
     __firn_offer_flags_options 1
@@ -399,7 +438,7 @@ _firn_export() {
 
 _firn_import() {
     repeating_flags=()
-    non_repeating_flags=(--force --json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--force --json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --lock-timeout)
     __firn_offer_flags_options 1
@@ -417,7 +456,7 @@ _firn_import() {
 
 _firn_hold() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--seconds --label --version --kind --lock-timeout)
     __firn_offer_flags_options 1
@@ -444,7 +483,7 @@ _firn_hold() {
 
 _firn_demo() {
     repeating_flags=()
-    non_repeating_flags=(--json --progress --no-progress --version -h --help)
+    non_repeating_flags=(--json --progress --no-progress -h --help)
     repeating_options=()
     non_repeating_options=(--lock-timeout)
     __firn_offer_flags_options 1
@@ -458,11 +497,11 @@ _firn_demo() {
 }
 
 _firn_help() {
-    repeating_flags=()
-    non_repeating_flags=(--version)
-    repeating_options=()
-    non_repeating_options=()
-    __firn_offer_flags_options -1
+    :
+}
+
+_firn_readers() {
+    _firn_pins
 }
 
 complete -o filenames -F _firn firn

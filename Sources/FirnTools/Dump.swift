@@ -7,7 +7,16 @@ package enum Dump {
         package var path: String
         package var version: UInt64?
         package var tree: String?
+        /// Entries: the first key (inclusive) and the end key (exclusive) of
+        /// the range, per tree, and at most `limit` entries in all.
+        package var from: [UInt8]?
+        package var to: [UInt8]?
+        package var limit: UInt64?
         package init(path: String) { self.path = path }
+
+        /// A range or limit shows part of the trees: a tree it leaves empty
+        /// is no empty tree, so no tree-name line then.
+        var isPartial: Bool { from != nil || to != nil || limit != nil }
     }
 
     package struct Level: Codable, Sendable, Equatable {
@@ -191,7 +200,7 @@ package enum Dump {
         }
         try shapesChecked()
         var count: UInt64 = 0
-        for tree in trees {
+        walk: for tree in trees {
             let name = tree.name
             // A named tree through the snapshot: for a version between
             // checkpoints its cursor merges the log's entries over the
@@ -202,10 +211,13 @@ package enum Dump {
             } else {
                 cursor = snapshot.cursor(root: tree.ref, tree: name)
             }
-            try cursor.first()
-            if !cursor.isValid && tree.kind == .user { try line(.emptyTree(name)) }
+            if let from = options.from { try cursor.seek(from) } else { try cursor.first() }
+            if !cursor.isValid && tree.kind == .user && !options.isPartial { try line(.emptyTree(name)) }
             while cursor.isValid {
-                guard let key = try cursor.key, let value = try cursor.value else { break }
+                if let limit = options.limit, count >= limit { break walk }
+                guard let key = try cursor.key else { break }
+                if let to = options.to, !key.lexicographicallyPrecedes(to) { break }
+                guard let value = try cursor.value else { break }
                 try line(.entry(EntryCodec.Entry(tree: name, key: key, value: value)))
                 count += 1
                 try cursor.next()

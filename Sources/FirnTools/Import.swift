@@ -54,10 +54,17 @@ package enum Import {
         }
         defer { guardLock?.close() }
         let inputName = options.input == "-" ? "stdin" : options.input
+        // From a file, the part of it read (its size is known: a bar); from
+        // stdin, the bytes written (no total: a count).
+        var info = stat()
+        let inputBytes: UInt64? = options.input != "-" && fstat(fd, &info) == 0 && info.st_size > 0 ? UInt64(info.st_size) : nil
         let result = try LZ4Frame.decompress(
             inputFD: fd, inputPath: inputName,
             write: { (bytes) throws(ToolError) in try output.write(bytes) },
-            progress: { done in progress?(ToolProgress(phase: .decompressing, done: done, total: nil, unit: .bytes)) })
+            progress: { written, read in
+                progress?(inputBytes.map { ToolProgress(phase: .decompressing, done: read, total: $0, unit: .bytes) }
+                    ?? ToolProgress(phase: .decompressing, done: written, total: nil, unit: .bytes))
+            })
         try output.sync()
         let report: VerifyReport
         do {

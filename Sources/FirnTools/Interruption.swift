@@ -20,15 +20,28 @@ package enum Interruption {
     private static let lock = Locked(())
     private static let requested = Atomic<Bool>(false)
 
+    /// The line the handler writes before it exits (`setMessage`): two
+    /// buffers, the one in use and the next, so the handler never reads one
+    /// being written; `message` holds which (bit 0) and its length.
+    private static let messageCapacity = 1024
+    nonisolated(unsafe) private static let messageBuffers: UnsafeMutablePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * messageCapacity)
+        p.initialize(repeating: 0, count: 2 * messageCapacity)
+        return p
+    }()
+    private static let message = Atomic<Int>(0)
+
     /// Installs the handler for SIGINT and SIGTERM (no SA_RESTART: blocking
     /// reads return EINTR). `exitOnSignal` false only records the request
     /// (for `hold`, which ends normally when interrupted).
     package static func install(exitOnSignal: Bool = true) {
         _ = slots
+        _ = messageBuffers
         var action = sigaction()
         if exitOnSignal {
             action.__sigaction_handler.sa_handler = { _ in
                 Interruption.removeRegistered()
+                Interruption.writeMessage()
                 _exit(130)
             }
         } else {
@@ -46,12 +59,34 @@ package enum Interruption {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        // A closed pipe on stdout becomes EPIPE (exit 74), not a silent death.
+        // A closed pipe on stdout becomes EPIPE, which the command handles
+        // (`ToolError.outputClosed`), not a death by signal.
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// True once SIGINT/SIGTERM arrived (with `install(exitOnSignal: false)`).
     package static var isRequested: Bool { requested.load(ordering: .relaxed) }
+
+    /// The line written on stderr when a signal ends the command (with
+    /// `install()`), instead of none: what was done, when something was
+    /// (`load`'s committed batches). Set it where no signal can arrive
+    /// half-way (`critical`), so it is true of what the handler leaves.
+    package static func setMessage(_ text: String) {
+        let bytes = Array(text.utf8.prefix(messageCapacity))
+        let next = 1 - (message.load(ordering: .acquiring) & 1)
+        let buffer = messageBuffers + next * messageCapacity
+        for (i, byte) in bytes.enumerated() { buffer[i] = byte }
+        message.store(bytes.count << 1 | next, ordering: .releasing)
+    }
+
+    /// Async-signal-safe: write(2) of the message set last, from raw
+    /// memory (no allocation, no lock).
+    private static func writeMessage() {
+        let value = message.load(ordering: .acquiring)
+        let count = value >> 1
+        guard count > 0 else { return }
+        _ = SystemCall.writeAll(2, UnsafeRawBufferPointer(start: messageBuffers + (value & 1) * messageCapacity, count: count))
+    }
 
     private static func removeRegistered() {
         for i in 0..<capacity {

@@ -27,9 +27,10 @@ package enum LZ4Frame {
 
     /// Decompresses one frame from `inputFD` through `write`. Not an LZ4
     /// frame → `.badInput`; damaged or truncated → `.corruptInput`.
+    /// `progress` hears the bytes written and the frame's bytes read so far.
     package static func decompress(
         inputFD: Int32, inputPath: String, write: (UnsafeRawBufferPointer) throws(ToolError) -> Void,
-        progress: ((UInt64) -> Void)? = nil
+        progress: ((_ written: UInt64, _ read: UInt64) -> Void)? = nil
     ) throws(ToolError) -> Decompressed {
         var context: OpaquePointer? = nil
         _ = try check(LZ4F_createDecompressionContext(&context, UInt32(LZ4F_VERSION)), inputPath, "LZ4F_createDecompressionContext")
@@ -67,7 +68,7 @@ package enum LZ4Frame {
                 if dstSize > 0 {
                     try write(UnsafeRawBufferPointer(rebasing: output[0..<dstSize]))
                     result.bytes += UInt64(dstSize)
-                    progress?(result.bytes)
+                    progress?(result.bytes, result.compressedBytes)
                 }
                 if hint == 0 {
                     frameDone = true

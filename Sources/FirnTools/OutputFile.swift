@@ -29,7 +29,13 @@ package final class OutputFile {
         self.destination = destination
         self.replace = replace
         var info = stat()
-        if lstat(destination, &info) == 0 && !replace { throw ToolError.outputExists(path: destination) }
+        if lstat(destination, &info) == 0 {
+            // A directory cannot be renamed over: refused now, not after the work.
+            if info.st_mode & S_IFMT == S_IFDIR {
+                throw ToolError.cannotCreate(path: destination, detail: "is a directory (name a file to write)")
+            }
+            if !replace { throw ToolError.outputExists(path: destination) }
+        }
         let dir = OutputFile.directory(of: destination)
         let base = fileName(of: destination)
         let prefix = ".\(base.isEmpty ? "output" : base).firn-tmp-"

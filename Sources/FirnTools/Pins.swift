@@ -15,6 +15,10 @@ package enum Pins {
         package var maxLag: UInt64?
         package var maxAgeSeconds: Double?
         package var maxRetainedBytes: UInt64?
+        /// Also hold the stale pins (of exited processes) to the limits.
+        /// Off by default: a stale slot holds nothing the next writer does
+        /// not reclaim, so an alert on it would page someone for nothing.
+        package var includeStale = false
         package init() {}
     }
 
@@ -130,11 +134,12 @@ package enum Pins {
                       pinned: access.pinned, note: access.note)
     }
 
-    /// The live pins of `report` past `thresholds`: per pin, lag, then age,
+    /// The live pins of `report` (and the stale ones, when the thresholds
+    /// say so) past `thresholds`: per pin, lag, then age,
     /// then bytes retained (exit 1 for `firn pins`).
     package static func violations(_ report: Report, _ thresholds: Thresholds) -> [Violation] {
         var violations: [Violation] = []
-        for pin in report.pins where !pin.stale {
+        for pin in report.pins where !pin.stale || thresholds.includeStale {
             if let max = thresholds.maxLag, pin.lag > max {
                 violations.append(Violation(pin: pin, threshold: .lag(max)))
             }

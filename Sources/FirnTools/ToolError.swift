@@ -10,6 +10,8 @@ package enum ToolError: Error, Sendable, Equatable {
     case usage(String)
     /// A policy threshold the user set was crossed (`pins --max-lag` …).
     case thresholdCrossed(path: String, detail: String)
+    /// What was asked for is not there (`get`: no such key or tree).
+    case absent(path: String, detail: String)
     /// `verify` (or the check after compact/import) found defects.
     case verificationFailed(path: String, findings: Int, first: String)
     /// The output exists and `--force` was not given.
@@ -26,6 +28,13 @@ package enum ToolError: Error, Sendable, Equatable {
     case io(path: String, operation: String, errno: Int32)
     /// SIGINT or SIGTERM arrived; temporary files were removed, nothing changed.
     case interrupted
+    /// SIGINT or SIGTERM stopped `load` after `batches` whole batches
+    /// (`entries` entries, now at `version`) were committed; the batch being
+    /// read was not.
+    case loadInterrupted(path: String, batches: Int, entries: UInt64, version: UInt64)
+    /// The reader of a pipe the command writes went away (`| head`): EPIPE.
+    /// Not a failure of the command: it ends quietly with exit 0.
+    case outputClosed(path: String)
 
     /// An errno from creating or writing an output, as the right case.
     static func writing(_ path: String, _ operation: String, errno code: Int32) -> ToolError {
@@ -34,6 +43,7 @@ package enum ToolError: Error, Sendable, Equatable {
         case EACCES, EPERM, EROFS, ENOENT, ENOTDIR:
             return .cannotCreate(path: path, detail: "\(operation): \(String(cString: strerror(code)))")
         case EEXIST: return .outputExists(path: path)
+        case EPIPE: return .outputClosed(path: path)
         default: return .io(path: path, operation: operation, errno: code)
         }
     }

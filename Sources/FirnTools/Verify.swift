@@ -54,8 +54,13 @@ package enum Verify {
         var verifierOptions = Verifier.Options()
         verifierOptions.quick = options.quick
         verifierOptions.maxErrors = max(1, options.maxErrors)
-        progress?(ToolProgress(phase: .verifying, done: 0, total: access.snapshot.info.logicalPageCount, unit: .pages))
-        var report = Verifier.verify(access.snapshot, slots: try access.store.readSlots(), options: verifierOptions)
+        // The file's pages bound the pages the walk reads (it reads each reachable one once).
+        let total = access.snapshot.info.logicalPageCount
+        progress?(ToolProgress(phase: .verifying, done: 0, total: total, unit: .pages))
+        var report = Verifier.verify(access.snapshot, slots: try access.store.readSlots(), options: verifierOptions,
+                                     pagesRead: progress.map { progress in
+                                         { pages in progress(ToolProgress(phase: .verifying, done: pages, total: total, unit: .pages)) }
+                                     })
         // The object layer, over pages the walk proved: a file that `dump
         // --objects` refuses never verifies clean.
         if report.isClean && unreadable == nil, let finding = ObjectLayerCheck.firstDefect(access.snapshot, path: options.path) {

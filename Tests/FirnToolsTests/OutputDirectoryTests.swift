@@ -29,4 +29,27 @@ import FirnTestSupport
         #expect(run.stderr.contains("does not exist"), "\(command): \(run.stderr)")
         #expect(dir.entries() == before)
     }
+
+    /// `-o DIR --force` where DIR is a directory did all the work, then
+    /// failed "rename into place failed: Is a directory" (74): refused first.
+    @Test(arguments: ["compact -o", "export -o", "import"])
+    func aDirectoryAsTheOutputIsRefusedBeforeTheWork(_ command: String) throws {
+        let dir = try TemporaryDirectory()
+        let db = try dir.sampleDatabase()
+        #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
+        let target = dir.file("out")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        let arguments: [String] = switch command {
+        case "compact -o": ["compact", db, "-o", target, "--force", "--progress"]
+        case "export -o": ["export", db, "-o", target, "--force", "--progress"]
+        default: ["import", dir.file("snap.lz4"), "-o", target, "--force", "--progress"]
+        }
+        let before = dir.entries()
+        let run = try FirnRun.run(arguments)
+        #expect(run.status == 73, "\(command): \(run.stderr)")
+        #expect(run.isCleanFailure, "\(command): \(run.stderr)")
+        #expect(run.stderr == "firn: \(target): cannot create: is a directory (name a file to write)\n", "\(command): \(run.stderr)")
+        #expect(dir.entries() == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).isEmpty)
+    }
 }

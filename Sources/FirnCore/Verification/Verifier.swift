@@ -60,9 +60,17 @@ package struct Verifier {
             logicalPages: pages, bytesChecked: 0, findings: [], truncated: false)
     }
 
-    /// Runs every check and returns the findings.
-    package static func verify(_ snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) -> VerifyReport {
+    /// Told the number of pages read so far, every `progressInterval`
+    /// pages (`firn verify`'s progress line).
+    private var pagesRead: ((UInt64) -> Void)?
+    static let progressInterval: UInt64 = 256
+
+    /// Runs every check and returns the findings; `pagesRead` hears how
+    /// many pages were read, now and then.
+    package static func verify(_ snapshot: Snapshot, slots: CommitSlots?, options: Options = Options(),
+                               pagesRead: ((UInt64) -> Void)? = nil) -> VerifyReport {
         var verifier = Verifier(snapshot: snapshot, slots: slots, options: options)
+        verifier.pagesRead = pagesRead
         return verifier.run()
     }
 
@@ -279,6 +287,9 @@ package struct Verifier {
             return nil
         }
         report.bytesChecked += UInt64(view.pageSize)
+        if let pagesRead, report.bytesChecked % (UInt64(view.pageSize) * Self.progressInterval) == 0 {
+            pagesRead(report.bytesChecked / UInt64(view.pageSize))
+        }
         if view.storedPageNumber != ref.page {
             add(VerifyFinding(.misdirected, page: ref.page, tree: tree, version: version,
                               expected: "page \(ref.page)", found: "page \(view.storedPageNumber)",

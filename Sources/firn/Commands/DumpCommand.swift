@@ -10,7 +10,9 @@ struct DumpCommand: ParsableCommand {
             Default: per tree, pages per level, fill and key range. --pages: one line per page. \
             --page N: header, cells and checksum of page N. --entries: key/value lines in the format \
             `firn load` reads (tab-separated tree, key, value; "text" or x<hex>; a tree without entries is a line with \
-            its name alone); with --json, one JSON object per line.
+            its name alone); with --json, one JSON object per line. --from KEY and --to KEY keep the keys from KEY \
+            (inclusive) up to KEY (exclusive) in each tree, as UTF-8 text or, with --hex, hex digits; --limit N \
+            stops after N entries in all (a range or limit prints no line for a tree it leaves empty).
 
             --objects: the objects the Firn SDK stored, decoded with the schema kept in the file (no application \
             code needed), type by type in key order. Text: a line "Dog: N objects (primary key id)" per type, then \
@@ -31,10 +33,13 @@ struct DumpCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Decode one page.", valueName: "n"),
             transform: NumericOption.page) var page: UInt64?
     @Flag(help: "Every entry, in the text format `firn load` reads.") var entries = false
-    @Flag(help: "With --entries: write keys and values as hex even when printable.") var hex = false
+    @Flag(help: "With --entries: write keys and values as hex even when printable (and read --from and --to as hex digits).") var hex = false
     @Flag(help: "The stored objects, decoded with the file's schema.") var objects = false
     @Option(help: ArgumentHelp("With --objects: only objects of this type.", valueName: "name")) var type: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --objects: at most N objects per type (1…1000000000).", valueName: "n"),
+    @Option(help: ArgumentHelp("With --entries: start at this key (inclusive).", valueName: "key")) var from: String?
+    @Option(help: ArgumentHelp("With --entries: stop before this key (exclusive).", valueName: "key")) var to: String?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("With --objects: at most N objects per type; with --entries: at most N entries (1…1000000000).", valueName: "n"),
             transform: NumericOption.objectLimit) var limit: Int?
     @OptionGroup var common: CommonOptions
 
@@ -44,17 +49,31 @@ struct DumpCommand: ParsableCommand {
         }
         if !objects {
             if type != nil { throw ValidationError("--type needs --objects") }
-            if limit != nil { throw ValidationError("--limit needs --objects") }
+            if limit != nil && !entries { throw ValidationError("--limit needs --objects or --entries") }
         } else if tree != nil {
             throw ValidationError("--tree and --objects are exclusive (--type picks an object type)")
         }
         if hex && !entries { throw ValidationError("--hex needs --entries") }
+        if (from != nil || to != nil) && !entries { throw ValidationError("--from and --to need --entries") }
+        for (name, key) in [("--from", from), ("--to", to)] {
+            if let key, hex, HexKey.parse(key) == nil {
+                throw ValidationError("\(name) with --hex: expected hex digits, found \"\(key)\"")
+            }
+        }
+    }
+
+    /// A key of --from or --to as bytes: its UTF-8, or its hex digits with --hex.
+    private func keyBytes(_ text: String?) -> [UInt8]? {
+        text.map { hex ? HexKey.parse($0) ?? [] : Array($0.utf8) }
     }
 
     func run() throws {
         var options = Dump.Options(path: file)
         options.version = version
         options.tree = tree
+        options.from = keyBytes(from)
+        options.to = keyBytes(to)
+        options.limit = entries ? limit.map(UInt64.init) : nil
         if let page {
             let inspected = try Dump.page(file, number: page)
             return try common.format.show(json: { DumpJSON.Page(path: file, page: inspected) },

@@ -6,7 +6,9 @@ struct PinsCommand: ParsableCommand {
         commandName: "pins",
         abstract: "Show the reader table: who pins which version, lag, age, frozen objects, bytes retained.",
         discussion: """
-            Exits 1 when a threshold (--max-lag, --max-age, --max-retained) is crossed by a live pin, for cron alerts. \
+            Exits 1 when a threshold (--max-lag, --max-age, --max-retained) is crossed by a live pin, for cron alerts; \
+            a stale pin (its process exited: shown as stale, reclaimed by the next writer) counts only with \
+            --include-stale. \
             JSON keys: latestVersion, lockFile, pins[] (slot, version, pid, threadID, kind, label, lag, since, sinceSeconds, \
             frozenObjects, retainedBytes, retainedAfterCheckpointBytes, stale), sharedBytes, clearedStale[], violations[], \
             checkpointVersion, nextCheckpoint (checkpoint, frames, replacedBytes, regionBytes, heldByPinsBytes, sharedBytes), \
@@ -23,6 +25,8 @@ struct PinsCommand: ParsableCommand {
             transform: NumericOption.age) var maxAge: Double?
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit 1 when a pin alone retains more than this (512MiB, 2G; at most 1024TiB).", valueName: "size"),
             transform: NumericOption.retained) var maxRetained: UInt64?
+    @Flag(help: "Hold the stale pins of exited processes to the thresholds too (default: live pins only).")
+    var includeStale = false
     @OptionGroup var common: CommonOptions
 
     func run() throws {
@@ -32,6 +36,7 @@ struct PinsCommand: ParsableCommand {
         thresholds.maxLag = maxLag
         thresholds.maxAgeSeconds = maxAge
         thresholds.maxRetainedBytes = maxRetained
+        thresholds.includeStale = includeStale
         let report = try Pins.run(options)
         let violations = Pins.violations(report, thresholds)
         try Self.show(report, violations: violations, file: file, common.format)

@@ -32,7 +32,7 @@ struct VerifyCommand: ParsableCommand {
         options.version = version
         options.quick = quick
         options.maxErrors = maxErrors
-        let report = try Verify.run(options)
+        let report = try common.withProgress { progress in try Verify.run(options, progress: progress) }
         try Self.show(report, file: file, common.format)
         try Self.check(report, file: file)
     }

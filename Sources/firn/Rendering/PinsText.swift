@@ -38,7 +38,7 @@ enum PinsText {
     /// "pin of pid 7 (frozen, "dashboard") on version 12 is 240 commits behind (--max-lag 100)".
     static func text(_ violation: Pins.Violation) -> String {
         let p = violation.pin
-        let who = "pin of pid \(p.pid) (\(p.kind)\(p.label.isEmpty ? "" : ", \"\(p.label)\"")) on version \(p.version)"
+        let who = "\(p.stale ? "stale " : "")pin of pid \(p.pid)\(p.stale ? " (exited)" : "") (\(p.kind)\(p.label.isEmpty ? "" : ", \"\(p.label)\"")) on version \(p.version)"
         switch violation.threshold {
         case let .lag(max): return "\(who) is \(p.lag) commits behind (--max-lag \(max))"
         case let .ageSeconds(max):

@@ -5,11 +5,16 @@ import FirnCore
 import Glibc
 #endif
 
-/// stdout and stderr. Writes to stdout that fail (a closed pipe: EPIPE)
-/// throw, so the command ends with exit 74 instead of dying on SIGPIPE.
+/// stdout and stderr. Writes to stdout that fail throw: a closed pipe
+/// (EPIPE, the reader of `| head` is done) as `outputClosed`, which ends the
+/// command quietly with exit 0 instead of dying on SIGPIPE; anything else 74.
 enum Console {
-    static func write(_ text: String) throws(ToolError) {
-        if let error = SystemCall.writeAll(1, Array(text.utf8)) {
+    static func write(_ text: String) throws(ToolError) { try write(bytes: Array(text.utf8)) }
+
+    /// Writes bytes as they are (a value `get` prints need not be UTF-8).
+    static func write(bytes: [UInt8]) throws(ToolError) {
+        if let error = SystemCall.writeAll(1, bytes) {
+            if error.code == EPIPE { throw ToolError.outputClosed(path: "stdout") }
             throw ToolError.io(path: "stdout", operation: "write", errno: error.code)
         }
     }
@@ -29,10 +34,14 @@ enum Console {
     }
 }
 
-/// Progress on stderr (a single rewritten line), only when enabled.
+/// Progress on stderr, one line redrawn in place (carriage return, erase
+/// line: `ProgressText`), at most ten times a second, only when enabled.
 final class ProgressLine: @unchecked Sendable {
     private let enabled: Bool
-    private var last: UInt64 = 0
+    /// The command's start: the rate counts the time before the first
+    /// report too (opening, a pin), so the first line already has one.
+    private let started = monotonicNanoseconds()
+    private var last: UInt64?
     private var drawn = false
 
     init(enabled: Bool) { self.enabled = enabled }
@@ -44,15 +53,9 @@ final class ProgressLine: @unchecked Sendable {
 
     private func draw(_ p: ToolProgress) {
         let now = monotonicNanoseconds()
-        guard elapsedSeconds(since: last, until: now) > 0.1 else { return }
+        if let last, elapsedSeconds(since: last, until: now) < 0.1 { return }
         last = now
-        var text = "\(p.phase.rawValue): \(Human.grouped(p.done))"
-        if let total = p.total, total > 0 {
-            text += "/\(Human.grouped(total)) \(p.unit.rawValue) (\(min(100, p.done * 100 / total))%)"
-        } else {
-            text += " \(p.unit.rawValue)"
-        }
-        Console.errorRaw("\r\u{1B}[2K" + text)
+        Console.errorRaw("\r\u{1B}[2K" + ProgressText.line(p, elapsedSeconds: elapsedSeconds(since: started, until: now)))
         drawn = true
     }
 

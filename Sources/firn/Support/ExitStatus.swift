@@ -7,6 +7,8 @@ import FirnTools
 enum ExitStatus {
     static let ok: Int32 = 0
     static let thresholdCrossed: Int32 = 1
+    /// `get`: the key is absent (as `bbolt get`, `grep`).
+    static let absent: Int32 = 1
     static let usage: Int32 = 64  // EX_USAGE
     static let dataError: Int32 = 65  // EX_DATAERR
     static let noInput: Int32 = 66  // EX_NOINPUT
@@ -32,11 +34,13 @@ enum ExitStatus {
             switch error {
             case .usage: return usage
             case .thresholdCrossed: return thresholdCrossed
+            case .absent: return absent
             case .verificationFailed, .corruptInput: return dataError
             case .badInput: return noInput
             case .outputExists, .cannotCreate, .insufficientSpace: return cannotCreate
             case .io: return ioError
-            case .interrupted: return interrupted
+            case .interrupted, .loadInterrupted: return interrupted
+            case .outputClosed: return ok
             }
         case let error as ExitCode:
             return error.rawValue
@@ -73,6 +77,15 @@ enum ExitStatus {
         if let exit = error as? ExitCode {
             return exit.rawValue
         }
+        // Whoever read stdout stopped (`| head`): they have what they wanted.
+        if case .outputClosed? = error as? ToolError { return status }
+        Console.error("firn: " + message(error))
+        return status
+    }
+
+    /// The error's line without "firn: " (one line: newlines inside a
+    /// message would break log parsing).
+    static func message(_ error: any Error) -> String {
         let text: String
         switch error {
         case let error as FirnError: text = error.description
@@ -80,8 +93,6 @@ enum ExitStatus {
         case let error as ValidationError: text = error.message
         default: text = Firn.message(for: error)
         }
-        // One line: newlines inside a message would break log parsing.
-        Console.error("firn: " + text.split(separator: "\n").joined(separator: "; "))
-        return status
+        return text.split(separator: "\n").joined(separator: "; ")
     }
 }
