@@ -27,4 +27,18 @@ import Testing
         let r9 = map.mark(4095..<5000)
         #expect(!r9, "a range past the page is clamped, its bytes inside still count")
     }
+
+    /// Ranges in order either way pass without marks; out of order, the
+    /// marks find the first range that overlaps one before it.
+    @Test func firstOverlapInOrderedAndUnorderedLayouts() {
+        var map = ByteRangeMap(bytes: 4096)
+        #expect(map.firstOverlap(in: [100..<200, 200..<260, 300..<400]) == nil)
+        #expect(map.firstOverlap(in: [3000..<4096, 2900..<3000, 10..<20]) == nil)
+        #expect(map.firstOverlap(in: [100..<200, 199..<260]) == 199..<260)
+        #expect(map.firstOverlap(in: [3000..<4096, 2900..<3001]) == 2900..<3001)
+        #expect(map.firstOverlap(in: [500..<600, 100..<200, 700..<800, 150..<160, 900..<950]) == 150..<160)
+        #expect(map.firstOverlap(in: [500..<600, 100..<200, 700..<800, 200..<500, 600..<700]) == nil)
+        // Marks from an earlier page do not leak into the next.
+        #expect(map.firstOverlap(in: [150..<160, 100..<120, 4000..<4010]) == nil)
+    }
 }

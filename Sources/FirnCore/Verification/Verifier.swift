@@ -530,14 +530,10 @@ package struct Verifier {
 
     /// One finding when two of the page's cells (`cellSpans`) share a byte.
     private mutating func checkCellsApart(page: UInt64, tree: String) {
-        guard cellSpans.count > 1 else { return }
-        cellBytes.clear()
-        for span in cellSpans where !cellBytes.mark(span) {
-            add(VerifyFinding(.structure, page: page, tree: tree, version: snapshot.info.version,
-                              expected: "cells apart", found: "bytes \(span) shared with an earlier cell",
-                              message: "two cells of the page overlap (a key or value length runs into the next cell)"))
-            return
-        }
+        guard cellSpans.count > 1, let span = cellBytes.firstOverlap(in: cellSpans) else { return }
+        add(VerifyFinding(.structure, page: page, tree: tree, version: snapshot.info.version,
+                          expected: "cells apart", found: "bytes \(span) shared with an earlier cell",
+                          message: "two cells of the page overlap (a key or value length runs into the next cell)"))
     }
 
     /// A leaf cell's flags and reserved fields, and where its value lives:
