@@ -11,16 +11,20 @@ struct CheckedTreeWalk: EntryWalk {
     private let reader: PageReader
     private let root: PageRef
     private let version: UInt64
+    /// False in a second pass over a version whose first pass computed
+    /// every page's checksum (export's: see `PackedImageWriter.stream`).
+    private let computesChecksums: Bool
     /// The reader's frames in use below this walk's path.
     private let baseMark: Int
     /// The path from the root: each page and the cell (a branch: the child
     /// being walked) at which the walk stands.
     private var path: [(view: PageView, index: Int)] = []
 
-    init(reader: PageReader, root: PageRef, version: UInt64) {
+    init(reader: PageReader, root: PageRef, version: UInt64, computesChecksums: Bool = true) {
         self.reader = reader
         self.root = root
         self.version = version
+        self.computesChecksums = computesChecksums
         baseMark = reader.mark
     }
 
@@ -109,7 +113,7 @@ struct CheckedTreeWalk: EntryWalk {
 
     private func open(_ ref: PageRef) throws(FirnError) -> PageView {
         let view = try reader.view(ref.page)
-        try PageSource.check(view, against: ref, version: version)
+        try PageSource.check(view, against: ref, version: version, computingChecksum: computesChecksums)
         return view
     }
 }

@@ -32,6 +32,11 @@ package struct PackedImageWriter {
     /// Pages emitted but not yet given to the sink: they go out 1 MiB at a time.
     private let batch: UnsafeMutableRawBufferPointer
     private var batchPages = 0
+    /// The second pass of `stream`: the first computed the checksum of
+    /// every page it read, and any page that differs now changes the
+    /// image's record, which `stream` compares; this pass checks each
+    /// page's header against its reference but does not recompute.
+    private var sourceProved = false
 
     /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
     /// exactly `pages × pageSize` bytes. `out` is not synced.
@@ -57,7 +62,10 @@ package struct PackedImageWriter {
         let sink = Sink { (page, _) throws(FirnError) in try emit(page) }
         let summary = try run(snapshot, sink: sink, slotsFirst: plan.record, progress: progress)
         guard summary.record == plan.record else {
-            throw FirnError.misuse("\(snapshot.store.path): packed image changed between passes (version \(snapshot.version))")
+            // The version is pinned: its pages changed under the pin
+            // (damage, or a writer outside the rules) after the first pass proved them.
+            throw FirnError.corrupt(path: snapshot.store.path, page: nil, version: snapshot.version,
+                                    detail: "the packed image changed between its two passes: a page of the pinned version changed")
         }
         return summary
     }
@@ -71,7 +79,10 @@ package struct PackedImageWriter {
             writer.batch.deallocate()
         }
         do {
-            if let record = slotsFirst { try writer.emitSlots(record) }
+            if let record = slotsFirst {
+                writer.sourceProved = true
+                try writer.emitSlots(record)
+            }
             return try writer.run(slotsLast: slotsFirst == nil)
         } catch {
             throw error.located(in: snapshot.store.path, version: snapshot.version)
@@ -111,7 +122,8 @@ package struct PackedImageWriter {
                     var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
                     root = try bulkLoad(&merged)
                 } else {
-                    var walk = CheckedTreeWalk(reader: reader, root: entry.root, version: snapshot.version)
+                    var walk = CheckedTreeWalk(reader: reader, root: entry.root, version: snapshot.version,
+                                               computesChecksums: !sourceProved)
                     root = try bulkLoad(&walk)
                 }
                 // The copy's catalog states the count it copied: one the
