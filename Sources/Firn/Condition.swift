@@ -171,8 +171,11 @@ indirect enum Condition: Sendable {
     }
 }
 
-/// One record's property values, decoded once each as a query asks for
-/// them; or the null object's (a null link's target), whose values are all null.
+/// One record's property values, decoded as a query asks for them; or the
+/// null object's (a null link's target), whose values are all null. The
+/// last two values decoded are kept inline (a range reads its property
+/// twice, a sort key after the condition): a per-record cache array was
+/// an allocation for every record a scan visits.
 struct RecordFields {
     let bytes: UnsafeRawBufferPointer
     let schema: ObjectSchema
@@ -181,7 +184,8 @@ struct RecordFields {
     /// the scan's cursor only when asked for (most conditions never ask).
     private var knownKey: [UInt8]?
     private let cursor: Cursor?
-    private var decoded: [FieldValue??]
+    private var recent: (index: Int, value: FieldValue?)?
+    private var older: (index: Int, value: FieldValue?)?
 
     init(_ bytes: UnsafeRawBufferPointer, _ schema: ObjectSchema, key: [UInt8]? = nil, cursor: Cursor? = nil) {
         self.bytes = bytes
@@ -189,7 +193,6 @@ struct RecordFields {
         isNull = false
         knownKey = key
         self.cursor = cursor
-        decoded = Array(repeating: nil, count: schema.properties.count)
     }
 
     init(null schema: ObjectSchema) {
@@ -198,18 +201,19 @@ struct RecordFields {
         isNull = true
         knownKey = nil
         cursor = nil
-        decoded = []
     }
 
     /// The property's value; a property without a field reads as it does
     /// on an object (null or the type's default).
     mutating func value(_ index: Int) throws(DatabaseError) -> FieldValue? {
         if isNull { return nil }
-        if let known = decoded[index] { return known }
+        if let recent, recent.index == index { return recent.value }
+        if let older, older.index == index { return older.value }
         let property = schema.properties[index]
         let bytes = bytes
         let value = try engine { () throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) } ?? property.absentValue
-        decoded[index] = .some(value)
+        older = recent
+        recent = (index, value)
         return value
     }
 

@@ -117,16 +117,14 @@ struct QueryPlan: Sendable {
         var columns: [Int] = []
         for step in steps { for column in step.columns where !columns.contains(column) { columns.append(column) } }
         var keys: [[UInt8]] = []
-        var values: [[FieldValue?]] = []
+        // The values of row r are values[r * width ..< (r + 1) * width]:
+        // one array for all rows, not one per row.
+        let width = columns.count
+        var values: [FieldValue?] = []
         try forEachMatch(source, info) { (fields) throws(DatabaseError) in
             guard let key = try fields.key() else { return }
             keys.append(key)
-            if !columns.isEmpty {
-                var row: [FieldValue?] = []
-                row.reserveCapacity(columns.count)
-                for column in columns { row.append(try fields.value(column)) }
-                values.append(row)
-            }
+            for column in columns { values.append(try fields.value(column)) }
         }
         guard !steps.isEmpty else { return keys }
         var order = Array(keys.indices)
@@ -139,7 +137,7 @@ struct QueryPlan: Sendable {
                 for (position, row) in order.enumerated() { rank[row] = position }
                 order.sort { a, b in
                     for (column, ascending) in positions {
-                        let result = Self.order(values[a][column], values[b][column])
+                        let result = Self.order(values[a * width + column], values[b * width + column])
                         if result != 0 { return ascending ? result < 0 : result > 0 }
                     }
                     return rank[a] < rank[b]
@@ -147,7 +145,7 @@ struct QueryPlan: Sendable {
             case let .distinct(indexes):
                 let positions = indexes.map { columns.firstIndex(of: $0) ?? 0 }
                 var seen = Set<[DistinctValue]>()
-                order = order.filter { row in seen.insert(positions.map { DistinctValue(values[row][$0]) }).inserted }
+                order = order.filter { row in seen.insert(positions.map { DistinctValue(values[row * width + $0]) }).inserted }
             }
         }
         return order.map { keys[$0] }

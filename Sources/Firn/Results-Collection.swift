@@ -5,5 +5,14 @@
 extension Results: RandomAccessCollection {
     public typealias Index = Int
     public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+
+    /// `count`, but a query's keys are found (and kept for the version)
+    /// rather than counted: the collection algorithms ask for `endIndex`
+    /// at every step (`firstIndex(where:)`, slicing), where a count by scan
+    /// each time would make them quadratic.
+    public var endIndex: Int {
+        guard plan != nil else { return count }
+        source.checkAccess()
+        return planKeyCount
+    }
 }

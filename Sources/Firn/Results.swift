@@ -22,6 +22,9 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     /// The matching keys in order, nil for all objects in key order.
     private var planKeys: [[UInt8]]? { plan.map { matches.keys(source, info, $0) } }
 
+    /// How many keys the plan matches, found and kept for the version.
+    var planKeyCount: Int { planKeys?.count ?? 0 }
+
     private var info: ClassInfo {
         do { return try source.info(Element.self) } catch { fatalError("Firn: \(error)") }
     }
