@@ -32,17 +32,6 @@ indirect enum Condition: Sendable {
     /// object the link reaches (null, or deleted: a link reads nil then).
     case isNull
 
-    /// An equality on an indexed property that every match satisfies (the
-    /// condition itself, or one side of an `&&`): the index can list the
-    /// candidates instead of a scan.
-    func indexedEquality(_ schema: ObjectSchema) -> (index: Int, value: FieldValue?)? {
-        switch self {
-        case let .compare(index, .equal, value) where schema.properties[index].isIndexed: return (index, value)
-        case let .and(lhs, rhs): return lhs.indexedEquality(schema) ?? rhs.indexedEquality(schema)
-        default: return nil
-        }
-    }
-
     /// The trees the condition reads besides the queried type's own: the
     /// types its links reach and the list trees it walks. A notification
     /// recomputes a query when one of them changed.

@@ -51,8 +51,9 @@ struct QueryPlan: Sendable {
         return trees
     }
 
-    /// Calls `visit` with each record the condition matches, in key order
-    /// (through the index when it can list the candidates). `visit`'s
+    /// Calls `visit` with each record the condition matches, in key order:
+    /// from a walk of the type's records, or from the candidates an index
+    /// lists (`IndexPlan`). `visit`'s
     /// fields can give the object's key.
     func forEachMatch(_ source: any ObjectSource, _ info: ClassInfo,
                       _ visit: (inout RecordFields) throws(DatabaseError) -> Void) throws(DatabaseError) {
@@ -63,20 +64,10 @@ struct QueryPlan: Sendable {
             if let condition, try !condition.matches(&fields, reads) { return }
             try visit(&fields)
         }
-        if let (index, value) = condition?.indexedEquality(schema),
-           let prefix = IndexKey.prefix(value, as: schema.properties[index].type) {
+        if let condition, let index = IndexPlan.of(condition, schema) {
             // Candidates from the index, each confirmed against its record
-            // (the rest of the condition, and cut long strings).
-            guard let cursor = try source.cursor(in: schema.indexTreeName(schema.properties[index])) else { return }
-            var candidates: [[UInt8]] = []
-            try engine { () throws(FirnError) in
-                try cursor.seek(prefix)
-                while cursor.isValid, let key = try cursor.key, key.starts(with: prefix) {
-                    candidates.append(Array(key[prefix.count...]))
-                    try cursor.next()
-                }
-            }
-            for key in candidates {
+            // (the rest of the condition, cut long strings, the bounds' ends).
+            for key in try index.candidates(source, schema) {
                 guard let record = try source.record(info, key: key) else { continue }
                 try record.withBytes { (bytes) throws(DatabaseError) in
                     var fields = RecordFields(bytes, schema, key: key)
