@@ -26,6 +26,9 @@ indirect enum Condition: Sendable {
     /// The condition on the objects of the list property `Int` (of objects
     /// of the given schema), quantified.
     case list(Int, ObjectSchema, Quantifier, Condition)
+    /// The condition on each value of the list property `Int` (a list of
+    /// values), quantified; the condition reads the value as property 0.
+    case values(Int, Quantifier, Condition)
     /// Holds for every object (a list's `isEmpty` is "no element is one").
     case constant(Bool)
     /// Holds for the null object only: what `$0.owner == nil` asks of the
@@ -45,6 +48,8 @@ indirect enum Condition: Sendable {
         case let .link(_, target, condition):
             trees.insert(target.treeName)
             condition.treesRead(target, into: &trees)
+        case let .values(index, _, _):
+            trees.insert(schema.listTreeName(schema.properties[index]))
         case let .list(index, target, _, condition):
             trees.insert(schema.listTreeName(schema.properties[index]))
             trees.insert(target.treeName)
@@ -83,6 +88,15 @@ indirect enum Condition: Sendable {
                 guard var fields else { return try condition.matchesNull(target, reads) }
                 return try condition.matches(&fields, reads)
             }
+        case let .values(index, quantifier, condition):
+            guard let owner = try record.key() else { return quantifier == .all }
+            for element in try reads.listElements(record.schema, index, owner: owner) {
+                var fields = RecordFields(value: element, record.schema)
+                let holds = try condition.matches(&fields, reads)
+                if holds, quantifier == .any { return true }
+                if !holds, quantifier == .all { return false }
+            }
+            return quantifier == .all
         case let .list(index, target, quantifier, condition):
             // The null object's lists are empty.
             guard let owner = try record.key() else { return quantifier == .all }
@@ -182,6 +196,16 @@ struct RecordFields {
         isNull = false
         knownKey = key
         self.cursor = cursor
+    }
+
+    /// One list element, read as property 0 (`Condition.values`).
+    init(value: FieldValue?, _ schema: ObjectSchema) {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.schema = schema
+        isNull = false
+        knownKey = nil
+        cursor = nil
+        recent = (0, value)
     }
 
     init(null schema: ObjectSchema) {

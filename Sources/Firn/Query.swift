@@ -62,6 +62,18 @@ public struct Query<Root: Object> {
         })
     }
 
+    /// The values of the list `keyPath` reads (`$0.tags.contains("swift")`).
+    public subscript<Value: PersistableValue>(dynamicMember keyPath: KeyPath<Root, List<Value>>) -> QueryValues<Value> {
+        QueryValues(state: state.flatMap { (info, path) in
+            guard let index = info.index(of: keyPath), info.schema.properties[index].isList,
+                  info.schema.properties[index].type != .object,
+                  Self.matches(Value._persistedType, info.schema.properties[index].element) else {
+                return .failure(.unknownProperty(type: info.name, property: ClassInfo.unnamed(keyPath)))
+            }
+            return QueryValues<Value>.elementSchema(info, index).map { (path, index, $0) }
+        })
+    }
+
     /// The step through the link or list `keyPath`, appended to the path.
     private func step<Value, Target: Object>(
         _ keyPath: KeyPath<Root, Value>, _ target: Target.Type, _ make: (Int, ClassInfo) -> QueryStep
@@ -121,6 +133,14 @@ public struct Query<Root: Object> {
     static func matches(_ type: PersistedType, _ property: PropertySchema) -> Bool {
         type.type == property.type && type.isOptional == property.isOptional && type.isList == property.isList
     }
+}
+
+/// The type a compared property belongs to, as errors name it: an object
+/// type, or a list of values (whose elements are compared as the one
+/// property of an element schema named for the list).
+struct QueryOwner {
+    let name: String
+    let schema: ObjectSchema
 }
 
 /// A link or list a query goes through, from the queried objects to the
@@ -204,14 +224,18 @@ public enum AnyQueryValue {}
 
 /// One stored property in a query; comparing it makes a `QueryPredicate`.
 public struct QueryProperty<Value> {
-    /// Nil only with a failed index.
-    let info: ClassInfo?
+    /// The type the property belongs to; nil only with a failed index.
+    let info: QueryOwner?
     let index: Result<Int, DatabaseError>
     /// The links and lists from the queried objects to the property's object.
     let path: [QueryStep]
 
     init(info: ClassInfo, index: Result<Int, DatabaseError>, path: [QueryStep]) {
-        self.info = info
+        self.init(owner: QueryOwner(name: info.name, schema: info.schema), index: index, path: path)
+    }
+
+    init(owner: QueryOwner, index: Result<Int, DatabaseError>, path: [QueryStep]) {
+        self.info = owner
         self.index = index
         self.path = path
     }
@@ -224,22 +248,20 @@ public struct QueryProperty<Value> {
 
     /// The property, checked to be a scalar: links and lists are reached
     /// through their key paths (`$0.owner.city`, `$0.dogs.age`), not by name.
-    func property() throws(DatabaseError) -> (Int, PropertySchema, ClassInfo) {
+    func property() throws(DatabaseError) -> (Int, PropertySchema, QueryOwner) {
         let index = try index.get()
         guard let info else { throw DatabaseError.engine(.misuse("a query property without its type")) }
         let property = info.schema.properties[index]
         guard property.type != .object, !property.isList else {
             throw DatabaseError.invalidValue(type: info.name, property: property.name,
-                                             detail: property.isList && property.type != .object
-                                                 ? "lists of values cannot be queried yet"
-                                                 : "a link or list is queried through its key path ($0.\(property.name).…)")
+                                             detail: "a link or list is queried through its key path ($0.\(property.name).…)")
         }
         return (index, property, info)
     }
 
     /// `value` as a field of the property; a value of another type (or nil
     /// for a property that is not optional) is `.typeMismatch`.
-    func field(_ value: (any PersistableValue)?, _ property: PropertySchema, _ info: ClassInfo) throws(DatabaseError) -> FieldValue? {
+    func field(_ value: (any PersistableValue)?, _ property: PropertySchema, _ info: QueryOwner) throws(DatabaseError) -> FieldValue? {
         // An Optional holding nil arrives wrapped in a non-nil existential.
         guard let value, let field = value._persistedField.value else {
             guard property.isOptional else {

@@ -134,6 +134,47 @@ import Testing
         #expect(try lists.where { $0.items.done }.map(\.name) == ["home", "work"])
     }
 
+    /// Lists of values: `contains(_:)` (some element equals), a condition
+    /// on one element (`contains(where:)`), on every element (`allSatisfy`),
+    /// `isEmpty`; optional elements; through a link.
+    @Test func throughAListOfValues() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration([Bag.self, LogEntry.self, Person.self, Dog.self]))
+        try db.write {
+            for (label, ints, optionals, strings) in [("a", [1, 5, 9], [nil, 2], ["swift", "db"]), ("b", [], [], []), ("c", [7], [3], ["Swift"])] as [(String, [Int], [Int?], [String])] {
+                let bag = Bag()
+                bag.label = label
+                try bag.ints.append(contentsOf: ints)
+                try bag.optionalInts.append(contentsOf: optionals)
+                try bag.strings.append(contentsOf: strings)
+                try db.add(bag)
+            }
+        }
+        let bags = db.objects(Bag.self)
+        func labels(_ results: Results<Bag>) -> [String] { results.map(\.label) }
+        #expect(labels(try bags.where { $0.ints.contains(5) }) == ["a"])
+        #expect(labels(try bags.where { !$0.ints.contains(5) }) == ["b", "c"])
+        #expect(labels(try bags.where { $0.ints.contains { $0 > 6 } }) == ["a", "c"])
+        #expect(labels(try bags.where { $0.ints.contains { (6...8).contains($0) } }) == ["c"])
+        #expect(labels(try bags.where { $0.ints.allSatisfy { $0 > 0 } }) == ["a", "b", "c"])  // b: none to fail
+        #expect(labels(try bags.where { $0.ints.allSatisfy { $0 > 3 } }) == ["b", "c"])
+        #expect(labels(try bags.where { $0.ints.isEmpty }) == ["b"])
+        #expect(labels(try bags.where { $0.optionalInts.contains(nil) }) == ["a"])
+        #expect(labels(try bags.where { $0.optionalInts.contains { $0 >= 2 } }) == ["a", "c"])
+        #expect(labels(try bags.where { $0.strings.contains("swift") }) == ["a"])
+        #expect(labels(try bags.where { $0.strings.contains { $0.beginsWith("sw", caseInsensitive: true) } }) == ["a", "c"])
+        #expect(labels(try bags.where { $0.strings.contains("db") && $0.ints.contains(9) }) == ["a"])
+        // Live: an element appended moves a bag in.
+        let sevens = try bags.where { $0.ints.contains(7) }
+        try db.write { try #require(bags.first { $0.label == "b" }).ints.append(7) }
+        #expect(labels(sevens) == ["b", "c"])
+        // Through a link, and a null link's empty list.
+        try LinkQueryTests.people(db)
+        try db.write { try Self.person(db, "Alice").nicknames.append(contentsOf: ["Al", "Ali"]) }
+        #expect(Self.ids(try db.objects(Dog.self).where { $0.owner.nicknames.contains("Al") }) == [1])
+        #expect(Self.ids(try db.objects(Dog.self).where { $0.owner.nicknames.allSatisfy { $0 == "x" } }) == [2, 3, 4, 5])
+    }
+
     @Test func resultsThroughLinksAreLiveAndFreeze() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration())
@@ -198,8 +239,8 @@ import Testing
         #expect(throws: DatabaseError.unknownProperty(type: "Person", property: "colour")) {
             try db.objects(Dog.self).where { $0.owner["colour"] == 1 }
         }
-        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "nicknames", detail: "lists of values cannot be queried yet")) {
-            try db.objects(Person.self).where { $0.nicknames == List<String>() }
+        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "nicknames", detail: "a link or list is queried through its key path ($0.nicknames.…)")) {
+            try db.objects(Person.self).where { $0["nicknames"] == "Al" }
         }
         #expect(throws: DatabaseError.unmanagedObject(type: "Person", operation: "compare a link with it")) {
             try db.objects(Dog.self).where { $0.owner == Person() }
