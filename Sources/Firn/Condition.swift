@@ -29,6 +29,8 @@ indirect enum Condition: Sendable {
     /// The condition on each value of the list property `Int` (a list of
     /// values), quantified; the condition reads the value as property 0.
     case values(Int, Quantifier, Condition)
+    /// The number of elements of the list property `Int` compared with a count.
+    case count(Int, Comparison, Int)
     /// Holds for every object (a list's `isEmpty` is "no element is one").
     case constant(Bool)
     /// Holds for the null object only: what `$0.owner == nil` asks of the
@@ -48,7 +50,7 @@ indirect enum Condition: Sendable {
         case let .link(_, target, condition):
             trees.insert(target.treeName)
             condition.treesRead(target, into: &trees)
-        case let .values(index, _, _):
+        case let .values(index, _, _), let .count(index, _, _):
             trees.insert(schema.listTreeName(schema.properties[index]))
         case let .list(index, target, _, condition):
             trees.insert(schema.listTreeName(schema.properties[index]))
@@ -88,6 +90,10 @@ indirect enum Condition: Sendable {
                 guard var fields else { return try condition.matchesNull(target, reads) }
                 return try condition.matches(&fields, reads)
             }
+        case let .count(index, comparison, count):
+            let owner = try record.key()
+            let elements = try owner.map { (owner) throws(DatabaseError) in try reads.listCount(record.schema, index, owner: owner) } ?? 0
+            return Self.compare(.int(Int64(elements)), comparison, .int(Int64(count)))
         case let .values(index, quantifier, condition):
             guard let owner = try record.key() else { return quantifier == .all }
             for element in try reads.listElements(record.schema, index, owner: owner) {
@@ -256,18 +262,33 @@ final class QueryReads {
         return try record.withBytes { (bytes) throws(DatabaseError) in try body(RecordFields(bytes, schema, key: key)) }
     }
 
+    /// How many elements list property `index` of the object `owner` has:
+    /// one seek past its run (positions are exactly 0 ..< count, FORMAT.md §12.4).
+    func listCount(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> Int {
+        guard let cursor = try listCursor(schema, index) else { return 0 }
+        let prefix = ListKey.prefix(owner)
+        let past = ListKey.key(prefix: prefix, ListKey.maximumCount)
+        return try engine { () throws(FirnError) -> Int in
+            try cursor.seek(past)
+            if cursor.isValid { try cursor.previous() } else { try cursor.last() }
+            guard let position = try cursor.withKey({ ListKey.position($0, prefix: prefix) }) ?? nil else { return 0 }
+            return position + 1
+        }
+    }
+
+    /// The cursor over list property `index`'s tree, made once per tree.
+    private func listCursor(_ schema: ObjectSchema, _ index: Int) throws(DatabaseError) -> Cursor? {
+        let name = schema.listTreeName(schema.properties[index])
+        if let known = listCursors[name] { return known }
+        let cursor = try source.cursor(in: name)
+        listCursors[name] = .some(cursor)
+        return cursor
+    }
+
     /// The elements of list property `index` of the object `owner` of `schema`.
     func listElements(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> [FieldValue?] {
         let property = schema.properties[index]
-        let name = schema.listTreeName(property)
-        let cursor: Cursor?
-        if let known = listCursors[name] {
-            cursor = known
-        } else {
-            cursor = try source.cursor(in: name)
-            listCursors[name] = .some(cursor)
-        }
-        guard let cursor else { return [] }
+        guard let cursor = try listCursor(schema, index) else { return [] }
         let prefix = ListKey.prefix(owner)
         return try engine { () throws(FirnError) -> [FieldValue?] in
             var elements: [FieldValue?] = []

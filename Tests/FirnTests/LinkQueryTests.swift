@@ -101,6 +101,11 @@ import Testing
         #expect(Self.names(try people.where { $0.dogs.contains { $0.age > 5 && $0.name == "Ben" } }).isEmpty)
         #expect(Self.names(try people.where { $0.dogs.age > 5 && $0.dogs.name == "Ben" }) == ["Dave"])
         #expect(Self.names(try people.where { $0.dogs.isEmpty }) == ["Carol"])
+        // How many (Realm's `$0.dogs.count`).
+        #expect(Self.names(try people.where { $0.dogs.count > 1 }) == ["Alice", "Dave"])
+        #expect(Self.names(try people.where { $0.dogs.count == 0 }) == ["Carol"])
+        #expect(Self.names(try people.where { $0.dogs.count <= 1 && $0.dogs.count != 0 }) == ["Bob"])
+        #expect(Self.ids(try db.objects(Dog.self).where { $0.owner.dogs.count == 0 }) == [3, 4])  // none through a null link
         // A list, then a link: some dog whose owner lives in Oslo.
         #expect(Self.names(try people.where { $0.dogs.owner.city == "Oslo" }) == ["Alice", "Dave"])
         // A link, then a list: dogs whose owner lists a dog older than 8.
@@ -159,6 +164,8 @@ import Testing
         #expect(labels(try bags.where { $0.ints.allSatisfy { $0 > 0 } }) == ["a", "b", "c"])  // b: none to fail
         #expect(labels(try bags.where { $0.ints.allSatisfy { $0 > 3 } }) == ["b", "c"])
         #expect(labels(try bags.where { $0.ints.isEmpty }) == ["b"])
+        #expect(labels(try bags.where { $0.ints.count == 3 }) == ["a"])
+        #expect(labels(try bags.where { $0.optionalInts.count >= 1 }) == ["a", "c"])
         #expect(labels(try bags.where { $0.optionalInts.contains(nil) }) == ["a"])
         #expect(labels(try bags.where { $0.optionalInts.contains { $0 >= 2 } }) == ["a", "c"])
         #expect(labels(try bags.where { $0.strings.contains("swift") }) == ["a"])
