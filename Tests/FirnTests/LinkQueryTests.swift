@@ -235,6 +235,17 @@ import Testing
         #expect(peopleLog.entries.last == .update(deletions: [], insertions: [0], modifications: []))
         #expect(Self.names(people) == ["Alice", "Bob", "David"])
         peopleToken.invalidate()
+
+        // Bob's nicknames (a list of values, not a person's record) move him in.
+        let nicknamed = try db.objects(Person.self).where { $0.nicknames.contains("Bobby") || $0.nicknames.count > 2 }
+        let nickLog = NotificationTests.Log<NotificationTests.Seen>()
+        let nickToken = try nicknamed.observe { nickLog.append(NotificationTests.seen($0)) }
+        #expect(nickLog.entries == [.initial(0)])
+        try db.write { try Self.person(db, "Bob").nicknames.append("Bobby") }
+        #expect(nickLog.entries.last == .update(deletions: [], insertions: [0], modifications: []))
+        try db.write { try Self.person(db, "Bob").nicknames.removeAll() }
+        #expect(nickLog.entries.last == .update(deletions: [0], insertions: [], modifications: []))
+        nickToken.invalidate()
     }
 
     @Test func linksAndListsByNameOrThroughNoLinkAreTypedErrors() throws {
