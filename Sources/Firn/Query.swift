@@ -113,20 +113,28 @@ public struct Query<Root: Object> {
     /// The link that reached this object compared with `object`: `$0.owner
     /// == nil` holds for a dog without an owner, or whose owner was deleted
     /// (the link reads nil then), `$0.owner == alice` for Alice's dogs.
-    public static func == (lhs: Query, rhs: Root?) -> QueryPredicate { lhs.linkComparison(rhs) }
-    public static func != (lhs: Query, rhs: Root?) -> QueryPredicate { !lhs.linkComparison(rhs) }
+    public static func == (lhs: Query, rhs: Root?) -> QueryPredicate { lhs.linkComparison(rhs, negated: false) }
+    public static func != (lhs: Query, rhs: Root?) -> QueryPredicate { lhs.linkComparison(rhs, negated: true) }
 
-    private func linkComparison(_ object: Root?) -> QueryPredicate {
+    /// The comparison on the object holding the link, inside any list the
+    /// path went through (`$0.dogs.owner != nil`: some dog has an owner, as
+    /// `$0.dogs.age != 5` is some dog not 5).
+    private func linkComparison(_ object: Root?, negated: Bool) -> QueryPredicate {
         QueryPredicate { () throws(DatabaseError) in
             let (info, path) = try state.get()
             guard case let .link(index, target)? = path.last else {
                 throw DatabaseError.invalidValue(type: info.name, property: "self", detail: "only an object reached through a link compares with an object")
             }
-            let outer = path.dropLast()
-            guard let object else { return QueryStep.wrap(.link(index, target, .isNull), in: outer) }
-            guard let managed = object.managed else { throw DatabaseError.unmanagedObject(type: info.name, operation: "compare a link with it") }
-            // The key, and an object under it: a deleted object is nil.
-            return QueryStep.wrap(.and(.compare(index, .equal, .link(managed.key)), .link(index, target, .not(.isNull))), in: outer)
+            var condition: Condition
+            if let object {
+                guard let managed = object.managed else { throw DatabaseError.unmanagedObject(type: info.name, operation: "compare a link with it") }
+                // The key, and an object under it: a deleted object is nil.
+                condition = .and(.compare(index, .equal, .link(managed.key)), .link(index, target, .not(.isNull)))
+            } else {
+                condition = .link(index, target, .isNull)
+            }
+            if negated { condition = .not(condition) }
+            return QueryStep.wrap(condition, in: path.dropLast())
         }
     }
 

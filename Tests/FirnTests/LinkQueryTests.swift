@@ -108,6 +108,9 @@ import Testing
         #expect(Self.ids(try db.objects(Dog.self).where { $0.owner.dogs.count == 0 }) == [3, 4])  // none through a null link
         // A list, then a link: some dog whose owner lives in Oslo.
         #expect(Self.names(try people.where { $0.dogs.owner.city == "Oslo" }) == ["Alice", "Dave"])
+        // A link compared inside a list: some dog without an owner, some dog with one.
+        #expect(Self.names(try people.where { $0.dogs.owner == nil }) == ["Dave"])  // Bo
+        #expect(Self.names(try people.where { $0.dogs.owner != nil }) == ["Alice", "Bob", "Dave"])
         // A link, then a list: dogs whose owner lists a dog older than 8.
         #expect(Self.ids(try db.objects(Dog.self).where { $0.owner.dogs.age > 8 }) == [2])
         // Through a null link the list is empty: some is false, every is true.
