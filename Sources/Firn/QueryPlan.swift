@@ -7,8 +7,34 @@ import FirnCore
 /// property, else with one scan of the type's tree) and again whenever
 /// their source moves to another generation: lazy and live.
 struct QueryPlan: Sendable {
-    struct SortKey: Sendable {
+    /// A property a step reads: of the queried object (no hops), or of
+    /// the object its to-one links reach (`owner.name`: a null or deleted
+    /// link reads null).
+    struct Column: Sendable, Equatable {
+        /// Each link followed: the link property and its target's schema.
+        var hops: [(index: Int, target: ObjectSchema)] = []
         let index: Int
+
+        static func == (a: Column, b: Column) -> Bool { a.index == b.index && a.hops.map(\.index) == b.hops.map(\.index) }
+
+        /// The value in `fields`, following the hops through `reads`.
+        func value(_ fields: inout RecordFields, _ reads: QueryReads) throws(DatabaseError) -> FieldValue? {
+            try Self.value(hops[...], index, &fields, reads)
+        }
+
+        private static func value(_ hops: ArraySlice<(index: Int, target: ObjectSchema)>, _ index: Int,
+                                  _ fields: inout RecordFields, _ reads: QueryReads) throws(DatabaseError) -> FieldValue? {
+            guard let hop = hops.first else { return try fields.value(index) }
+            guard case let .link(key)? = try fields.value(hop.index) else { return nil }
+            return try reads.withRecord(hop.target, key: key) { (target) throws(DatabaseError) in
+                guard var target else { return nil }
+                return try value(hops.dropFirst(), index, &target, reads)
+            }
+        }
+    }
+
+    struct SortKey: Sendable {
+        let column: Column
         let ascending: Bool
     }
 
@@ -17,12 +43,12 @@ struct QueryPlan: Sendable {
     /// combination of the properties' values.
     enum Step: Sendable {
         case sort([SortKey])
-        case distinct([Int])
+        case distinct([Column])
 
-        var columns: [Int] {
+        var columns: [Column] {
             switch self {
-            case let .sort(keys): return keys.map(\.index)
-            case let .distinct(indexes): return indexes
+            case let .sort(keys): return keys.map(\.column)
+            case let .distinct(columns): return columns
             }
         }
     }
@@ -44,10 +70,12 @@ struct QueryPlan: Sendable {
         steps.contains { if case .distinct = $0 { return true } else { return false } }
     }
 
-    /// The trees the condition reads besides the type's own.
+    /// The trees the condition and the steps read besides the type's own.
     func treesRead(_ schema: ObjectSchema) -> Set<String> {
         var trees = Set<String>()
         condition?.treesRead(schema, into: &trees)
+        // Orders and distincts through links read the linked types' records.
+        for step in steps { for column in step.columns { for hop in column.hops { trees.insert(hop.target.treeName) } } }
         return trees
     }
 
@@ -105,8 +133,9 @@ struct QueryPlan: Sendable {
     /// after the distinct steps.
     func matchingKeys(_ source: any ObjectSource, _ info: ClassInfo) throws(DatabaseError) -> [[UInt8]] {
         // The properties the steps read, each once per match.
-        var columns: [Int] = []
+        var columns: [Column] = []
         for step in steps { for column in step.columns where !columns.contains(column) { columns.append(column) } }
+        let reads = QueryReads(source)
         var keys: [[UInt8]] = []
         // The values of row r are values[r * width ..< (r + 1) * width]:
         // one array for all rows, not one per row.
@@ -115,14 +144,14 @@ struct QueryPlan: Sendable {
         try forEachMatch(source, info) { (fields) throws(DatabaseError) in
             guard let key = try fields.key() else { return }
             keys.append(key)
-            for column in columns { values.append(try fields.value(column)) }
+            for column in columns { values.append(try column.value(&fields, reads)) }
         }
         guard !steps.isEmpty else { return keys }
         var order = Array(keys.indices)
         for step in steps {
             switch step {
             case let .sort(sortKeys):
-                let positions = sortKeys.map { key in (columns.firstIndex(of: key.index) ?? 0, key.ascending) }
+                let positions = sortKeys.map { key in (columns.firstIndex(of: key.column) ?? 0, key.ascending) }
                 // Stable: the rank in the order before breaks ties.
                 var rank = [Int](repeating: 0, count: keys.count)
                 for (position, row) in order.enumerated() { rank[row] = position }
@@ -133,8 +162,8 @@ struct QueryPlan: Sendable {
                     }
                     return rank[a] < rank[b]
                 }
-            case let .distinct(indexes):
-                let positions = indexes.map { columns.firstIndex(of: $0) ?? 0 }
+            case let .distinct(distinct):
+                let positions = distinct.map { columns.firstIndex(of: $0) ?? 0 }
                 var seen = Set<[DistinctValue]>()
                 order = order.filter { row in seen.insert(positions.map { DistinctValue(values[row * width + $0]) }).inserted }
             }

@@ -42,8 +42,7 @@ extension Results {
         let info = try resultsInfo
         var keys: [QueryPlan.SortKey] = []
         for descriptor in descriptors {
-            let index = try scalarIndex(descriptor.property, info, "sorted by")
-            keys.append(QueryPlan.SortKey(index: index, ascending: descriptor.ascending))
+            keys.append(QueryPlan.SortKey(column: try column(descriptor.property, info, "sorted by"), ascending: descriptor.ascending))
         }
         var plan = plan ?? QueryPlan()
         plan.sort(keys)
@@ -59,38 +58,56 @@ extension Results {
     public func distinct(by keyPaths: [PartialKeyPath<Element>]) throws(DatabaseError) -> Results<Element> {
         source.checkAccess()
         let info = try resultsInfo
-        var indexes: [Int] = []
+        var columns: [QueryPlan.Column] = []
         for keyPath in keyPaths {
             guard let stored = (type(of: keyPath).valueType as? any PersistableValue.Type)?._persistedType else {
                 throw DatabaseError.unknownProperty(type: info.name, property: "a key path to \(type(of: keyPath).valueType) that reads no stored property")
             }
-            indexes.append(try scalarIndex(.keyPath(keyPath, stored), info, "distinct by"))
+            columns.append(try column(.keyPath(keyPath, stored), info, "distinct by"))
         }
-        return distinct(indexes)
+        return distinct(columns)
     }
 
     /// The same with properties named by string.
     public func distinct<S: Sequence<String>>(by names: S) throws(DatabaseError) -> Results<Element> {
         source.checkAccess()
         let info = try resultsInfo
-        var indexes: [Int] = []
-        for name in names { indexes.append(try scalarIndex(.name(name), info, "distinct by")) }
-        return distinct(indexes)
+        var columns: [QueryPlan.Column] = []
+        for name in names { columns.append(try column(.name(name), info, "distinct by")) }
+        return distinct(columns)
     }
 
-    private func distinct(_ indexes: [Int]) -> Results<Element> {
+    private func distinct(_ columns: [QueryPlan.Column]) -> Results<Element> {
         var plan = plan ?? QueryPlan()
-        plan.steps.append(.distinct(indexes))
+        plan.steps.append(.distinct(columns))
         return Results(source: source, plan: plan)
     }
 
-    /// The schema index of a stored scalar property (not a link or a list).
-    private func scalarIndex(_ property: SortDescriptor.Property, _ info: ClassInfo, _ use: String) throws(DatabaseError) -> Int {
+    /// The stored scalar property (not a link or a list) a step reads: by
+    /// key path, by name, or by a dotted name through to-one links
+    /// (`"owner.name"`, as Realm's key paths).
+    private func column(_ property: SortDescriptor.Property, _ info: ClassInfo, _ use: String) throws(DatabaseError) -> QueryPlan.Column {
+        var owner = info
+        var hops: [(index: Int, target: ObjectSchema)] = []
         let index: Int
         switch property {
         case let .name(name):
-            guard let found = info.schema.properties.firstIndex(where: { $0.name == name }) else {
-                throw DatabaseError.unknownProperty(type: info.name, property: name)
+            var components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let last = components.removeLast()
+            for component in components {
+                guard let hop = owner.schema.properties.firstIndex(where: { $0.name == component }) else {
+                    throw DatabaseError.unknownProperty(type: owner.name, property: component)
+                }
+                let link = owner.schema.properties[hop]
+                guard link.type == .object, !link.isList, let targetName = link.objectType,
+                      let target = source.info(named: targetName) else {
+                    throw DatabaseError.invalidValue(type: owner.name, property: component, detail: "only a link is followed in \"\(name)\"")
+                }
+                hops.append((hop, target.schema))
+                owner = target
+            }
+            guard let found = owner.schema.properties.firstIndex(where: { $0.name == last }) else {
+                throw DatabaseError.unknownProperty(type: owner.name, property: last)
             }
             index = found
         case let .keyPath(keyPath, stored):
@@ -100,10 +117,10 @@ extension Results {
             }
             index = found
         }
-        let schema = info.schema.properties[index]
+        let schema = owner.schema.properties[index]
         guard schema.type != .object, !schema.isList else {
-            throw DatabaseError.invalidValue(type: info.name, property: schema.name, detail: "links and lists cannot be \(use)")
+            throw DatabaseError.invalidValue(type: owner.name, property: schema.name, detail: "links and lists cannot be \(use)")
         }
-        return index
+        return QueryPlan.Column(hops: hops, index: index)
     }
 }

@@ -14,7 +14,8 @@ public struct SortDescriptor: @unchecked Sendable {  // key paths are immutable 
     let property: Property
     public let ascending: Bool
 
-    /// Sorts by the stored property called `keyPath`.
+    /// Sorts by the stored property called `keyPath`; a dotted name goes
+    /// through to-one links (`"owner.name"`).
     public init(keyPath: String, ascending: Bool = true) {
         property = .name(keyPath)
         self.ascending = ascending

@@ -79,6 +79,36 @@ import Testing
         #expect(Self.ids(frozen) == [4, 2, 1])
     }
 
+    /// Realm's dotted key paths through to-one links: `"owner.name"`. A null
+    /// or deleted link reads null (first when ascending); a change of the
+    /// linked object reorders live results and reaches their observers.
+    @Test func throughAToOneLink() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try LinkQueryTests.people(db)  // owners: Rex Alice, Fido Bob, Bo none, Lassie Carol, Ben Dave
+        let dogs = db.objects(Dog.self)
+        let byOwner = try dogs.sorted(by: [SortDescriptor(keyPath: "owner.name"), SortDescriptor(keyPath: \Dog.age)])
+        #expect(Self.ids(byOwner) == [3, 1, 2, 4, 5])
+        #expect(Self.ids(try dogs.sorted(byKeyPath: "owner.city", ascending: false)) == [1, 5, 2, 3, 4])  // Oslo, Oslo, Bergen, nulls
+        #expect(Self.ids(try dogs.sorted(byKeyPath: "owner.bestFriend.name")) == [2, 3, 4, 5, 1])
+        #expect(Self.ids(try dogs.distinct(by: ["owner.city"])) == [1, 2, 3])
+        let log = NotificationTests.Log<NotificationTests.Seen>()
+        let token = try byOwner.observe { log.append(NotificationTests.seen($0)) }
+        try db.write { try LinkQueryTests.person(db, "Alice").name = "Zed" }  // a person's record, not a dog's
+        #expect(Self.ids(byOwner) == [3, 2, 4, 5, 1])
+        #expect(log.entries.last == .update(deletions: [1], insertions: [4], modifications: []))
+        token.invalidate()
+        try db.write { try db.delete(try LinkQueryTests.person(db, "Bob")) }
+        #expect(Self.ids(byOwner) == [2, 3, 4, 5, 1])  // Fido's owner is gone: null, and Fido (2) is younger than Bo (7)
+        #expect(throws: DatabaseError.unknownProperty(type: "Person", property: "colour")) { try dogs.sorted(byKeyPath: "owner.colour") }
+        #expect(throws: DatabaseError.invalidValue(type: "Dog", property: "name", detail: "only a link is followed in \"name.count\"")) {
+            try dogs.sorted(byKeyPath: "name.count")
+        }
+        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "dogs", detail: "only a link is followed in \"owner.dogs.age\"")) {
+            try dogs.sorted(byKeyPath: "owner.dogs.age")
+        }
+    }
+
     @Test func unknownOrUnsortablePropertiesAreTypedErrors() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration([Tagged.self, Person.self, Dog.self]))
