@@ -37,7 +37,8 @@ package.targets += [
     // of README.md and docs/SDK.md to be one of them, and each of them to be
     // in a document. doc-snippets runs them all; a snippet that is top-level
     // code in the documents is the main.swift of a program of its own
-    // (doc-snippet-engine, doc-snippet-sdk), which doc-snippets runs.
+    // (doc-snippet-engine, doc-snippet-sdk, doc-snippet-queries), which
+    // doc-snippets runs.
     .executableTarget(
         name: "doc-snippets",
         dependencies: [
@@ -47,4 +48,5 @@ package.targets += [
         ]
     ),
     .executableTarget(name: "doc-snippet-engine", dependencies: [.product(name: "FirnCore", package: "Firn")]),
+    .executableTarget(name: "doc-snippet-queries", dependencies: [.product(name: "Firn", package: "Firn")]),
 ]

@@ -2,10 +2,16 @@ import FirnCore
 import Foundation
 
 /// A checked query condition: properties by schema index, values already
-/// in their stored form. Evaluated against one object's record.
+/// in their stored form. Evaluated against one object's record; conditions
+/// through links and lists read the linked records and list elements from
+/// the same version (`QueryReads`).
 indirect enum Condition: Sendable {
     enum Comparison: Sendable { case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual }
     enum TextMatch: Sendable { case contains, beginsWith, endsWith }
+    /// How a condition on a list's elements holds for the list: for some
+    /// element (Realm's ANY, false for an empty list) or for every one
+    /// (ALL, true for an empty list, as `allSatisfy` is).
+    enum Quantifier: Sendable { case any, all }
 
     case compare(Int, Comparison, FieldValue?)
     case oneOf(Int, [FieldValue?])
@@ -13,19 +19,47 @@ indirect enum Condition: Sendable {
     case and(Condition, Condition)
     case or(Condition, Condition)
     case not(Condition)
+    /// The condition on the object the link property `Int` points to, whose
+    /// type's schema is given. A null link, or one whose target was deleted,
+    /// reaches the null object: every property reads null, every list is empty.
+    case link(Int, ObjectSchema, Condition)
+    /// The condition on the objects of the list property `Int` (of objects
+    /// of the given schema), quantified.
+    case list(Int, ObjectSchema, Quantifier, Condition)
+    /// The condition on each value of the list property `Int` (a list of
+    /// values), quantified; the condition reads the value as property 0.
+    case values(Int, Quantifier, Condition)
+    /// The number of elements of the list property `Int` compared with a count.
+    case count(Int, Comparison, Int)
+    /// Holds for every object (a list's `isEmpty` is "no element is one").
+    case constant(Bool)
+    /// Holds for the null object only: what `$0.owner == nil` asks of the
+    /// object the link reaches (null, or deleted: a link reads nil then).
+    case isNull
 
-    /// An equality on an indexed property that every match satisfies (the
-    /// condition itself, or one side of an `&&`): the index can list the
-    /// candidates instead of a scan.
-    func indexedEquality(_ schema: ObjectSchema) -> (index: Int, value: FieldValue?)? {
+    /// The trees the condition reads besides the queried type's own: the
+    /// types its links reach and the list trees it walks. A notification
+    /// recomputes a query when one of them changed.
+    func treesRead(_ schema: ObjectSchema, into trees: inout Set<String>) {
         switch self {
-        case let .compare(index, .equal, value) where schema.properties[index].isIndexed: return (index, value)
-        case let .and(lhs, rhs): return lhs.indexedEquality(schema) ?? rhs.indexedEquality(schema)
-        default: return nil
+        case .compare, .oneOf, .text, .constant, .isNull: return
+        case let .and(lhs, rhs), let .or(lhs, rhs):
+            lhs.treesRead(schema, into: &trees)
+            rhs.treesRead(schema, into: &trees)
+        case let .not(operand): operand.treesRead(schema, into: &trees)
+        case let .link(_, target, condition):
+            trees.insert(target.treeName)
+            condition.treesRead(target, into: &trees)
+        case let .values(index, _, _), let .count(index, _, _):
+            trees.insert(schema.listTreeName(schema.properties[index]))
+        case let .list(index, target, _, condition):
+            trees.insert(schema.listTreeName(schema.properties[index]))
+            trees.insert(target.treeName)
+            condition.treesRead(target, into: &trees)
         }
     }
 
-    func matches(_ record: inout RecordFields) throws(FirnError) -> Bool {
+    func matches(_ record: inout RecordFields, _ reads: QueryReads) throws(DatabaseError) -> Bool {
         switch self {
         case let .compare(index, comparison, value):
             return Self.compare(try record.value(index), comparison, value)
@@ -42,13 +76,60 @@ indirect enum Condition: Sendable {
             }
             return pattern.isEmpty || text.range(of: pattern, options: options) != nil
         case let .and(lhs, rhs):
-            guard try lhs.matches(&record) else { return false }
-            return try rhs.matches(&record)
+            guard try lhs.matches(&record, reads) else { return false }
+            return try rhs.matches(&record, reads)
         case let .or(lhs, rhs):
-            if try lhs.matches(&record) { return true }
-            return try rhs.matches(&record)
-        case let .not(operand): return try !operand.matches(&record)
+            if try lhs.matches(&record, reads) { return true }
+            return try rhs.matches(&record, reads)
+        case let .not(operand): return try !operand.matches(&record, reads)
+        case let .constant(value): return value
+        case .isNull: return record.isNull
+        case let .link(index, target, condition):
+            guard case let .link(key)? = try record.value(index) else { return try condition.matchesNull(target, reads) }
+            return try reads.withRecord(target, key: key) { (fields) throws(DatabaseError) in
+                guard var fields else { return try condition.matchesNull(target, reads) }
+                return try condition.matches(&fields, reads)
+            }
+        case let .count(index, comparison, count):
+            let owner = try record.key()
+            let elements = try owner.map { (owner) throws(DatabaseError) in try reads.listCount(record.schema, index, owner: owner) } ?? 0
+            return Self.compare(.int(Int64(elements)), comparison, .int(Int64(count)))
+        case let .values(index, quantifier, condition):
+            guard let owner = try record.key() else { return quantifier == .all }
+            for element in try reads.listElements(record.schema, index, owner: owner) {
+                var fields = RecordFields(value: element, record.schema)
+                let holds = try condition.matches(&fields, reads)
+                if holds, quantifier == .any { return true }
+                if !holds, quantifier == .all { return false }
+            }
+            return quantifier == .all
+        case let .list(index, target, quantifier, condition):
+            // The null object's lists are empty.
+            guard let owner = try record.key() else { return quantifier == .all }
+            let elements = try reads.listElements(record.schema, index, owner: owner)
+            for element in elements {
+                // A list of objects holds no null and no deleted target
+                // (FORMAT.md §12.4); one that did would read as the null object.
+                let holds: Bool
+                if case let .link(key)? = element {
+                    holds = try reads.withRecord(target, key: key) { (fields) throws(DatabaseError) in
+                        guard var fields else { return try condition.matchesNull(target, reads) }
+                        return try condition.matches(&fields, reads)
+                    }
+                } else {
+                    holds = try condition.matchesNull(target, reads)
+                }
+                if holds, quantifier == .any { return true }
+                if !holds, quantifier == .all { return false }
+            }
+            return quantifier == .all
         }
+    }
+
+    /// The condition on the null object (what a null link reaches).
+    func matchesNull(_ schema: ObjectSchema, _ reads: QueryReads) throws(DatabaseError) -> Bool {
+        var fields = RecordFields(null: schema)
+        return try matches(&fields, reads)
     }
 
     /// Null equals only null and has no order (every `<` with it is false).
@@ -99,25 +180,128 @@ indirect enum Condition: Sendable {
     }
 }
 
-/// One record's property values, decoded once each as a query asks for them.
+/// One record's property values, decoded as a query asks for them; or the
+/// null object's (a null link's target), whose values are all null. The
+/// last two values decoded are kept inline (a range reads its property
+/// twice, a sort key after the condition): a per-record cache array was
+/// an allocation for every record a scan visits.
 struct RecordFields {
     let bytes: UnsafeRawBufferPointer
     let schema: ObjectSchema
-    private var decoded: [FieldValue??]
+    let isNull: Bool
+    /// The object's key, for conditions on its lists: given, or copied from
+    /// the scan's cursor only when asked for (most conditions never ask).
+    private var knownKey: [UInt8]?
+    private let cursor: Cursor?
+    private var recent: (index: Int, value: FieldValue?)?
+    private var older: (index: Int, value: FieldValue?)?
 
-    init(_ bytes: UnsafeRawBufferPointer, _ schema: ObjectSchema) {
+    init(_ bytes: UnsafeRawBufferPointer, _ schema: ObjectSchema, key: [UInt8]? = nil, cursor: Cursor? = nil) {
         self.bytes = bytes
         self.schema = schema
-        decoded = Array(repeating: nil, count: schema.properties.count)
+        isNull = false
+        knownKey = key
+        self.cursor = cursor
+    }
+
+    /// One list element, read as property 0 (`Condition.values`).
+    init(value: FieldValue?, _ schema: ObjectSchema) {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.schema = schema
+        isNull = false
+        knownKey = nil
+        cursor = nil
+        recent = (0, value)
+    }
+
+    init(null schema: ObjectSchema) {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.schema = schema
+        isNull = true
+        knownKey = nil
+        cursor = nil
     }
 
     /// The property's value; a property without a field reads as it does
     /// on an object (null or the type's default).
-    mutating func value(_ index: Int) throws(FirnError) -> FieldValue? {
-        if let known = decoded[index] { return known }
+    mutating func value(_ index: Int) throws(DatabaseError) -> FieldValue? {
+        if isNull { return nil }
+        if let recent, recent.index == index { return recent.value }
+        if let older, older.index == index { return older.value }
         let property = schema.properties[index]
-        let value = try ObjectRecord.value(index, as: property.type, in: bytes) ?? property.absentValue
-        decoded[index] = .some(value)
+        let bytes = bytes
+        let value = try engine { () throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) } ?? property.absentValue
+        older = recent
+        recent = (index, value)
         return value
+    }
+
+    /// The object's key; nil for the null object.
+    mutating func key() throws(DatabaseError) -> [UInt8]? {
+        if isNull { return nil }
+        if let knownKey { return knownKey }
+        guard let cursor else { return nil }
+        knownKey = try engine { () throws(FirnError) in try cursor.key }
+        return knownKey
+    }
+}
+
+/// What conditions through links and lists read, from the version the
+/// query reads: linked records by key, and list elements, through one
+/// cursor per list tree (a scan asks for one owner's list after another).
+final class QueryReads {
+    let source: any ObjectSource
+    private var listCursors: [String: Cursor?] = [:]
+
+    init(_ source: any ObjectSource) { self.source = source }
+
+    /// `body` with the fields of the object of `schema` under `key`, or nil
+    /// when there is none (deleted).
+    func withRecord<R>(_ schema: ObjectSchema, key: [UInt8], _ body: (RecordFields?) throws(DatabaseError) -> R) throws(DatabaseError) -> R {
+        guard let record = try source.value(in: schema.treeName, key: key) else { return try body(nil) }
+        return try record.withBytes { (bytes) throws(DatabaseError) in try body(RecordFields(bytes, schema, key: key)) }
+    }
+
+    /// How many elements list property `index` of the object `owner` has:
+    /// one seek past its run (positions are exactly 0 ..< count, FORMAT.md §12.4).
+    func listCount(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> Int {
+        guard let cursor = try listCursor(schema, index) else { return 0 }
+        let prefix = ListKey.prefix(owner)
+        let past = ListKey.key(prefix: prefix, ListKey.maximumCount)
+        return try engine { () throws(FirnError) -> Int in
+            try cursor.seek(past)
+            if cursor.isValid { try cursor.previous() } else { try cursor.last() }
+            guard let position = try cursor.withKey({ ListKey.position($0, prefix: prefix) }) ?? nil else { return 0 }
+            return position + 1
+        }
+    }
+
+    /// The cursor over list property `index`'s tree, made once per tree.
+    private func listCursor(_ schema: ObjectSchema, _ index: Int) throws(DatabaseError) -> Cursor? {
+        let name = schema.listTreeName(schema.properties[index])
+        if let known = listCursors[name] { return known }
+        let cursor = try source.cursor(in: name)
+        listCursors[name] = .some(cursor)
+        return cursor
+    }
+
+    /// The elements of list property `index` of the object `owner` of `schema`.
+    func listElements(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> [FieldValue?] {
+        let property = schema.properties[index]
+        guard let cursor = try listCursor(schema, index) else { return [] }
+        let prefix = ListKey.prefix(owner)
+        return try engine { () throws(FirnError) -> [FieldValue?] in
+            var elements: [FieldValue?] = []
+            try cursor.seek(prefix)
+            while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
+                if let element = try cursor.withInlineValue({ bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, as: property.type) } }) {
+                    elements.append(try element.get())
+                } else if let value = try cursor.value {
+                    elements.append(try value.withUnsafeBytes { bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, as: property.type) } }.get())
+                }
+                try cursor.next()
+            }
+            return elements
+        }
     }
 }

@@ -13,7 +13,7 @@ import FirnCore
 final class FrozenVersion: SnapshotTreeSource, @unchecked Sendable {
     let share: SnapshotShare
     let configuration: Configuration
-    private let infos: [ObjectIdentifier: ClassInfo]
+    let infos: [ObjectIdentifier: ClassInfo]
     private let readers = Locked(TreeReaders())
     /// The version this is a view of (nil for the one that owns the share);
     /// held so the share outlives every view.

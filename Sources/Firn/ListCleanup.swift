@@ -4,12 +4,14 @@ import FirnCore
 /// Realm: a list never holds an element that reads as nothing. Links need
 /// no such step (they read nil once their target is gone).
 extension DatabaseCore {
-    /// Removes the object `key` of `target` from every list of objects of
-    /// its type. Without back-references this scans each list tree whose
-    /// elements are `target` objects: the cost of a delete grows with the
-    /// elements of those lists (docs/FORMAT.md §12.4).
-    func removeFromLists(_ target: ClassInfo, key: [UInt8]) throws(DatabaseError) {
-        guard let transaction, let element = ListElement.encode(.link(key), as: .object) else { return }
+    /// Removes the objects `keys` of `target` from every list of objects
+    /// of its type. Without back-references this scans each list tree whose
+    /// elements are `target` objects, once for all the keys: the cost of a
+    /// delete grows with the elements of those lists (docs/FORMAT.md §12.4).
+    func removeFromLists(_ target: ClassInfo, keys: Set<[UInt8]>) throws(DatabaseError) {
+        guard let transaction, !keys.isEmpty else { return }
+        var elements = Set<[UInt8]>()
+        for key in keys { if let element = ListElement.encode(.link(key), as: .object) { elements.insert(element) } }
         for owner in infos.values {
             for (index, property) in owner.schema.properties.enumerated() where property.isList && property.objectType == target.name {
                 let name = owner.schema.listTreeName(property)
@@ -19,7 +21,7 @@ extension DatabaseCore {
                     let cursor = try tree.cursor()
                     try cursor.first()
                     while cursor.isValid {
-                        if try cursor.withInlineValue({ $0.elementsEqual(element) }) == true, let entry = try cursor.key {
+                        if try cursor.withInlineValue({ elements.contains(Array($0)) }) == true, let entry = try cursor.key {
                             let hit = try entry.withUnsafeBytes { buffer in
                                 Result { () throws(FirnError) -> (owner: [UInt8], position: Int) in
                                     let decoded = try ListKey.decode(buffer)
@@ -31,7 +33,8 @@ extension DatabaseCore {
                         try cursor.next()
                     }
                 }
-                // Last first: removing shifts only the positions after it.
+                // Last first: removing shifts only the positions after it
+                // (hits are in key order: by owner, then position).
                 for hit in hits.reversed() {
                     try ListStorage(source: self, owner: owner, ownerKey: hit.owner, index: index).remove(at: hit.position, tree)
                 }

@@ -18,12 +18,17 @@ protocol ObjectSource: AnyObject {
     func cursor(in tree: String) throws(DatabaseError) -> Cursor?
     func count(in tree: String) throws(DatabaseError) -> Int
     func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo
+    /// The configuration's classes.
+    var infos: [ObjectIdentifier: ClassInfo] { get }
     /// A managed object of this source came or went (frozen sources count them).
     func objectCreated()
     func objectReleased()
 }
 
 extension ObjectSource {
+    /// The configuration's class called `name` (a link's target type).
+    func info(named name: String) -> ClassInfo? { infos.values.first { $0.name == name } }
+
     /// Frozen versions never give up what they read.
     var session: UInt64 { 0 }
 

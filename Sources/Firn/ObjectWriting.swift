@@ -101,21 +101,37 @@ extension DatabaseCore {
     func delete(_ object: Object) throws(DatabaseError) {
         checkAccess()
         let info = try info(type(of: object))
+        try deleteKeys(info, [try deletableKey(object, info)])
+    }
+
+    /// The key of `object`, checked to be an object this instance may delete.
+    func deletableKey(_ object: Object, _ info: ClassInfo) throws(DatabaseError) -> [UInt8] {
         guard let managed = object.managed else { throw DatabaseError.unmanagedObject(type: info.name, operation: "delete it") }
         guard managed.source === self else {
             if managed.source.isFrozen { throw DatabaseError.frozen(type: info.name, operation: "delete it") }
             throw DatabaseError.objectFromAnotherDatabase(type: info.name)
         }
         guard managed.session == session else { throw DatabaseError.invalidatedInstance(type: info.name) }
+        return managed.key
+    }
+
+    /// Deletes the objects of `info`'s type under `keys` (keys of objects
+    /// already gone are skipped), with their index entries, their lists'
+    /// elements, and their places in other objects' lists — found with one
+    /// scan of each list tree that can hold them, however many are deleted.
+    func deleteKeys(_ info: ClassInfo, _ keys: [[UInt8]]) throws(DatabaseError) {
         let tree = try writeTree(info.schema.treeName, operation: "delete(\(info.name))")
-        if let record = try engine({ () throws(FirnError) in try tree.get(managed.key) }) {
-            try removeIndexEntries(info, key: managed.key, record: record)
+        var deleted = Set<[UInt8]>()
+        for key in keys {
+            guard let record = try engine({ () throws(FirnError) in try tree.get(key) }) else { continue }
+            try removeIndexEntries(info, key: key, record: record)
             for (index, property) in info.schema.properties.enumerated() where property.isList {
-                try listStorage(info, key: managed.key, index: index).removeAll(self)
+                try listStorage(info, key: key, index: index).removeAll(self)
             }
-            _ = try engine { () throws(FirnError) in try tree.delete(managed.key) }
-            try removeFromLists(info, key: managed.key)
+            _ = try engine { () throws(FirnError) in try tree.delete(key) }
+            deleted.insert(key)
         }
+        try removeFromLists(info, keys: deleted)
         changed()
     }
 

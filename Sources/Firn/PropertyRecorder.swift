@@ -16,7 +16,7 @@ extension ClassInfo {
     /// The schema index of the property `keyPath` reads, or nil when it
     /// reads none (a computed property of other values). Learned once per
     /// key path, then cached.
-    func index<Root: Object, Value>(of keyPath: KeyPath<Root, Value>) -> Int? {
+    func index<Root: Object>(of keyPath: PartialKeyPath<Root>) -> Int? {
         if let cached = cachedIndex(keyPath) { return cached }
         guard let instance = type.init() as? Root else { return nil }
         let recorder = PropertyRecorder()

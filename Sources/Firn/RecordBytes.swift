@@ -6,11 +6,11 @@ enum RecordBytes {
     case mapped(Value)
     case owned([UInt8])
 
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FirnError) -> R) throws(FirnError) -> R {
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         switch self {
         case let .mapped(value): return try body(value.bytes)
         case let .owned(array):
-            return try array.withUnsafeBytes { buffer in Result { () throws(FirnError) in try body(buffer) } }.get()
+            return try array.withUnsafeBytes { buffer in Result { () throws(E) in try body(buffer) } }.get()
         }
     }
 }

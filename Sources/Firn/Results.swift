@@ -12,7 +12,7 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     let source: any ObjectSource
     let plan: QueryPlan?
     private let position = PositionCache()
-    private let matches = MatchCache()
+    let matches = MatchCache()
 
     init(source: any ObjectSource, plan: QueryPlan? = nil) {
         self.source = source
@@ -22,6 +22,9 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
     /// The matching keys in order, nil for all objects in key order.
     private var planKeys: [[UInt8]]? { plan.map { matches.keys(source, info, $0) } }
 
+    /// How many keys the plan matches, found and kept for the version.
+    var planKeyCount: Int { planKeys?.count ?? 0 }
+
     private var info: ClassInfo {
         do { return try source.info(Element.self) } catch { fatalError("Firn: \(error)") }
     }
@@ -30,8 +33,20 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
 
     public var count: Int {
         source.checkAccess()
-        if let planKeys { return planKeys.count }
-        do { return try source.count(info) } catch { fatalError("Firn: \(error)") }
+        guard let plan else {
+            do { return try source.count(info) } catch { fatalError("Firn: \(error)") }
+        }
+        if let keys = matches.cached(source) { return keys.count }
+        // Counted in one pass over the records, keeping no keys — unless a
+        // distinct must see the values.
+        guard !plan.hasDistinct else { return matches.keys(source, info, plan).count }
+        var count = 0
+        do {
+            try plan.forEachMatch(source, info) { (_: inout RecordFields) throws(DatabaseError) in count += 1 }
+        } catch {
+            fatalError("Firn: querying \(info.name): \(error)")
+        }
+        return count
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -48,10 +63,40 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
             object.managed = ManagedObject(source: source, info: info, key: planKeys[index])
             return object
         }
-        guard index >= 0, let object = position.object(at: index, of: self) else {
-            fatalError("Firn: index \(index) out of range of \(count) \(Element.self) objects")
+        // Walking forwards is one cursor step per index; any other access
+        // finds the keys once for the version (as a query does) and reads
+        // the record under the key.
+        if index >= 0, let object = position.object(at: index, of: self) { return object }
+        let keys = matches.keys(source, info, QueryPlan())
+        guard keys.indices.contains(index) else {
+            fatalError("Firn: index \(index) out of range of \(keys.count) \(Element.self) objects")
         }
+        let object = Element()
+        object.managed = ManagedObject(source: source, info: info, key: keys[index])
         return object
+    }
+
+    /// The last object, found from the end of the type's tree (or of a query's keys).
+    public var last: Element? {
+        source.checkAccess()
+        if let planKeys {
+            guard let key = planKeys.last else { return nil }
+            let object = Element()
+            object.managed = ManagedObject(source: source, info: info, key: key)
+            return object
+        }
+        do {
+            guard let cursor = try source.cursor(info) else { return nil }
+            guard let key = try engine({ () throws(FirnError) -> [UInt8]? in
+                try cursor.last()
+                return cursor.isValid ? try cursor.key : nil
+            }) else { return nil }
+            let object = Element()
+            object.managed = ManagedObject(source: source, info: info, key: key)
+            return object
+        } catch {
+            fatalError("Firn: reading \(info.name): \(error)")
+        }
     }
 
     public var first: Element? {
@@ -80,22 +125,31 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         return Results(source: core, plan: plan)
     }
 
-    /// The iterator behind sequential subscripting; locked because frozen
-    /// results may be subscripted from several threads at once.
+    /// The iterator behind sequential subscripting, for one generation of
+    /// the source (positions move when the version does); locked because
+    /// frozen results may be subscripted from several threads at once.
     final class PositionCache {
         private let lock = NSLock()
         private var iterator: ResultsIterator<Element>?
+        private var generation: UInt64 = 0
         private var index = -1
         private var current: Element?
+        /// How far ahead a forward walk goes before the keys are found instead.
+        static var steps: Int { 64 }
 
+        /// The object at `wanted` when it is at most a few steps ahead of
+        /// the last one asked for (or of the start); else nil, and the
+        /// caller finds it by key.
         func object(at wanted: Int, of results: Results<Element>) -> Element? {
             lock.lock()
             defer { lock.unlock() }
-            if iterator == nil || wanted < index || (wanted == index && current == nil) {
+            if iterator == nil || generation != results.source.generation {
                 iterator = results.makeIterator()
+                generation = results.source.generation
                 index = -1
                 current = nil
             }
+            guard wanted >= index, wanted <= Swift.max(index, 0) + Self.steps, !(wanted == index && current == nil) else { return nil }
             while index < wanted {
                 current = iterator?.next()
                 index += 1

@@ -87,6 +87,68 @@ import FirnTestSupport
         #expect(try all.where { $0.name != "seen" }.map(\.id) == [2])  // not an equality: a scan
     }
 
+    /// `in` and bounds on an indexed integer go through the index too: the
+    /// record written without its entry is missed by them (and found by the
+    /// same conditions on the unindexed copy), a string range is a scan.
+    @Test func inAndRangesOnAnIndexedPropertyUseTheIndex() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration([Tagged.self]))
+        try db.write { for id in 1...3 { try db.add(Self.tagged(id, "n\(id)", rank: id * 2)) } }  // ranks 2, 4, 6
+        let transaction = try db.engineStore.beginWriteBlocking()
+        let record = ObjectRecord.encode([(0, .int, .int(9)), (1, .string, .string("n9")), (2, .int, .int(5)), (7, .string, .string("n9")), (8, .int, .int(5))])
+        try transaction.tree("obj.Tagged")?.put(ObjectKey.encode(.int(9), as: .int) ?? [], record)
+        _ = try transaction.commit()
+        try db.refresh()
+        let all = db.objects(Tagged.self)
+        #expect(try all.where { $0.rank.in([5, 2]) }.map(\.id) == [1])
+        #expect(try all.where { $0.plainRank.in([5, 2]) }.map(\.id) == [1, 9])
+        #expect(try all.where { (4...6).contains($0.rank) }.map(\.id) == [2, 3])
+        #expect(try all.where { (4...6).contains($0.plainRank) }.map(\.id) == [2, 3, 9])
+        #expect(try all.where { $0.rank > 4 }.map(\.id) == [3])
+        #expect(try all.where { $0.rank < 6 && $0.rank >= 0 }.map(\.id) == [1, 2])
+        #expect(try all.where { $0.rank.in([]) }.isEmpty)
+        // A string range, and an `||`, are walks: the record is found.
+        #expect(try all.where { ("n5"..."n9").contains($0.name) }.map(\.id) == [9])
+        #expect(try all.where { $0.rank == 5 || $0.rank == 2 }.map(\.id) == [1, 9])
+    }
+
+    /// Random values, negative ones, nulls, widths and dates: `in` and
+    /// ranges through the index find what the same conditions find by a
+    /// walk of the records, in key order.
+    @Test func inAndRangesThroughTheIndexAgreeWithAScan() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration([Tagged.self]))
+        var generator = SeededGenerator(seed: 31)
+        func random(_ n: Int) -> Int { Int(generator.next() % UInt64(n)) }
+        let base = Date(timeIntervalSinceReferenceDate: 0)
+        try db.write {
+            for id in 0..<200 {
+                let object = Self.tagged(id, "n\(random(9))", rank: random(41) - 20)
+                object.small = random(4) == 0 ? nil : Int8(random(256) - 128)
+                object.when = base.addingTimeInterval(Double(random(2001) - 1000))
+                try db.add(object)
+            }
+        }
+        let all = db.objects(Tagged.self)
+        let scan = all.map { ($0.id, $0.rank, $0.small, $0.when) }
+        for _ in 0..<30 {
+            let a = random(41) - 20, b = random(41) - 20
+            let (low, high) = (min(a, b), max(a, b))
+            #expect(try all.where { (low...high).contains($0.rank) }.map(\.id) == scan.filter { (low...high).contains($0.1) }.map(\.0))
+            #expect(try all.where { (low..<high).contains($0.rank) }.map(\.id) == scan.filter { (low..<high).contains($0.1) }.map(\.0))
+            #expect(try all.where { $0.rank > low }.map(\.id) == scan.filter { $0.1 > low }.map(\.0))
+            #expect(try all.where { $0.rank.in([a, b, 99]) }.map(\.id) == scan.filter { [a, b].contains($0.1) }.map(\.0))
+            let s = Int8(random(256) - 128)
+            #expect(try all.where { $0.small <= s }.map(\.id) == scan.filter { $0.2.map { $0 <= s } ?? false }.map(\.0))
+            #expect(try all.where { $0.small.in([nil, s]) }.map(\.id) == scan.filter { $0.2 == nil || $0.2 == s }.map(\.0))
+            let from = base.addingTimeInterval(Double(random(2001) - 1000)), span = Double(random(500))
+            #expect(try all.where { (from...from.addingTimeInterval(span)).contains($0.when) }.map(\.id)
+                    == scan.filter { (from...from.addingTimeInterval(span)).contains($0.3) }.map(\.0))
+        }
+        // A bound the property's width cannot hold leaves it to the walk.
+        #expect(try all.where { $0["small"] < 1000 }.count == scan.filter { $0.2 != nil }.count)
+    }
+
     @Test func longStringsAreFoundThroughTheirCutPrefix() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration([Tagged.self]))

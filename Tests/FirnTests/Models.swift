@@ -124,3 +124,41 @@ final class Tagged: Object {
 final class IndexedDouble: Object {
     @Persisted(indexed: true) var weight = 0.0
 }
+
+/// A to-do item: a Bool to query by itself, ranges and aggregates over
+/// several numeric widths and optionals, a link to query through.
+final class Chore: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+    @Persisted var done = false
+    @Persisted var urgent: Bool?
+    @Persisted var priority: Int8 = 0
+    @Persisted var minutes: Int?
+    @Persisted var cost = 0.0
+    @Persisted var weight: Float?
+    @Persisted var due: Date?
+    @Persisted var assignee: Person?
+
+    /// Objects made since the process started (by the SDK, for every
+    /// managed object it hands out): aggregates must not make one per row.
+    static let made = Counter()
+
+    required init() {
+        super.init()
+        Self.made.add(1)
+    }
+}
+
+/// A counter any thread may bump.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ n: Int) { lock.withLock { count += n } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// A list of chores: queries on a list's objects with a Bool condition.
+final class Checklist: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var items = List<Chore>()
+}

@@ -89,7 +89,7 @@ import Testing
             try all.where { $0["ownerID"].in([nil, 3]) }
         }
         let persons = db.objects(Person.self)
-        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "dogs", detail: "links and lists cannot be queried yet")) {
+        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "dogs", detail: "a link or list is queried through its key path ($0.dogs.…)")) {
             try persons.where { $0["dogs"] == nil }
         }
     }

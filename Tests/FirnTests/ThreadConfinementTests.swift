@@ -54,3 +54,25 @@ import Testing
         #expect(names.values == [3])
     }
 }
+
+/// The collection, aggregate and query additions check their thread too.
+@Suite struct ThreadConfinementQueryTests {
+    @Test func anAggregateOnAnotherThreadStopsTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            guard let results = try? db.objects(Dog.self).where({ $0.owner.city == "Oslo" }) else { return }
+            useOnAnotherThread { _ = try? results.sum(of: \.age) }
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database accessed from incorrect thread"))
+    }
+
+    @Test func lastOnAnotherThreadStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: scratch.configuration()) else { return }
+            let results = db.objects(Dog.self)
+            useOnAnotherThread { _ = results.last }
+        }
+    }
+}

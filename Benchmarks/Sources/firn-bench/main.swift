@@ -39,6 +39,7 @@ let workloads: [(String, (Context) throws -> Void)] = [
     ("load", runLoad), ("commit", runCommit), ("get", runGet), ("scan", runScan),
     ("growth", runPinnedGrowth), ("verify", runVerify), ("compact", runCompact),
     ("export", runExport), ("memory", runMemory), ("diff", runDiff), ("sdk", runSDK), ("notify", runNotify), ("async", runAsyncWrite),
+    ("queries", runSDKQueries),
 ]
 let started = ContinuousClock.now
 var failed = false

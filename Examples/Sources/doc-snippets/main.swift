@@ -14,9 +14,11 @@ let snippets: [Snippet] = [
     ReadmeQueue.snippet,
     ReadmeActor.snippet,
     ReadmeObserve.snippet,
+    .program(name: "readme-queries", executable: "doc-snippet-queries", output: "1 1 Ben 1 2 Bo 12 5\n"),
     SDKWriteAsync.snippet,
     SDKMigration.snippet,
     SDKNotifications.snippet,
+    SDKQueries.snippet,
 ]
 
 /// A snippet that hangs (a queue that never runs, a lock never granted) must

@@ -303,6 +303,7 @@ final class SnapshotSource: SnapshotTreeSource {
     var generation: UInt64 { 0 }
     func checkAccess() {}
     func info(_ type: Object.Type) throws(DatabaseError) -> ClassInfo { try core.info(type) }
+    var infos: [ObjectIdentifier: ClassInfo] { core.infos }
     func objectCreated() {}
     func objectReleased() {}
 

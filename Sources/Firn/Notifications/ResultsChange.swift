@@ -46,11 +46,15 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
     private var keys: [[UInt8]] = []
     /// Unsorted results' keys.
     private var list = KeyList([])
+    /// The trees the query's condition reads besides the type's (linked
+    /// types, list trees).
+    private let otherTreesRead: [String]
 
     init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping @Sendable (ResultsChange<Element>) -> Void) {
         self.results = results
         self.info = info
         self.block = block
+        otherTreesRead = results.plan.map { Array($0.treesRead(info.schema)) } ?? []
     }
 
     override func begin(_ core: DatabaseCore) {
@@ -76,12 +80,19 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
             let recordChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
             let owners = try engine { () throws(FirnError) in try listOwnersChanged(changes) }
             let keyChanges = owners.isEmpty ? recordChanges : Self.merging(recordChanges, listOwners: owners)
-            guard !keyChanges.isEmpty else { return }
+            // A condition through links and lists also reads other trees:
+            // a change there can move objects in or out without touching
+            // the type's own tree.
+            let readsChanged = try engine { () throws(FirnError) -> Bool in
+                for name in otherTreesRead where try changes.touched(name) { return true }
+                return false
+            }
+            guard !keyChanges.isEmpty || readsChanged else { return }
             if let plan = results.plan {
                 // A query or a sort: recomputed, but only for a step that
-                // changed the type's tree (its condition and order read
-                // nothing else; a list's elements change no position).
-                let now = recordChanges.isEmpty ? keys : try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
+                // changed a tree it reads (a list's elements that its
+                // condition does not read change no position).
+                let now = recordChanges.isEmpty && !readsChanged ? keys : try Self.keys(of: plan, info: info, in: SnapshotSource(changes.new, core: core))
                 var changed = Set<[UInt8]>()
                 for change in keyChanges where change.kind == .changed { changed.insert(change.key) }
                 let compared = Self.compare(old: keys, new: now, changed: changed)

@@ -14,7 +14,7 @@ struct Options {
     var firnOnly = false
     var output = "bench-results.jsonl"
 
-    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff", "sdk", "notify", "async"]
+    static let workloads = ["load", "commit", "get", "scan", "growth", "verify", "compact", "export", "memory", "diff", "sdk", "notify", "async", "queries"]
 
     static let usage = """
         usage: firn-bench [--quick] [--only NAME[,NAME]] [--repetitions N] [--dir PATH]
