@@ -267,13 +267,7 @@ final class QueryReads {
     func listCount(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> Int {
         guard let cursor = try listCursor(schema, index) else { return 0 }
         let prefix = ListKey.prefix(owner)
-        let past = ListKey.key(prefix: prefix, ListKey.maximumCount)
-        return try engine { () throws(FirnError) -> Int in
-            try cursor.seek(past)
-            if cursor.isValid { try cursor.previous() } else { try cursor.last() }
-            guard let position = try cursor.withKey({ ListKey.position($0, prefix: prefix) }) ?? nil else { return 0 }
-            return position + 1
-        }
+        return try engine { () throws(FirnError) -> Int in try cursor.listCount(prefix: prefix) }
     }
 
     /// The cursor over list property `index`'s tree, made once per tree.

@@ -29,13 +29,7 @@ struct ListStorage {
 
     func count() throws(DatabaseError) -> Int {
         guard let cursor = try source.cursor(in: treeName) else { return 0 }
-        let past = ListKey.key(prefix: prefix, ListKey.maximumCount)
-        return try engine { () throws(FirnError) -> Int in
-            try cursor.seek(past)
-            if cursor.isValid { try cursor.previous() } else { try cursor.last() }
-            guard let position = try cursor.withKey({ ListKey.position($0, prefix: prefix) }) ?? nil else { return 0 }
-            return position + 1
-        }
+        return try engine { () throws(FirnError) -> Int in try cursor.listCount(prefix: prefix) }
     }
 
     /// The element at `position`, nil when the list has none there.
@@ -175,5 +169,16 @@ struct ListStorage {
             let key = key(position)
             _ = try engine { () throws(FirnError) in try tree.delete(key) }
         }
+    }
+}
+
+extension Cursor {
+    /// How many elements the list whose keys start with `prefix` has: one
+    /// seek past its run (positions are exactly 0 ..< count, FORMAT.md §12.4).
+    func listCount(prefix: [UInt8]) throws(FirnError) -> Int {
+        try seek(ListKey.key(prefix: prefix, ListKey.maximumCount))
+        if isValid { try previous() } else { try last() }
+        guard let position = try withKey({ ListKey.position($0, prefix: prefix) }) ?? nil else { return 0 }
+        return position + 1
     }
 }
