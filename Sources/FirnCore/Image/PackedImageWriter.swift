@@ -37,6 +37,10 @@ package struct PackedImageWriter {
     /// image's record, which `stream` compares; this pass checks each
     /// page's header against its reference but does not recompute.
     private var sourceProved = false
+    /// A tree is being read through the map (a log merge's checkpoint
+    /// tree): its touched pages are dropped as the image grows. The
+    /// checked walk reads with pread and maps nothing.
+    private var readsThroughMap = false
 
     /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
     /// exactly `pages × pageSize` bytes. `out` is not synced.
@@ -120,6 +124,8 @@ package struct PackedImageWriter {
                 if snapshot.log != nil, let log = try snapshot.tree(name)?.log {
                     let cursor = TreeCursor(source: snapshot.source, rootRef: entry.root)
                     var merged = LogMergeCursor(base: cursor, entries: log.entries, showsBase: log.showsBase)
+                    readsThroughMap = true
+                    defer { readsThroughMap = false }
                     root = try bulkLoad(&merged)
                 } else {
                     var walk = CheckedTreeWalk(reader: reader, root: entry.root, version: snapshot.version,
@@ -272,7 +278,9 @@ package struct PackedImageWriter {
             .copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
         batchPages += 1
         nextPage += 1
-        if (nextPage * UInt64(pageSize)) % Mapping.residencyBudget == 0 { snapshot.source.map.dropResidentPages() }
+        if readsThroughMap, (nextPage * UInt64(pageSize)) % Mapping.residencyBudget == 0 {
+            snapshot.source.map.dropResidentPages()
+        }
         progress?(nextPage)
     }
 

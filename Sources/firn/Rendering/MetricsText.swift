@@ -53,10 +53,10 @@ enum MetricsText {
         }
         var lines: [String] = []
         for family in families {
-            lines.append("# HELP \(family.name) \(escapedHelp(family.help))")
+            lines.append("# HELP \(family.name) \(escaped(family.help, quotes: false))")
             lines.append("# TYPE \(family.name) gauge")
             for sample in family.samples {
-                let labels = sample.labels.map { "\($0.0)=\"\(escapedLabel($0.1))\"" }.joined(separator: ",")
+                let labels = sample.labels.map { "\($0.0)=\"\(escaped($0.1, quotes: true))\"" }.joined(separator: ",")
                 lines.append("\(family.name){\(labels)} \(sample.value)")
             }
         }
@@ -68,26 +68,14 @@ enum MetricsText {
         value.isFinite ? "\(value)" : (value.isNaN ? "NaN" : (value > 0 ? "+Inf" : "-Inf"))
     }
 
-    /// Label values escape backslash, double quote and newline.
-    private static func escapedLabel(_ value: String) -> String {
+    /// Label values escape backslash, double quote and newline; help text
+    /// backslash and newline only (`quotes` false).
+    private static func escaped(_ value: String, quotes: Bool) -> String {
         var out = ""
         for character in value {
             switch character {
             case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-
-    /// Help text escapes backslash and newline.
-    private static func escapedHelp(_ value: String) -> String {
-        var out = ""
-        for character in value {
-            switch character {
-            case "\\": out += "\\\\"
+            case "\"" where quotes: out += "\\\""
             case "\n": out += "\\n"
             default: out.append(character)
             }
