@@ -100,4 +100,42 @@ import FirnTestSupport
         #expect(!operations.contains { if case .delete = $0 { return true } else { return false } })
         #expect(operations.last == .count(tree: "t", entries: UInt64(model.count)))
     }
+
+    /// The sort compares keys' first 8 bytes as numbers and reads the keys
+    /// only on a tie: keys that share those bytes, keys shorter than 8
+    /// bytes against their zero-padded selves ([0x61] and [0x61, 0]), and
+    /// the empty key still come out in byte order, whether put in one run
+    /// or in runs merged between cursor reads.
+    @Test(arguments: [false, true])
+    func keysSharingTheirFirstEightBytesSortByAllTheirBytes(readBetweenRuns: Bool) throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.open(directory.file("ties.firn"))
+        defer { store.close() }
+        let changes = LogChangeSet(base: try store.snapshot())
+        try changes.createTree("t")
+        let shared: [UInt8] = Array("prefix!!".utf8)
+        var keys: [[UInt8]] = [[], [0], [0, 0], [0x61], [0x61, 0], [0x61, 0, 0, 0, 0, 0, 0, 0], [0x61, 0, 0, 0, 0, 0, 0, 0, 0],
+                               [0x61, 0, 0, 0, 0, 0, 0, 1], [0xFF], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+                               shared, Array(shared.dropLast())]
+        var rng = SeededGenerator(seed: 11)
+        for _ in 0..<300 { keys.append(shared + (0..<Int(rng.below(4))).map { _ in UInt8(truncatingIfNeeded: rng.next() % 4) }) }
+        keys.shuffle(using: &rng)
+        var unique: [[UInt8]: Int] = [:]
+        for (i, key) in keys.enumerated() {
+            unique[key] = i
+            _ = try withBytes(key) { (k) throws(FirnError) in
+                try withBytes([UInt8(i & 0xFF)]) { (v) throws(FirnError) in try changes.put("t", k, v) }
+            }
+            if readBetweenRuns && i % 37 == 0 { _ = try changes.cursor("t", owner: store) }
+        }
+        let cursor = try #require(try changes.cursor("t", owner: store))
+        var walked: [[UInt8]] = []
+        try cursor.first()
+        while cursor.isValid {
+            walked.append(try #require(try cursor.key))
+            try cursor.next()
+        }
+        #expect(walked == unique.keys.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(try changes.count("t") == UInt64(unique.count))
+    }
 }

@@ -1,13 +1,16 @@
 /// Bytes copied into chunks that never move or shrink while the arena
 /// lives: a write transaction's keys and values, which its sorted entries
 /// and cursors point at without owning them. Freed all at once.
+///
+/// Its transaction's one thread at a time uses it: the stored properties
+/// skip the runtime exclusivity check (an access record per store, profiled).
 final class ByteArena {
-    private var chunks: [UnsafeMutableRawBufferPointer] = []
-    private var used = 0
+    @exclusivity(unchecked) private var chunks: [UnsafeMutableRawBufferPointer] = []
+    @exclusivity(unchecked) private var used = 0
     /// Chunks start small and double: most transactions of a log commit
     /// hold a few hundred bytes, and a 64 KiB chunk per transaction cost a
     /// large malloc and free every commit (profiled).
-    private var nextChunkSize = 1 << 10
+    @exclusivity(unchecked) private var nextChunkSize = 1 << 10
     private static let largestChunkSize = 64 << 10
 
     deinit { for chunk in chunks { chunk.deallocate() } }

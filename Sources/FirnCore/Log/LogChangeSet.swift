@@ -28,7 +28,11 @@ final class LogChangeSet {
     }
     /// Every tree this transaction looked at, changed or not (`changed`),
     /// with the base's reader: one lookup per operation.
-    private var trees = NameTable<TreeChanges>()
+    ///
+    /// Like the transaction, a change set is driven by one thread at a time:
+    /// its stored properties skip the runtime exclusivity check (a dynamic
+    /// access record on every put, profiled).
+    @exclusivity(unchecked) private var trees = NameTable<TreeChanges>()
     /// Holds the bytes of every entry's key and value; the link made from
     /// these changes (`LogOverlayVersion.appending`) keeps it alive.
     let arena = ByteArena()
@@ -36,7 +40,7 @@ final class LogChangeSet {
     /// (`noteAbsent`), until the next change: the put that usually follows
     /// it (the SDK's add looks its primary key up first) then skips its own
     /// lookup of the same key.
-    private var knownAbsent: (name: String, key: [UInt8])?
+    @exclusivity(unchecked) private var knownAbsent: (name: String, key: [UInt8])?
 
     init(base: Snapshot) {
         self.base = base
@@ -67,12 +71,24 @@ final class LogChangeSet {
         return state
     }
 
+    /// Puts the tree's state in the table (`state`) without holding a copy.
+    private func lookAt(_ name: String) throws(FirnError) {
+        if trees.contains(name) { return }
+        _ = try state(name)
+    }
+
     // MARK: reading
 
     /// Whether tree `name` exists as this transaction sees it.
-    func exists(_ name: String) throws(FirnError) -> Bool { try state(name).exists }
+    func exists(_ name: String) throws(FirnError) -> Bool {
+        try lookAt(name)
+        return trees.read(name) { $0.exists } ?? false
+    }
 
-    func count(_ name: String) throws(FirnError) -> UInt64 { try state(name).count }
+    func count(_ name: String) throws(FirnError) -> UInt64 {
+        try lookAt(name)
+        return trees.read(name) { $0.count } ?? 0
+    }
 
     /// The names of the trees as this transaction sees them, in byte order.
     func treeNames() throws(FirnError) -> [String] {
@@ -85,12 +101,23 @@ final class LogChangeSet {
 
     /// The value under `key` in tree `name`, nil when absent (or no tree).
     func get(_ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
-        let tree = try state(name)
-        guard tree.exists else { return nil }
-        if let entry = tree.entries.entry(for: key) { return entry.value.map { .inline($0) } }
-        if tree.reset { return nil }
+        try lookAt(name)
+        // Read in place: a copy of the tree's state would retain each of its
+        // table's arrays, on every get and put.
+        enum Found { case noTree, entry(LogEntry), base(TreeReader?) }
+        let found = trees.read(name) { (tree) -> Found in
+            guard tree.exists else { return .noTree }
+            if let entry = tree.entries.entry(for: key) { return .entry(entry) }
+            return tree.reset ? .noTree : .base(tree.reader)
+        } ?? .noTree
+        let reader: TreeReader?
+        switch found {
+        case .noTree: return nil
+        case let .entry(entry): return entry.value.map { .inline($0) }
+        case let .base(base): reader = base
+        }
         do {
-            return try tree.reader?.storedValue(key)
+            return try reader?.storedValue(key)
         } catch {
             throw error.located(in: base.store.path, version: base.version).inTree(name)
         }
@@ -176,12 +203,38 @@ final class LogChangeSet {
     /// when the key is new.
     @discardableResult
     func put(_ name: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
-        let existed = takeKnownAbsent(name, key) ? false : try get(name, key) != nil
+        let knownAbsent = takeKnownAbsent(name, key)
+        try lookAt(name)
+        // One probe of the table: the slot found says whether this
+        // transaction has the key and is where the entry goes. Taken in
+        // place, and no copy of the tree's state is held meanwhile: a copy
+        // would make `find` copy the whole table. The base's lookup below
+        // does not change the table, so the slot stays valid.
+        var slot: LogEntryTable.Slot? = nil
+        var showsBase = false
+        var reader: TreeReader? = nil
+        trees.modify(name) { tree in
+            slot = tree.entries.find(key)
+            showsBase = tree.exists && !tree.reset
+            reader = tree.reader
+        }
+        guard let slot else { throw FirnError.misuse("tree \"\(name)\" left the change set during a put") }
+        let existed: Bool
+        if let existing = slot.existing {
+            existed = existing.value != nil
+        } else if knownAbsent || !showsBase {
+            existed = false
+        } else {
+            do {
+                existed = try reader?.storedValue(key) != nil
+            } catch {
+                throw error.located(in: base.store.path, version: base.version).inTree(name)
+            }
+        }
         // An empty value is an empty buffer, not nil: nil means deleted.
         let entry = LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1)
-        // In place (`get` put the tree in the table): the entries are not copied for the upsert.
         trees.modify(name) { tree in
-            tree.entries.upsert(entry)
+            tree.entries.put(entry, at: slot)
             if !existed { tree.count += 1 }
             tree.changed = true
         }

@@ -28,6 +28,15 @@ struct NameTable<Value>: Sequence {
         return items.firstIndex { $0.key == name }
     }
 
+    func contains(_ name: String) -> Bool { position(of: name) != nil }
+
+    /// What `body` reads of `name`'s value, in place: no copy of the value
+    /// (and no retain of the storage it holds) as the subscript makes.
+    func read<R>(_ name: String, _ body: (borrowing Value) -> R) -> R? {
+        guard let at = position(of: name) else { return nil }
+        return body(items[at].value)
+    }
+
     subscript(name: String) -> Value? {
         get { position(of: name).map { items[$0].value } }
         set {

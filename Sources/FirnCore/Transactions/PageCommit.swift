@@ -170,10 +170,19 @@ final class PageCommit {
     /// overflow chain written now (the leaf keeps its head).
     @discardableResult
     func put(_ tree: MutableTree, _ key: [UInt8], _ value: [UInt8]) throws(FirnError) -> Bool {
-        if store.geometry.isInline(keyLength: key.count, valueLength: value.count) {
-            return try withBytes(value) { (bytes) throws(FirnError) in try tree.put(key, .inline(bytes)) }
+        try withBytes(key) { (k) throws(FirnError) in
+            try withBytes(value) { (v) throws(FirnError) in try put(tree, k, v) }
         }
-        let head = try context.writeOverflow(value)
+    }
+
+    /// `put` of bytes held elsewhere (a commit log's replay puts its
+    /// entries' bytes where they lie, without a copy of each).
+    @discardableResult
+    func put(_ tree: MutableTree, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FirnError) -> Bool {
+        if store.geometry.isInline(keyLength: key.count, valueLength: value.count) {
+            return try tree.put(key, .inline(value))
+        }
+        let head = try context.writeOverflow(Array(value))
         return try tree.put(key, .overflow(head, length: UInt64(value.count)))
     }
 

@@ -270,7 +270,9 @@ public final class WriteTransaction {
         case let .pages(tree, pages): return pages.isCurrent(tree, name: name)
         case let .log(changes, generation):
             guard case let .log(log) = path else { return false }
-            return log.generations[name] ?? 0 == generation && (try? changes.exists(name)) == true
+            // No dictionary lookup (a hash of the name) on every put while no tree was dropped.
+            let current = log.generations.isEmpty ? 0 : log.generations[name] ?? 0
+            return current == generation && (try? changes.exists(name)) == true
         }
     }
 

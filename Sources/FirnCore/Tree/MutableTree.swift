@@ -72,11 +72,11 @@ final class MutableTree {
     /// overflow value's chain is already written (`WriteContext.writeOverflow`);
     /// inline bytes are copied and may not point into this tree.
     @discardableResult
-    func put(_ key: [UInt8], _ value: StoredValue) throws(FirnError) -> Bool {
+    func put(_ key: UnsafeRawBufferPointer, _ value: StoredValue) throws(FirnError) -> Bool {
         changed = true
         guard root != nil else {
             let leaf = NodePage(pageSize: context.geometry.pageSize, isLeaf: true)
-            key.withUnsafeBytes { leaf.insert(at: 0, key: $0, value: value) }
+            leaf.insert(at: 0, key: key, value: value)
             root = .node(Node(page: leaf, level: 0))
             count = 1
             return true
@@ -84,36 +84,41 @@ final class MutableTree {
         path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
         let leaf = node.page
-        let (index, found) = key.withUnsafeBytes { leaf.search($0) }
+        let (index, found) = leaf.search(key)
         if found {
             try release(leaf.value(index))
             leaf.remove(at: index)
         }
         let cellSize = leaf.leafCellSize(keyLength: key.count, value: value)
         if leaf.fits(cellSize) {
-            key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
+            leaf.insert(at: index, key: key, value: value)
         } else if index == leaf.count && path.allSatisfy({ $0.1 == $0.0.page.count - 1 }) {
             // Past the tree's last key (an ascending load, a commit log's
             // sorted replay, keys that grow with time): the full leaf stays
             // full and the key starts a new one. Halving it would leave every
             // leaf of such a load half empty, for good.
             let right = Node(page: NodePage(pageSize: context.geometry.pageSize, isLeaf: true), level: 0)
-            key.withUnsafeBytes { right.page.insert(at: 0, key: $0, value: value) }
-            addSibling(right, separator: key, of: node, path: &path)
+            right.page.insert(at: 0, key: key, value: value)
+            addSibling(right, separator: Array(key), of: node, path: &path)
         } else {
             // Split first, then insert into the half the key belongs to. A key
             // at the boundary goes left, so the right half's first key (the
             // separator its parent gets) stays its lowest.
             let (right, separator) = node.split(pendingSize: cellSize, at: index)
             if index <= leaf.count {
-                key.withUnsafeBytes { leaf.insert(at: index, key: $0, value: value) }
+                leaf.insert(at: index, key: key, value: value)
             } else {
-                key.withUnsafeBytes { right.page.insert(at: index - leaf.count, key: $0, value: value) }
+                right.page.insert(at: index - leaf.count, key: key, value: value)
             }
             addSibling(right, separator: separator, of: node, path: &path)
         }
         if !found { count += 1 }
         return !found
+    }
+
+    @discardableResult
+    func put(_ key: [UInt8], _ value: StoredValue) throws(FirnError) -> Bool {
+        try withBytes(key) { (k) throws(FirnError) in try put(k, value) }
     }
 
     /// Removes `key`; returns false (changing nothing) when it is absent.
@@ -136,7 +141,7 @@ final class MutableTree {
             guard root != nil else { return i }
             changed = true
             path.removeAll(keepingCapacity: true)
-            let node = try mutableLeaf(for: keys[i], path: &path)
+            let node = try withBytes(keys[i]) { (key) throws(FirnError) in try mutableLeaf(for: key, path: &path) }
             let leaf = node.page
             var removedHere = 0
             while i < keys.count {
@@ -239,11 +244,11 @@ final class MutableTree {
 
     /// Makes the path to `key`'s leaf editable (copying its pages) and marks
     /// it changed; `path` receives each branch and the child index taken.
-    private func mutableLeaf(for key: [UInt8], path: inout [(Node, Int)]) throws(FirnError) -> Node {
+    private func mutableLeaf(for key: UnsafeRawBufferPointer, path: inout [(Node, Int)]) throws(FirnError) -> Node {
         var node = try mutableRoot()
         while !node.isLeaf {
             node.dirty = true
-            let index = key.withUnsafeBytes { node.page.childIndex(for: $0) }
+            let index = node.page.childIndex(for: key)
             let child = try mutableChild(node, index)
             path.append((node, index))
             node = child
