@@ -23,18 +23,23 @@ struct NameTable<Value>: Sequence {
     func makeIterator() -> IndexingIterator<[Element]> { items.makeIterator() }
 
     /// Where `name` is in `items`.
+    @inline(__always)
     private func position(of name: String) -> Int? {
         if let index { return index[name] }
         return items.firstIndex { $0.key == name }
     }
 
+    @inline(__always)
     func contains(_ name: String) -> Bool { position(of: name) != nil }
 
     /// What `body` reads of `name`'s value, in place: no copy of the value
     /// (and no retain of the storage it holds) as the subscript makes.
+    /// Inlined, so it is specialized where it is called: unspecialized,
+    /// the element was copied through value witnesses on every call.
+    @inline(__always)
     func read<R>(_ name: String, _ body: (borrowing Value) -> R) -> R? {
         guard let at = position(of: name) else { return nil }
-        return body(items[at].value)
+        return items.withUnsafeBufferPointer { body($0[at].value) }
     }
 
     subscript(name: String) -> Value? {
@@ -60,7 +65,7 @@ struct NameTable<Value>: Sequence {
 
     /// Changes the value of `name` in place (no copy of what it holds);
     /// false when the name is not there.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func modify(_ name: String, _ body: (inout Value) -> Void) -> Bool {
         guard let at = position(of: name) else { return false }
         body(&items[at].value)

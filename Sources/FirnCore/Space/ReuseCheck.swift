@@ -104,7 +104,7 @@ final class ReuseCheck {
         record.unsealed = false
         var walk = NewestRecordCheck(io: io, record: record, keepingCheckedPages: true)
         do { try walk.run() } catch {}
-        return Set((walk.checkedPages ?? [:]).keys)
+        return walk.checkedPages?.pages ?? []
     }
 
     private func refusal(_ page: UInt64, _ why: String) -> FirnError {

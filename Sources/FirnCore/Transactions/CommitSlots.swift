@@ -15,7 +15,7 @@ package struct CommitSlots: Sendable {
     package private(set) var isValidated = false
     /// The references whose pages the check proved, by page (only when
     /// asked for: `StoreOptions.keepOpenCheckPages`).
-    private(set) var checkedPages: [UInt64: PageRef]? = nil
+    private(set) var checkedPages: ProvedPages? = nil
 
     /// A newest record that the open-time check rejected, and why.
     package struct Rejection: Sendable, Equatable, Codable, CustomStringConvertible {

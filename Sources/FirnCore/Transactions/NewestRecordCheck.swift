@@ -37,10 +37,10 @@ struct NewestRecordCheck {
     /// Pages read so far.
     private(set) var pagesRead = 0
     /// The references whose pages checked out, by page, when kept.
-    private(set) var checkedPages: [UInt64: PageRef]? = nil
+    private(set) var checkedPages: ProvedPages? = nil
 
     init(io: any FileIO, record: CommitRecord, keepingCheckedPages: Bool = false) {
-        if keepingCheckedPages { checkedPages = [:] }
+        if keepingCheckedPages { checkedPages = ProvedPages() }
         self.io = io
         self.record = record
         pageSize = Int(record.pageSize)
@@ -60,14 +60,14 @@ struct NewestRecordCheck {
         var work: [(PageRef, Expect)] = []
         follow(record.catalogRoot, as: .tree(level: nil, catalog: true), into: &work)
         follow(record.spaceRoot, as: .tree(level: nil, catalog: false), into: &work)
-        var seen = Set<UInt64>()
+        var seen = PageSet(pages: record.logicalPageCount)
         let reader = PageReader(io: io, pageSize: pageSize, pageLimit: record.logicalPageCount)
         while let (ref, expect) = work.popLast() {
             guard ref.page >= 2, ref.page < record.logicalPageCount else {
                 throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
             }
             // Every page is reached at most once, so the walk ends even on a cyclic file.
-            guard seen.insert(ref.page).inserted else {
+            guard seen.insert(ref.page) else {
                 throw Failure(page: ref.page, reason: "page reached twice")
             }
             pagesRead += 1
@@ -77,7 +77,7 @@ struct NewestRecordCheck {
             }
             defer { reader.release(to: 0) }
             try check(view, ref: ref, expect: expect, into: &work)
-            checkedPages?[ref.page] = ref
+            checkedPages?.insert(ref)
         }
     }
 

@@ -14,6 +14,13 @@ final class MutableTree {
     /// The path of the last descent (branches and the child taken), reused
     /// so a put allocates nothing.
     @exclusivity(unchecked) private var path: [(Node, Int)] = []
+    /// The tree's rightmost leaf, when the last put appended to it there
+    /// (every branch on its path at its last child, no split since): a put
+    /// of a key past its last key goes straight in, so a sorted replay
+    /// (a commit log's checkpoint, an ascending load) descends once per
+    /// leaf, not once per key. Cleared by any other change of shape and
+    /// by writing the tree (its nodes are sealed then).
+    @exclusivity(unchecked) private var appendLeaf: Node?
     unowned let context: WriteContext
     /// Which of this tree's pages most commits rewrite, and so go to runs
     /// (`PageAllocator.Kind`); the others live on and fill holes.
@@ -81,6 +88,18 @@ final class MutableTree {
             count = 1
             return true
         }
+        if let last = appendLeaf {
+            let page = last.page
+            if page.count > 0, compareBytes(key, page.key(page.count - 1)) > 0 {
+                let cellSize = page.leafCellSize(keyLength: key.count, value: value)
+                if page.fits(cellSize) {
+                    page.insert(at: page.count, key: key, value: value)
+                    count += 1
+                    return true
+                }
+            }
+            appendLeaf = nil
+        }
         path.removeAll(keepingCapacity: true)
         let node = try mutableLeaf(for: key, path: &path)
         let leaf = node.page
@@ -92,6 +111,7 @@ final class MutableTree {
         let cellSize = leaf.leafCellSize(keyLength: key.count, value: value)
         if leaf.fits(cellSize) {
             leaf.insert(at: index, key: key, value: value)
+            if index == leaf.count - 1 && path.allSatisfy({ $0.1 == $0.0.page.count - 1 }) { appendLeaf = node }
         } else if index == leaf.count && path.allSatisfy({ $0.1 == $0.0.page.count - 1 }) {
             // Past the tree's last key (an ascending load, a commit log's
             // sorted replay, keys that grow with time): the full leaf stays
@@ -136,6 +156,7 @@ final class MutableTree {
     /// the first key found missing (nothing after it is deleted), nil when
     /// all were deleted.
     func delete(sortedKeys keys: [[UInt8]]) throws(FirnError) -> Int? {
+        appendLeaf = nil
         var i = 0
         while i < keys.count {
             guard root != nil else { return i }
@@ -166,6 +187,7 @@ final class MutableTree {
 
     /// Removes every entry, releasing every page of the tree.
     func removeAll() throws(FirnError) {
+        appendLeaf = nil
         if let root { try releaseSubtree(root, level: nil) }
         root = nil
         count = 0
@@ -176,6 +198,7 @@ final class MutableTree {
 
     /// Writes every changed node (children first) and returns the root's reference.
     func write() throws(FirnError) -> PageRef {
+        appendLeaf = nil
         guard let root else { return .none }
         try assignPages(root, rightEdge: true)
         return try seal(root)
@@ -187,6 +210,7 @@ final class MutableTree {
     /// page) sealed its nodes two or three times a commit. `write` places
     /// the nodes the same way, then seals them.
     func assignPages() throws(FirnError) {
+        appendLeaf = nil
         guard let root else { return }
         try assignPages(root, rightEdge: true)
     }

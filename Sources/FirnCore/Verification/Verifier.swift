@@ -24,7 +24,7 @@ package struct Verifier {
 
     private let snapshot: Snapshot
     /// The pages the open-time check proved, when the store kept them.
-    private let provedPages: [UInt64: PageRef]?
+    private let provedPages: ProvedPages?
     private let slots: CommitSlots?
     private let options: Options
     private var bitmap: PageBitmap
@@ -299,7 +299,7 @@ package struct Verifier {
         // A page the open-time check proved against this very reference
         // (same page, birth and checksum: pages are never rewritten while a
         // version reaches them) has had its checksum computed already.
-        let proved = provedPages?[ref.page] == ref
+        let proved = provedPages?.proves(ref) == true
         if !options.quick && !proved {
             let computed = view.computeChecksum()
             if computed != view.storedChecksum {
