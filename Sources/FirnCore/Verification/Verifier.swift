@@ -51,6 +51,8 @@ package struct Verifier {
         self.slots = slots
         self.options = options
         let pages = snapshot.info.logicalPageCount
+        geometry = snapshot.store.geometry
+        verifiedVersion = snapshot.info.version
         reader = PageReader(io: snapshot.store.io, pageSize: snapshot.store.pageSize, pageLimit: pages)
         bitmap = PageBitmap(pages: pages)
         cellBytes = ByteRangeMap(bytes: snapshot.store.geometry.pageSize)
@@ -77,7 +79,7 @@ package struct Verifier {
     package mutating func run() -> VerifyReport {
         checkSlots()
         checkSlotPadding()
-        let version = snapshot.info.version
+        let version = verifiedVersion
         // The two slot pages are always in use, and so is the commit log
         // region the checkpoint made (its frames are checked as the
         // snapshot reads them). The trees and the space tree checked are
@@ -116,7 +118,7 @@ package struct Verifier {
         // group of deferred commits that is the published, unsealed record,
         // which the open-time check (run on these slots) would reject after
         // a power loss — pending, not rejected.
-        let current = snapshot.info.version
+        let current = verifiedVersion
         for (index, slot) in slots.slots.enumerated() {
             switch slot {
             case let .success(record):
@@ -259,7 +261,11 @@ package struct Verifier {
         let birth: UInt64
     }
 
-    private var geometry: PageGeometry { snapshot.store.geometry }
+    /// The store's geometry and the version verified, read once: the walk
+    /// asks for them for every key and cell, and each read through the
+    /// snapshot and its store was two object loads (profiled).
+    private let geometry: PageGeometry
+    private let verifiedVersion: UInt64
 
     /// Checks the page a reference points to; nil when it cannot be read
     /// further. `holderBirth` is the birth of the page holding the reference
@@ -268,7 +274,7 @@ package struct Verifier {
     private mutating func checkReference(
         _ ref: PageRef, tree: String, holderBirth: UInt64?, use: PageBitmap.Use = .reachable
     ) -> PageView? {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         guard ref.page >= 2, ref.page < report.logicalPages else {
             add(VerifyFinding(.range, page: ref.page, tree: tree, version: version,
                               expected: "2..<\(report.logicalPages)", found: "\(ref.page)",
@@ -343,7 +349,7 @@ package struct Verifier {
     ) {
         guard !root.isNone else {
             if root != .none {
-                add(VerifyFinding(.reserved, tree: tree, version: snapshot.info.version, expected: "page 0, birth 0, crc 0",
+                add(VerifyFinding(.reserved, tree: tree, version: verifiedVersion, expected: "page 0, birth 0, crc 0",
                                   found: "\(root.page), birth \(root.birth), crc \(hex32(root.checksum))",
                                   message: "a reference to no page must be all zero"))
             }
@@ -366,7 +372,7 @@ package struct Verifier {
         let mark = reader.mark
         defer { reader.release(to: mark) }
         guard !stopped, let view = checkReference(ref, tree: tree, holderBirth: holderBirth) else { return }
-        let version = snapshot.info.version
+        let version = verifiedVersion
         do {
             try view.checkTreePage(expectLeaf: level.map { $0 == 0 })
         } catch {
@@ -496,7 +502,7 @@ package struct Verifier {
         _ key: UnsafeRawBufferPointer, previousInPage: UnsafeRawBufferPointer?, previousLeaf: [UInt8]?,
         lower: [UInt8]?, upper: [UInt8]?, page: UInt64, tree: String, index: Int
     ) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         let ordered: Bool
         if let previousInPage {
             ordered = compareBytes(previousInPage, key) < 0
@@ -523,7 +529,7 @@ package struct Verifier {
     /// `what` is built only for a finding: this runs for every key of the file.
     private mutating func checkKeyLength(_ length: Int, what: @autoclosure () -> String, page: UInt64, tree: String) {
         guard length > geometry.maxKeyLength else { return }
-        add(VerifyFinding(.limit, page: page, tree: tree, version: snapshot.info.version,
+        add(VerifyFinding(.limit, page: page, tree: tree, version: verifiedVersion,
                           expected: "at most \(geometry.maxKeyLength) bytes (the key limit)", found: "\(length) bytes",
                           message: "\(what()) is longer than the key limit"))
     }
@@ -531,7 +537,7 @@ package struct Verifier {
     /// One finding when two of the page's cells (`cellSpans`) share a byte.
     private mutating func checkCellsApart(page: UInt64, tree: String) {
         guard cellSpans.count > 1, let span = cellBytes.firstOverlap(in: cellSpans) else { return }
-        add(VerifyFinding(.structure, page: page, tree: tree, version: snapshot.info.version,
+        add(VerifyFinding(.structure, page: page, tree: tree, version: verifiedVersion,
                           expected: "cells apart", found: "bytes \(span) shared with an earlier cell",
                           message: "two cells of the page overlap (a key or value length runs into the next cell)"))
     }
@@ -539,7 +545,7 @@ package struct Verifier {
     /// A leaf cell's flags and reserved fields, and where its value lives:
     /// inline exactly when it fits the inline limit (FORMAT.md 5.1, 5.4).
     private mutating func checkLeafCell(_ view: PageView, index: Int, cell: LeafCell, tree: String) throws(FirnError) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         let fields = try view.leafCellFields(index)
         if fields.flags & ~LeafLayout.overflowFlag != 0 {
             add(VerifyFinding(.reserved, page: view.number, tree: tree, version: version, expected: "flags 0 or 1",
@@ -579,7 +585,7 @@ package struct Verifier {
     /// last, which carries the rest and whose next reference is all zero.
     private mutating func checkOverflow(_ head: PageRef, length: UInt64, tree: String, holderBirth: UInt64,
                                         stats: inout VerifiedTree) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         let capacity = UInt64(geometry.overflowPayloadCapacity)
         let pages = length == 0 ? 1 : (length - 1) / capacity + 1
         if pages > report.logicalPages {
@@ -641,7 +647,7 @@ package struct Verifier {
     }
 
     private mutating func checkCatalogEntry(name: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         let treeName: String
         switch CatalogEntry.name(name, geometry: geometry) {
         case let .success(text):
@@ -675,7 +681,7 @@ package struct Verifier {
     // MARK: space
 
     private mutating func checkSpaceEntry(key: UnsafeRawBufferPointer, value: StoredValue, place: EntryPlace) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         let decoded = SpaceKey.decode(key)
         switch decoded {
         case .free?, .retired?, .pinned?:
@@ -741,7 +747,7 @@ package struct Verifier {
     /// would be read as frames by the next tool that reads a pinned version
     /// through it.
     private mutating func checkEpochEntries() {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         for (end, epoch) in epochEntries.sorted(by: { $0.key < $1.key })
         where epoch.retired < UInt64(epoch.record.regionPages) {
             let region = epoch.record.regionPageRange
@@ -763,7 +769,7 @@ package struct Verifier {
     /// catalog root inside it (or none); the current version's record
     /// repeats its commit record (FORMAT.md 7).
     private mutating func checkHistory(_ record: HistoryRecord, page: UInt64) {
-        let version = snapshot.info.version
+        let version = verifiedVersion
         func finding(_ field: String, expected: String, found: String) {
             add(VerifyFinding(.history, page: page, tree: "(space)", version: version, expected: expected, found: found,
                               message: "history record of version \(record.version): \(field)"))
@@ -818,13 +824,13 @@ package struct Verifier {
 
     private mutating func markSpace(_ page: UInt64, _ use: PageBitmap.Use, what: String) {
         guard page >= 2, page < report.logicalPages else {
-            add(VerifyFinding(.space, page: page, version: snapshot.info.version,
+            add(VerifyFinding(.space, page: page, version: verifiedVersion,
                               expected: "2..<\(report.logicalPages)", found: "\(page)", message: "\(what) page out of range"))
             return
         }
         let before = bitmap.mark(page, use)
         if before != .unseen {
-            add(VerifyFinding(.doubleUse, page: page, version: snapshot.info.version,
+            add(VerifyFinding(.doubleUse, page: page, version: verifiedVersion,
                               message: "page is both \(describe(before)) and \(what)"))
         }
     }
