@@ -263,7 +263,13 @@ final class DatabaseCore: ObjectSource {
         checkAccess()
         // Realm refuses this too; the old message said the live instance was frozen.
         guard transaction == nil else { throw DatabaseError.inWriteTransaction(operation: operation) }
-        let version = try version
+        return try frozenVersion(at: try version)
+    }
+
+    /// The frozen version of `version`, which a pin of this instance holds
+    /// (its read pin, or the step a notification delivers), shared with
+    /// every other frozen value of that version in the process.
+    func frozenVersion(at version: UInt64) throws(DatabaseError) -> FrozenVersion {
         if let frozen, frozen.version == version { return frozen }
         // No limit check: the version is this instance's, pinned already.
         let store = store
@@ -300,6 +306,7 @@ final class DatabaseCore: ObjectSource {
         invalidate()
         closed = true
         // Its observers hear nothing more; their base version is released.
+        notifier?.instanceClosed()
         notifier = nil
         InstanceCache.forget(self)
     }

@@ -14,6 +14,7 @@ let snippets: [Snippet] = [
     ReadmeQueue.snippet,
     ReadmeActor.snippet,
     ReadmeObserve.snippet,
+    ReadmeChanges.snippet,
     .program(name: "readme-queries", executable: "doc-snippet-queries", output: "1 1 Ben 1 2 Bo 12 5\n"),
     SDKWriteAsync.snippet,
     SDKMigration.snippet,
