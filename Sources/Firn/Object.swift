@@ -32,6 +32,12 @@ open class Object {
         if let recorder { recorder.wrapperOffset = offset }
     }
 
+    /// The type and its stored properties, as Realm prints an object
+    /// (`ObjectDescription`): links and list elements summarized by their
+    /// primary key. A deleted or invalidated object, or a live one described
+    /// off its binding, says so instead of stopping the program.
+    open var description: String { ObjectDescription.text(of: self) }
+
     /// True when this object reads a fixed version (safe from any thread).
     public var isFrozen: Bool { managed?.source.isFrozen ?? false }
 

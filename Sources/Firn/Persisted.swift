@@ -104,6 +104,8 @@ protocol PersistedProperty {
     var isPrimaryKey: Bool { get }
     var isIndexed: Bool { get }
     var field: PersistedField { get }
+    /// The unmanaged value, for a description.
+    var unmanagedAny: Any { get }
     /// The value's stored form when its object is added.
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
     /// The same three for a wrapper of this type at `address` (inside an
@@ -116,6 +118,7 @@ protocol PersistedProperty {
 extension Persisted: PersistedProperty {
     var persistedType: PersistedType { Value._persistedType }
     var field: PersistedField { unmanagedValue._persistedField }
+    var unmanagedAny: Any { unmanagedValue }
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
     static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
     static func _field(at address: UnsafeRawPointer) -> PersistedField { address.assumingMemoryBound(to: Self.self).pointee.field }
