@@ -129,6 +129,18 @@ final class ClassInfo: @unchecked Sendable {
         UnmanagedValues(object: object, layout: layout)
     }
 
+    /// Reads property `index` of `managed` as its getter would, throwing
+    /// instead of stopping the program (`read(_:)`). A link or a list
+    /// decodes no value: only the object must still be there.
+    func checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {
+        let property = schema.properties[index]
+        guard !property.isList, property.type != .object else {
+            guard try managed.record() != nil else { throw DatabaseError.invalidatedObject(type: name) }
+            return
+        }
+        try layout[index].type._checkStored(managed, index)
+    }
+
     var primaryKey: (index: Int, property: PropertySchema)? {
         schema.primaryKeyIndex.map { ($0, schema.properties[$0]) }
     }

@@ -24,6 +24,9 @@ public protocol PersistableValue {
     func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
     /// A value read from a list element or a link (default: `_persisted(from:)`).
     static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self?
+    /// The error for a stored `value` that `_persisted(from:)` refused
+    /// (default: a type mismatch; an enum's: a raw value of no case).
+    static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError
 }
 
 extension PersistableValue {
@@ -31,6 +34,9 @@ extension PersistableValue {
     public static func _write(_ value: Self, _ access: _ManagedAccess) { access.managed.write(access.index, value._persistedField) }
     public func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { _persistedField }
     public static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self? { _persisted(from: field) }
+    public static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError {
+        .typeMismatch(type: type, property: property, expected: "\(Self.self)", found: field.value.map { "\($0)" } ?? "null")
+    }
 }
 
 /// A non-optional persistable value (what `Optional` may wrap). The

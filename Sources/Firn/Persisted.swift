@@ -113,6 +113,9 @@ protocol PersistedProperty {
     static func _ordinal(at address: UnsafeRawPointer) -> Int
     static func _field(at address: UnsafeRawPointer) -> PersistedField
     static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField
+    /// Decodes property `index` of `managed`'s record as this wrapper's
+    /// value type, throwing what the getter would stop the program with.
+    static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError)
 }
 
 extension Persisted: PersistedProperty {
@@ -121,6 +124,9 @@ extension Persisted: PersistedProperty {
     var unmanagedAny: Any { unmanagedValue }
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
     static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
+    static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {
+        _ = try managed.checkedRead(index, as: Value.self)
+    }
     static func _field(at address: UnsafeRawPointer) -> PersistedField { address.assumingMemoryBound(to: Self.self).pointee.field }
     static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {
         try address.assumingMemoryBound(to: Self.self).pointee.stored(context)

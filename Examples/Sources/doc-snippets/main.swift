@@ -20,6 +20,7 @@ let snippets: [Snippet] = [
     SDKMigration.snippet,
     SDKNotifications.snippet,
     SDKQueries.snippet,
+    SDKEnums.snippet,
 ]
 
 /// A snippet that hangs (a queue that never runs, a lock never granted) must
