@@ -95,6 +95,7 @@ enum ObjectDescription {
         case let .data(v): return "<\(v.count) bytes>"
         case let .date(v): return String(describing: Date(timeIntervalSinceReferenceDate: v))
         case let .uuid(v): return ObjectKey.uuidString(v)
+        case let .decimal(v): return v.description
         case let .link(key):
             guard let target = property.objectType.flatMap({ source.info(named: $0) }) else {
                 return "\(property.objectType ?? "Object")(\(key.count)-byte key)"

@@ -1,9 +1,9 @@
 import FirnCore
 
 /// A value `@Persisted` can store: Bool, Int, Int8…Int64, Double, Float,
-/// String, Data, Date, UUID and optionals of each, links (`Dog?`) and
-/// lists (`List<Dog>`, `List<Int>`). The underscored requirements are the
-/// SDK's; applications do not implement them.
+/// String, Data, Date, UUID, Decimal, `PersistableEnum`s and optionals of
+/// each, links (`Dog?`) and lists (`List<Dog>`, `List<Int>`). The
+/// underscored requirements are the SDK's; applications do not implement them.
 public protocol PersistableValue {
     /// The stored type.
     static var _persistedType: PersistedType { get }

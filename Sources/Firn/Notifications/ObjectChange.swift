@@ -126,6 +126,7 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
             guard v.count == 16 else { return v }
             return UUID(uuid: (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]))
         case let .link(v): return v
+        case let .decimal(v): return Decimal(v)
         }
     }
 }
