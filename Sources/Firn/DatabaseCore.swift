@@ -317,6 +317,7 @@ final class DatabaseCore: ObjectSource {
 
     func beginWrite() throws(DatabaseError) {
         checkAccess()
+        guard !configuration.readOnly else { throw DatabaseError.readOnly(operation: "beginWrite") }
         guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
         guard suspendedAsyncWrites == 0 else { throw DatabaseError.asyncWriteInProgress(operation: "beginWrite") }
         // Async writes asked for before run first, in order; so do those of

@@ -73,6 +73,8 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stored raw value names no case of the property's `PersistableEnum`
     /// (written by a build with more cases, or damaged).
     case unknownEnumValue(type: String, property: String, enumType: String, rawValue: String)
+    /// The configuration is `readOnly`: `operation` would write.
+    case readOnly(operation: String)
 
     public var description: String {
         switch self {
@@ -126,6 +128,8 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
         case .closed: return "the Database instance was closed; open a new one"
         case let .unknownEnumValue(type, property, enumType, rawValue):
             return "\(type).\(property): the stored raw value \(rawValue) is no case of \(enumType)"
+        case let .readOnly(operation):
+            return "the Database was opened read-only (Configuration.readOnly): cannot \(operation)"
         }
     }
 }
