@@ -50,6 +50,7 @@ final class DatabaseCore: ObjectSource {
         if case let .thread(thread) = binding { boundThread = thread.handle } else { boundThread = nil }
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
+        for info in infos.values { try info.checkLinkingProperties(in: infos) }
         self.infos = infos
         try SchemaMigration.prepare(store: store, configuration: configuration, schemas: infos.values.map(\.schema))
         snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "opening a Database")

@@ -56,7 +56,7 @@ final class ManagedObject {
     func checkUsable(_ index: Int) {
         source.checkAccess()
         if session != source.session {
-            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.schema.properties[index].name))")
+            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.propertyName(index)))")
         }
     }
 

@@ -127,7 +127,13 @@ enum ObjectDescription {
     // MARK: unmanaged objects: from their wrappers
 
     private static func lines(unmanaged object: Object, _ info: ClassInfo) -> [String] {
-        ClassInfo.wrappers(of: object).map { name, wrapper in "\(name) = \(text(any: wrapper.unmanagedAny))" }
+        storedWrappers(of: object).map { name, wrapper in "\(name) = \(text(any: wrapper.unmanagedAny))" }
+    }
+
+    /// The stored properties' wrappers, in schema order (not the computed
+    /// `LinkingObjects`, which a managed object's description leaves out too).
+    private static func storedWrappers(of object: Object) -> [(String, any PersistedProperty)] {
+        ClassInfo.wrappers(of: object).filter { $0.1.linking == nil }
     }
 
     /// A Swift value as the managed path prints its stored form.
@@ -155,7 +161,7 @@ enum ObjectDescription {
             return (try? summary(info, key: managed.key, managed.source)) ?? typeName
         }
         guard let (index, property) = info.primaryKey else { return "\(typeName)(unmanaged)" }
-        return "\(typeName)(\(property.name) = \(text(any: ClassInfo.wrappers(of: object)[index].1.unmanagedAny)))"
+        return "\(typeName)(\(property.name) = \(text(any: storedWrappers(of: object)[index].1.unmanagedAny)))"
     }
 
     static func listText(_ elements: [Any], count: Int) -> String {

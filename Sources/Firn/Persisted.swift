@@ -106,6 +106,8 @@ protocol PersistedProperty {
     var field: PersistedField { get }
     /// The unmanaged value, for a description.
     var unmanagedAny: Any { get }
+    /// Set for a `LinkingObjects` property declared with its origin.
+    var linking: (any LinkingObjectsProperty)? { get }
     /// The value's stored form when its object is added.
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
     /// The same three for a wrapper of this type at `address` (inside an
@@ -122,6 +124,10 @@ extension Persisted: PersistedProperty {
     var persistedType: PersistedType { Value._persistedType }
     var field: PersistedField { unmanagedValue._persistedField }
     var unmanagedAny: Any { unmanagedValue }
+    var linking: (any LinkingObjectsProperty)? {
+        guard let linking = unmanagedValue as? any LinkingObjectsProperty, !linking.originProperty.isEmpty else { return nil }
+        return linking
+    }
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
     static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
     static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {

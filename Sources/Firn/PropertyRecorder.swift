@@ -22,7 +22,10 @@ extension ClassInfo {
         let recorder = PropertyRecorder()
         instance.recorder = recorder
         _ = instance[keyPath: keyPath]
-        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset) else { return nil }
+        // A computed property (`LinkingObjects`) is not one a query, a sort
+        // or a checked read can name.
+        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset),
+              index < schema.properties.count else { return nil }
         cache(keyPath, index)
         return index
     }

@@ -21,6 +21,7 @@ let snippets: [Snippet] = [
     SDKNotifications.snippet,
     SDKQueries.snippet,
     SDKEnums.snippet,
+    SDKLinkingObjects.snippet,
 ]
 
 /// A snippet that hangs (a queue that never runs, a lock never granted) must
