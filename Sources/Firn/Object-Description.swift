@@ -145,6 +145,8 @@ enum ObjectDescription {
         }
         switch value {
         case let object as Object: return summary(of: object)
+        // As the file holds it, and as a managed object prints it.
+        case let value as any PersistableEnum: return text(any: value.rawValue)
         case let list as any DescribedList: return list.describedText
         case let data as Data: return "<\(data.count) bytes>"
         case let uuid as UUID: return uuid.uuidString

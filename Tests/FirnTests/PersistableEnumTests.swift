@@ -136,6 +136,8 @@ import Testing
         #expect(try db.objects(Typed.Chore.self).where { $0.status == .open }.isEmpty)
         // The object still prints (its raw values).
         #expect(chore.description.contains("\tstatus = archived;\n"))
+        // An unmanaged object prints its raw values too.
+        #expect(Self.chore(2, .inProgress, .high).description.contains("\tstatus = in progress;\n\tpriority = 9;\n"))
     }
 
     /// The getter cannot throw: it stops the program with the same error.
