@@ -115,4 +115,7 @@ extension Optional: PersistableValue where Wrapped: PersistablePrimitive {
     public static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError {
         Wrapped._undecodable(field, type: type, property: property)
     }
+    public static func _recordingHop(from object: Object) -> Wrapped?? {
+        Wrapped._recordingInstance(from: object).map { .some($0) }
+    }
 }

@@ -27,6 +27,9 @@ public protocol PersistableValue {
     /// The error for a stored `value` that `_persisted(from:)` refused
     /// (default: a type mismatch; an enum's: a raw value of no case).
     static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError
+    /// A link's value on an instance recording a key path's reads: a
+    /// recording instance of the target (default: nil, no hop).
+    static func _recordingHop(from object: Object) -> Self?
 }
 
 extension PersistableValue {
@@ -37,6 +40,7 @@ extension PersistableValue {
     public static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError {
         .typeMismatch(type: type, property: property, expected: "\(Self.self)", found: field.value.map { "\($0)" } ?? "null")
     }
+    public static func _recordingHop(from object: Object) -> Self? { nil }
 }
 
 /// A non-optional persistable value (what `Optional` may wrap). The
@@ -45,6 +49,9 @@ extension PersistableValue {
 public protocol PersistablePrimitive: PersistableValue {
     static func _readOptional(_ access: _ManagedAccess) -> Self?
     static func _writeOptional(_ value: Self?, _ access: _ManagedAccess)
+    /// What an optional of this type reads as on a recording instance
+    /// (`PersistableValue._recordingHop`): an object, a recording instance.
+    static func _recordingInstance(from object: Object) -> Self?
 }
 
 extension PersistablePrimitive {
@@ -52,6 +59,7 @@ extension PersistablePrimitive {
     public static func _writeOptional(_ value: Self?, _ access: _ManagedAccess) {
         access.managed.write(access.index, value._persistedField)
     }
+    public static func _recordingInstance(from object: Object) -> Self? { nil }
 }
 
 /// A managed object's property, as the wrapper hands it to its value type.

@@ -75,6 +75,7 @@ public struct Persisted<Value: PersistableValue> {
             let offset = _offset(of: &object[keyPath: storageKeyPath], in: object)
             if let access = object._managedAccess(wrapperOffset: offset) { return Value._read(access) }
             object._noteUnmanagedRead(wrapperOffset: offset)
+            if object._isRecordingKeyPath, let hop = Value._recordingHop(from: object) { return hop }
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
