@@ -58,6 +58,8 @@ import FirnTestSupport
         #expect(try invoices.where { $0.discount != nil }.map(\.id) == [3])
         #expect(try invoices.sorted(by: \.total).map(\.id) == [3, 2, 1, 4])
         #expect(try invoices.distinct(by: [\.total]).count == 3)
+        #expect(try invoices.max(of: \.total) == Decimal(string: "10.5") && invoices.min(of: \.total) == -3)
+        #expect(try invoices.max(of: \.discount) == 1)
         #expect(invoices.first?.description.contains("\ttotal = 10.5;\n") == true)
     }
 
