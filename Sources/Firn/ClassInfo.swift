@@ -159,6 +159,10 @@ final class ClassInfo: @unchecked Sendable {
         schema.primaryKeyIndex.map { ($0, schema.properties[$0]) }
     }
 
+    /// The type and place of property `index`'s wrapper.
+    func wrapperType(_ index: Int) -> any PersistedProperty.Type { layout[index].type }
+    func wrapperOffset(_ index: Int) -> Int { layout[index].offset }
+
     /// The `LinkingObjects` property numbered `index`, nil for a stored one.
     func linkingProperty(_ index: Int) -> LinkingProperty? {
         let k = index - schema.properties.count

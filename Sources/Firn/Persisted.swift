@@ -119,6 +119,10 @@ protocol PersistedProperty {
     /// Decodes property `index` of `managed`'s record as this wrapper's
     /// value type, throwing what the getter would stop the program with.
     static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError)
+    /// Property `index` of `object` (whose wrapper lies `offset` bytes in),
+    /// read as its getter reads it, throwing where the getter would stop
+    /// the program (`Encodable` objects).
+    static func _value(of object: Object, index: Int, at offset: Int) throws(DatabaseError) -> Any
 }
 
 extension Persisted: PersistedProperty {
@@ -133,6 +137,15 @@ extension Persisted: PersistedProperty {
     static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
     static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {
         _ = try managed.checkedRead(index, as: Value.self)
+    }
+    static func _value(of object: Object, index: Int, at offset: Int) throws(DatabaseError) -> Any {
+        guard let managed = object.managed else {
+            return withExtendedLifetime(object) {
+                (UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: Self.self).pointee.unmanagedValue
+            }
+        }
+        try managed.info.checkStored(managed, index)
+        return Value._read(_ManagedAccess(managed: managed, index: index))
     }
     static func _field(at address: UnsafeRawPointer) -> PersistedField { address.assumingMemoryBound(to: Self.self).pointee.field }
     static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {

@@ -22,6 +22,7 @@ let snippets: [Snippet] = [
     SDKQueries.snippet,
     SDKEnums.snippet,
     SDKLinkingObjects.snippet,
+    SDKCodable.snippet,
 ]
 
 /// A snippet that hangs (a queue that never runs, a lock never granted) must
