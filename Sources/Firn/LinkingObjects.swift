@@ -14,7 +14,7 @@ import FirnCore
 /// the origin type, not stored: nothing in the file records it, adding or
 /// removing such a property needs no migration, and it cannot be set.
 /// Live and lazy like `Results` (it follows every commit; `observe` and
-/// `changes` report its changes); a frozen object's is frozen. An
+/// `asResults().changes` report its changes); a frozen object's is frozen. An
 /// unmanaged object's is empty.
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, @unchecked Sendable {
     /// The origin type's property that links here.
