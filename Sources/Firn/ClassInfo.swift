@@ -8,7 +8,11 @@ import Synchronization
 final class ClassInfo: @unchecked Sendable {
     let type: Object.Type
     let name: String
+    /// The stored properties (schema indices 0 ..< count).
     let schema: ObjectSchema
+    /// The `LinkingObjects` properties, computed, not stored: numbered
+    /// after the stored ones (index `schema.properties.count + k`).
+    let linkingProperties: [LinkingProperty]
     /// "add Dog", made once: `add` passes it to every property it stores.
     let addOperation: String
     /// Where each property's wrapper lies in an instance (byte offset,
@@ -51,7 +55,12 @@ final class ClassInfo: @unchecked Sendable {
         let prototype = Self.numberedInstance(of: type)
         let wrappers = Self.wrappers(of: prototype)
         var properties: [PropertySchema] = []
+        var linking: [LinkingProperty] = []
         for (label, property) in wrappers {
+            if let origin = property.linking {
+                linking.append(LinkingProperty(name: label, originType: origin.originType, originProperty: origin.originProperty))
+                continue
+            }
             let stored = property.persistedType
             if let invalid = stored.invalid { throw DatabaseError.invalidSchema(type: name, detail: "property \(label) \(invalid)") }
             properties.append(PropertySchema(
@@ -59,11 +68,16 @@ final class ClassInfo: @unchecked Sendable {
                 isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
                 isList: stored.isList, objectType: stored.objectType))
         }
-        guard let layout = Self.layout(of: prototype, ordinals: wrappers.map(\.1.ordinal)) else {
+        guard let fields = Self.layout(of: prototype, ordinals: wrappers.map(\.1.ordinal)) else {
             throw DatabaseError.invalidSchema(
                 type: name, detail: "the runtime's field list does not locate its @Persisted properties")
         }
+        // Stored properties first, in schema order, then the computed ones:
+        // a property's index is its place here.
+        let isLinking = wrappers.map { $0.1.linking != nil }
+        let layout = zip(fields, isLinking).filter { !$1 }.map(\.0) + zip(fields, isLinking).filter { $1 }.map(\.0)
         self.layout = layout
+        linkingProperties = linking
         var slots = [Int32](repeating: 0, count: (layout.map(\.offset).max() ?? 0) / 8 + 1)
         for (index, field) in layout.enumerated() { slots[field.offset / 8] = Int32(index + 1) }
         indexByWrapperSlot = slots
@@ -129,8 +143,47 @@ final class ClassInfo: @unchecked Sendable {
         UnmanagedValues(object: object, layout: layout)
     }
 
+    /// Reads property `index` of `managed` as its getter would, throwing
+    /// instead of stopping the program (`read(_:)`). A link or a list
+    /// decodes no value: only the object must still be there.
+    func checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {
+        let property = schema.properties[index]
+        guard !property.isList, property.type != .object else {
+            guard try managed.record() != nil else { throw DatabaseError.invalidatedObject(type: name) }
+            return
+        }
+        try layout[index].type._checkStored(managed, index)
+    }
+
     var primaryKey: (index: Int, property: PropertySchema)? {
         schema.primaryKeyIndex.map { ($0, schema.properties[$0]) }
+    }
+
+    /// The type and place of property `index`'s wrapper.
+    func wrapperType(_ index: Int) -> any PersistedProperty.Type { layout[index].type }
+    func wrapperOffset(_ index: Int) -> Int { layout[index].offset }
+
+    /// The `LinkingObjects` property numbered `index`, nil for a stored one.
+    func linkingProperty(_ index: Int) -> LinkingProperty? {
+        let k = index - schema.properties.count
+        return linkingProperties.indices.contains(k) ? linkingProperties[k] : nil
+    }
+
+    /// A property's name, stored or computed (for messages).
+    func propertyName(_ index: Int) -> String {
+        linkingProperty(index)?.name ?? (schema.properties.indices.contains(index) ? schema.properties[index].name : "#\(index)")
+    }
+
+    /// Checks each `LinkingObjects` property against its origin type in a
+    /// configuration (`infos`): the origin is listed, and its property is
+    /// a link or a list of objects of this type.
+    func checkLinkingProperties(in infos: [ObjectIdentifier: ClassInfo]) throws(DatabaseError) {
+        for linking in linkingProperties {
+            guard let origin = infos.values.first(where: { $0.name == linking.originType }) else {
+                throw DatabaseError.invalidSchema(type: name, detail: "\(linking.name) links from \(linking.originType), which is not in the configuration's objectTypes")
+            }
+            _ = try linking.originIndex(origin, target: name)
+        }
     }
 
     func cachedIndex(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath.withLock { $0.map[keyPath] } }

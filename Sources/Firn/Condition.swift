@@ -175,6 +175,7 @@ indirect enum Condition: Sendable {
         case let (.bool(x), .bool(y)): return sign(x ? 1 : 0, y ? 1 : 0)
         case let (.string(x), .string(y)): return bytes(x.utf8, y.utf8)
         case let (.data(x), .data(y)), let (.uuid(x), .uuid(y)), let (.link(x), .link(y)): return bytes(x, y)
+        case let (.decimal(x), .decimal(y)): return sign(Decimal(x), Decimal(y))
         default: return nil
         }
     }

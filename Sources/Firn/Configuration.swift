@@ -1,8 +1,25 @@
 /// Where a database lives and which object types it stores. The same
 /// configuration on the same thread gives the same (cached) instance.
 public struct Configuration: Sendable {
-    /// The database file (created when missing).
-    public var path: String
+    /// The database file (created when missing, unless `readOnly`). Setting
+    /// it clears `inMemoryIdentifier`; empty for an in-memory configuration.
+    public var path: String {
+        didSet { if !path.isEmpty { inMemoryIdentifier = nil } }
+    }
+    /// Set for an in-memory database (Realm's name): instances with the same
+    /// identifier share its data while any of them (or a frozen value of
+    /// it) lives in this process; after the last one, the data is gone and
+    /// the next open starts empty. Nothing is left on disk, even after a
+    /// crash: see docs/SDK.md "In-memory and read-only configurations".
+    /// Setting it clears `path`.
+    public var inMemoryIdentifier: String? {
+        didSet { if inMemoryIdentifier != nil { path = "" } }
+    }
+    /// Opens an existing file without writing to it: beginning a write
+    /// throws `DatabaseError.readOnly`, and so does opening a missing file
+    /// (`.engine(.notFound)`) or one whose schema the configuration would
+    /// have to change. Default false.
+    public var readOnly = false
     /// The object classes stored; every type used must be listed.
     public var objectTypes: [Object.Type]
     /// The most distinct versions the file may have pinned (by any process)
@@ -39,8 +56,23 @@ public struct Configuration: Sendable {
         self.migrationBlock = migrationBlock
     }
 
+    /// An in-memory database (see `inMemoryIdentifier`), for tests and caches.
+    public init(inMemoryIdentifier: String, objectTypes: [Object.Type], maximumNumberOfActiveVersions: UInt? = nil,
+                schemaVersion: UInt64 = 0, migrationBlock: (@Sendable (Migration, UInt64) throws -> Void)? = nil) {
+        self.init(path: "", objectTypes: objectTypes, maximumNumberOfActiveVersions: maximumNumberOfActiveVersions,
+                  schemaVersion: schemaVersion, migrationBlock: migrationBlock)
+        self.inMemoryIdentifier = inMemoryIdentifier
+    }
+
     /// What makes two configurations the same instance on one thread.
     var identity: [String] {
-        [path, maximumNumberOfActiveVersions.map { "max versions \($0)" } ?? "", "schema version \(schemaVersion)"] + objectTypes.map { String(reflecting: $0) }
+        [storeKey, maximumNumberOfActiveVersions.map { "max versions \($0)" } ?? "", "schema version \(schemaVersion)"] + objectTypes.map { String(reflecting: $0) }
+    }
+
+    /// The open store this configuration uses in the process: one per
+    /// file for writing, one per file read-only, one per in-memory identifier.
+    var storeKey: String {
+        if let inMemoryIdentifier { return "in memory: " + inMemoryIdentifier }
+        return readOnly ? "read-only: " + path : path
     }
 }

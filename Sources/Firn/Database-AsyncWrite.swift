@@ -28,6 +28,10 @@ extension Database {
             onComplete?(DatabaseError.frozen(type: "Database", operation: "writeAsync"))
             return 0
         }
+        guard !core.configuration.readOnly else {
+            onComplete?(DatabaseError.readOnly(operation: "writeAsync"))
+            return 0
+        }
         return core.asyncWrites.request(block, commitsAtEnd: true, onComplete: onComplete)
     }
 
@@ -40,6 +44,7 @@ extension Database {
         guard case let .live(core) = instance else {
             fatalError("Firn: \(DatabaseError.frozen(type: "Database", operation: "beginAsyncWrite"))")
         }
+        if core.configuration.readOnly { fatalError("Firn: \(DatabaseError.readOnly(operation: "beginAsyncWrite"))") }
         return core.asyncWrites.request(block, commitsAtEnd: false, onComplete: nil)
     }
 

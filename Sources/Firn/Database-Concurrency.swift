@@ -45,6 +45,7 @@ extension Database {
             throw DatabaseError.frozen(type: "Database", operation: "asyncWrite")
         }
         core.checkAccess()
+        guard !core.configuration.readOnly else { throw DatabaseError.readOnly(operation: "asyncWrite") }
         guard !core.isInWriteTransaction else { throw DatabaseError.alreadyInWriteTransaction }
         let store = core.store
         core.suspendedAsyncWrites += 1

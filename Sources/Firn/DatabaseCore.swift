@@ -50,6 +50,7 @@ final class DatabaseCore: ObjectSource {
         if case let .thread(thread) = binding { boundThread = thread.handle } else { boundThread = nil }
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
+        for info in infos.values { try info.checkLinkingProperties(in: infos) }
         self.infos = infos
         try SchemaMigration.prepare(store: store, configuration: configuration, schemas: infos.values.map(\.schema))
         snapshot = try Self.pinLatest(store, configuration: configuration, binding: binding, operation: "opening a Database")
@@ -263,7 +264,13 @@ final class DatabaseCore: ObjectSource {
         checkAccess()
         // Realm refuses this too; the old message said the live instance was frozen.
         guard transaction == nil else { throw DatabaseError.inWriteTransaction(operation: operation) }
-        let version = try version
+        return try frozenVersion(at: try version)
+    }
+
+    /// The frozen version of `version`, which a pin of this instance holds
+    /// (its read pin, or the step a notification delivers), shared with
+    /// every other frozen value of that version in the process.
+    func frozenVersion(at version: UInt64) throws(DatabaseError) -> FrozenVersion {
         if let frozen, frozen.version == version { return frozen }
         // No limit check: the version is this instance's, pinned already.
         let store = store
@@ -300,6 +307,7 @@ final class DatabaseCore: ObjectSource {
         invalidate()
         closed = true
         // Its observers hear nothing more; their base version is released.
+        notifier?.instanceClosed()
         notifier = nil
         InstanceCache.forget(self)
     }
@@ -310,6 +318,7 @@ final class DatabaseCore: ObjectSource {
 
     func beginWrite() throws(DatabaseError) {
         checkAccess()
+        guard !configuration.readOnly else { throw DatabaseError.readOnly(operation: "beginWrite") }
         guard transaction == nil else { throw DatabaseError.alreadyInWriteTransaction }
         guard suspendedAsyncWrites == 0 else { throw DatabaseError.asyncWriteInProgress(operation: "beginWrite") }
         // Async writes asked for before run first, in order; so do those of

@@ -70,6 +70,11 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case asyncWriteInProgress(operation: String)
     /// The instance was closed (`close()`).
     case closed
+    /// A stored raw value names no case of the property's `PersistableEnum`
+    /// (written by a build with more cases, or damaged).
+    case unknownEnumValue(type: String, property: String, enumType: String, rawValue: String)
+    /// The configuration is `readOnly`: `operation` would write.
+    case readOnly(operation: String)
 
     public var description: String {
         switch self {
@@ -121,6 +126,10 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .asyncWriteInProgress(operation):
             return "\(operation) would wait for the writer lock that an asyncWrite of this instance holds or waits for, and that asyncWrite cannot resume until this call returns; await it first"
         case .closed: return "the Database instance was closed; open a new one"
+        case let .unknownEnumValue(type, property, enumType, rawValue):
+            return "\(type).\(property): the stored raw value \(rawValue) is no case of \(enumType)"
+        case let .readOnly(operation):
+            return "the Database was opened read-only (Configuration.readOnly): cannot \(operation)"
         }
     }
 }

@@ -101,10 +101,10 @@ enum InstanceCache {
     /// them must first let their queued async writes run, or it would wait
     /// for a writer lock they hold for a block only this caller can run.
     static func siblings(of core: DatabaseCore) -> [DatabaseCore] {
-        let path = core.configuration.path
+        let store = core.store
         let candidates = instances.withLock { instances in
             instances.values.compactMap { weak -> DatabaseCore? in
-                guard let other = weak.core, other !== core, other.configuration.path == path else { return nil }
+                guard let other = weak.core, other !== core, other.store === store else { return nil }
                 return other
             }
         }
@@ -142,17 +142,48 @@ enum InstanceCache {
     }
 
     private static func store(_ configuration: Configuration) throws(DatabaseError) -> Store {
-        let path = configuration.path
+        let path = configuration.path, key = configuration.storeKey
         return try stores.withLock { (stores) throws(DatabaseError) -> Store in
-            if let store = stores[path]?.store, !store.isClosed { return store }
+            if let store = stores[key]?.store, !store.isClosed { return store }
+            if let identifier = configuration.inMemoryIdentifier {
+                // Read-only, there must be something to read: data of the
+                // identifier that lives on in this process.
+                guard !configuration.readOnly else {
+                    throw DatabaseError.engine(.notFound(path: "in-memory database \"\(identifier)\"",
+                                                         detail: "a read-only configuration opens an existing database, and none is open"))
+                }
+                let store = try InMemoryFile.open(identifier)
+                stores[key] = WeakStore(store)
+                return store
+            }
+            if configuration.readOnly {
+                // This process's writable store of the file reads the same;
+                // the configuration refuses the writes.
+                if let store = stores[path]?.store, !store.isClosed { return store }
+                let store = try engine { () throws(FirnError) in try Self.openReadOnly(path) }
+                stores[key] = WeakStore(store)
+                return store
+            }
             var store = try engine { () throws(FirnError) in try Store.open(path) }
             if let shouldCompact = configuration.shouldCompactOnLaunch,
                try engine({ () throws(FirnError) in try CompactOnLaunch.run(store, asking: shouldCompact) }) {
                 store.close()
                 store = try engine { () throws(FirnError) in try Store.open(path) }
             }
-            stores[path] = WeakStore(store)
+            stores[key] = WeakStore(store)
             return store
         }
+    }
+
+    /// The file at `path`, opened without write access; a missing file is
+    /// `.notFound` (a read-only configuration creates nothing).
+    private static func openReadOnly(_ path: String) throws(FirnError) -> Store {
+        guard SystemCall.exists(path, followingLinks: true) else {
+            throw FirnError.notFound(path: path, detail: "a read-only configuration opens an existing file")
+        }
+        var options = StoreOptions()
+        options.readOnly = true
+        options.create = false
+        return try Store.open(path, options: options)
     }
 }

@@ -56,7 +56,7 @@ final class ManagedObject {
     func checkUsable(_ index: Int) {
         source.checkAccess()
         if session != source.session {
-            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.schema.properties[index].name))")
+            fatalError("Firn: \(DatabaseError.invalidatedInstance(type: info.name)) (using \(info.propertyName(index)))")
         }
     }
 
@@ -78,28 +78,37 @@ final class ManagedObject {
     /// object or an unreadable record stops the program with the reason.
     /// The caller checked the binding (`_ManagedAccess`).
     func read<V: PersistableValue>(_ index: Int, as _: V.Type) -> V {
+        do {
+            return try checkedRead(index, as: V.self)
+        } catch .invalidatedObject {
+            fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(info.schema.properties[index].name))")
+        } catch {
+            fatalError("Firn: \(info.name).\(info.schema.properties[index].name): \(error)")
+        }
+    }
+
+    /// `read`, throwing where it stops the program: `.invalidatedObject`
+    /// for a deleted object, the value type's `_undecodable` error for a
+    /// field it cannot hold (an enum's unknown raw value), the engine's
+    /// error for a damaged record.
+    func checkedRead<V: PersistableValue>(_ index: Int, as _: V.Type) throws(DatabaseError) -> V {
         // Only the type and optionality on this path: copying the whole
         // schema entry retained its strings, which every thread reading
         // this class shares.
         let (type, isOptional) = infoReference._withUnsafeGuaranteedRef {
             ($0.schema.properties[index].type, $0.schema.properties[index].isOptional)
         }
-        do {
-            guard let record = try record() else {
-                fatalError("Firn: \(DatabaseError.invalidatedObject(type: info.name)) (reading \(info.schema.properties[index].name))")
-            }
-            let value = try engine { () throws(FirnError) in
-                try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: type, in: bytes) }
-            }
-            if value == nil, !isOptional { return V._persistedDefault }
-            guard let decoded = V._persisted(from: PersistedField(value)) else {
-                let property = info.schema.properties[index]
-                fatalError("Firn: \(DatabaseError.typeMismatch(type: info.name, property: property.name, expected: "\(V.self)", found: value.map { "\($0)" } ?? "null"))")
-            }
-            return decoded
-        } catch {
-            fatalError("Firn: \(info.name).\(info.schema.properties[index].name): \(error)")
+        guard let record = try record() else { throw DatabaseError.invalidatedObject(type: info.name) }
+        let value = try engine { () throws(FirnError) in
+            try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: type, in: bytes) }
         }
+        if value == nil, !isOptional { return V._persistedDefault }
+        guard let decoded = V._persisted(from: PersistedField(value)) else {
+            let name = info.schema.properties[index].name
+            guard let value else { throw DatabaseError.typeMismatch(type: info.name, property: name, expected: "\(V.self)", found: "null") }
+            throw V._undecodable(PersistedField(value), type: info.name, property: name)
+        }
+        return decoded
     }
 
     /// The live instance in a write transaction that property `index` may

@@ -296,6 +296,7 @@ final class MigrationState {
         case let (.data, .data(v)): return Data(v)
         case let (.date, .date(v)): return Date(timeIntervalSinceReferenceDate: v)
         case let (.uuid, .uuid(v)): return UUID._persisted(from: PersistedField(.uuid(v)))
+        case let (.decimal, .decimal(v)): return Decimal(v)
         case let (.object, .link(key)):
             guard let target = property.objectType, let schema = oldSchemas[target] else { return nil }
             let record = try engine { () throws(FirnError) in try transaction.tree(schema.treeName, create: false)?.get(key) }

@@ -25,6 +25,13 @@ extension Object: PersistablePrimitive {
         access.managed.writeLink(access.index, value)
     }
 
+    public static func _recordingInstance(from object: Object) -> Self? {
+        guard let recorder = object.recorder else { return nil }
+        let target = self.init()
+        target.recorder = recorder
+        return target
+    }
+
     public func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField {
         PersistedField(.link(try context.core.linkKey(to: self, context)))
     }

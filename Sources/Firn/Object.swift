@@ -29,8 +29,20 @@ open class Object {
     /// property a key path names notes it (`PropertyRecorder`).
     @usableFromInline
     final func _noteUnmanagedRead(wrapperOffset offset: Int) {
-        if let recorder { recorder.wrapperOffset = offset }
+        if let recorder { recorder.reads.append((ObjectIdentifier(self), type(of: self), offset)) }
     }
+
+    /// True on an instance made to learn which properties a key path reads:
+    /// a link read there gives a recording instance of its target, so a key
+    /// path through it (`\Dog.owner?.name`) goes on being recorded.
+    @usableFromInline
+    final var _isRecordingKeyPath: Bool { recorder != nil }
+
+    /// The type and its stored properties, as Realm prints an object
+    /// (`ObjectDescription`): links and list elements summarized by their
+    /// primary key. A deleted or invalidated object, or a live one described
+    /// off its binding, says so instead of stopping the program.
+    open var description: String { ObjectDescription.text(of: self) }
 
     /// True when this object reads a fixed version (safe from any thread).
     public var isFrozen: Bool { managed?.source.isFrozen ?? false }

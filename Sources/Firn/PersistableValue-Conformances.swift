@@ -112,4 +112,10 @@ extension Optional: PersistableValue where Wrapped: PersistablePrimitive {
         guard field.value != nil else { return .some(nil) }
         return Wrapped._resolved(field, source).map { .some($0) }
     }
+    public static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError {
+        Wrapped._undecodable(field, type: type, property: property)
+    }
+    public static func _recordingHop(from object: Object) -> Wrapped?? {
+        Wrapped._recordingInstance(from: object).map { .some($0) }
+    }
 }

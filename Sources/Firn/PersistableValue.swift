@@ -1,9 +1,9 @@
 import FirnCore
 
 /// A value `@Persisted` can store: Bool, Int, Int8…Int64, Double, Float,
-/// String, Data, Date, UUID and optionals of each, links (`Dog?`) and
-/// lists (`List<Dog>`, `List<Int>`). The underscored requirements are the
-/// SDK's; applications do not implement them.
+/// String, Data, Date, UUID, Decimal, `PersistableEnum`s and optionals of
+/// each, links (`Dog?`) and lists (`List<Dog>`, `List<Int>`). The
+/// underscored requirements are the SDK's; applications do not implement them.
 public protocol PersistableValue {
     /// The stored type.
     static var _persistedType: PersistedType { get }
@@ -24,6 +24,12 @@ public protocol PersistableValue {
     func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
     /// A value read from a list element or a link (default: `_persisted(from:)`).
     static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self?
+    /// The error for a stored `value` that `_persisted(from:)` refused
+    /// (default: a type mismatch; an enum's: a raw value of no case).
+    static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError
+    /// A link's value on an instance recording a key path's reads: a
+    /// recording instance of the target (default: nil, no hop).
+    static func _recordingHop(from object: Object) -> Self?
 }
 
 extension PersistableValue {
@@ -31,6 +37,10 @@ extension PersistableValue {
     public static func _write(_ value: Self, _ access: _ManagedAccess) { access.managed.write(access.index, value._persistedField) }
     public func _stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { _persistedField }
     public static func _resolved(_ field: PersistedField, _ source: _SourceRef) -> Self? { _persisted(from: field) }
+    public static func _undecodable(_ field: PersistedField, type: String, property: String) -> DatabaseError {
+        .typeMismatch(type: type, property: property, expected: "\(Self.self)", found: field.value.map { "\($0)" } ?? "null")
+    }
+    public static func _recordingHop(from object: Object) -> Self? { nil }
 }
 
 /// A non-optional persistable value (what `Optional` may wrap). The
@@ -39,6 +49,9 @@ extension PersistableValue {
 public protocol PersistablePrimitive: PersistableValue {
     static func _readOptional(_ access: _ManagedAccess) -> Self?
     static func _writeOptional(_ value: Self?, _ access: _ManagedAccess)
+    /// What an optional of this type reads as on a recording instance
+    /// (`PersistableValue._recordingHop`): an object, a recording instance.
+    static func _recordingInstance(from object: Object) -> Self?
 }
 
 extension PersistablePrimitive {
@@ -46,6 +59,7 @@ extension PersistablePrimitive {
     public static func _writeOptional(_ value: Self?, _ access: _ManagedAccess) {
         access.managed.write(access.index, value._persistedField)
     }
+    public static func _recordingInstance(from object: Object) -> Self? { nil }
 }
 
 /// A managed object's property, as the wrapper hands it to its value type.

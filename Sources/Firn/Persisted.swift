@@ -75,6 +75,7 @@ public struct Persisted<Value: PersistableValue> {
             let offset = _offset(of: &object[keyPath: storageKeyPath], in: object)
             if let access = object._managedAccess(wrapperOffset: offset) { return Value._read(access) }
             object._noteUnmanagedRead(wrapperOffset: offset)
+            if object._isRecordingKeyPath, let hop = Value._recordingHop(from: object) { return hop }
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
@@ -104,6 +105,10 @@ protocol PersistedProperty {
     var isPrimaryKey: Bool { get }
     var isIndexed: Bool { get }
     var field: PersistedField { get }
+    /// The unmanaged value, for a description.
+    var unmanagedAny: Any { get }
+    /// Set for a `LinkingObjects` property declared with its origin.
+    var linking: (any LinkingObjectsProperty)? { get }
     /// The value's stored form when its object is added.
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField
     /// The same three for a wrapper of this type at `address` (inside an
@@ -111,13 +116,37 @@ protocol PersistedProperty {
     static func _ordinal(at address: UnsafeRawPointer) -> Int
     static func _field(at address: UnsafeRawPointer) -> PersistedField
     static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField
+    /// Decodes property `index` of `managed`'s record as this wrapper's
+    /// value type, throwing what the getter would stop the program with.
+    static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError)
+    /// Property `index` of `object` (whose wrapper lies `offset` bytes in),
+    /// read as its getter reads it, throwing where the getter would stop
+    /// the program (`Encodable` objects).
+    static func _value(of object: Object, index: Int, at offset: Int) throws(DatabaseError) -> Any
 }
 
 extension Persisted: PersistedProperty {
     var persistedType: PersistedType { Value._persistedType }
     var field: PersistedField { unmanagedValue._persistedField }
+    var unmanagedAny: Any { unmanagedValue }
+    var linking: (any LinkingObjectsProperty)? {
+        guard let linking = unmanagedValue as? any LinkingObjectsProperty, !linking.originProperty.isEmpty else { return nil }
+        return linking
+    }
     func stored(_ context: _StoreContext) throws(DatabaseError) -> PersistedField { try unmanagedValue._stored(context) }
     static func _ordinal(at address: UnsafeRawPointer) -> Int { address.assumingMemoryBound(to: Self.self).pointee.ordinal }
+    static func _checkStored(_ managed: ManagedObject, _ index: Int) throws(DatabaseError) {
+        _ = try managed.checkedRead(index, as: Value.self)
+    }
+    static func _value(of object: Object, index: Int, at offset: Int) throws(DatabaseError) -> Any {
+        guard let managed = object.managed else {
+            return withExtendedLifetime(object) {
+                (UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: Self.self).pointee.unmanagedValue
+            }
+        }
+        try managed.info.checkStored(managed, index)
+        return Value._read(_ManagedAccess(managed: managed, index: index))
+    }
     static func _field(at address: UnsafeRawPointer) -> PersistedField { address.assumingMemoryBound(to: Self.self).pointee.field }
     static func _stored(at address: UnsafeRawPointer, _ context: _StoreContext) throws(DatabaseError) -> PersistedField {
         try address.assumingMemoryBound(to: Self.self).pointee.stored(context)

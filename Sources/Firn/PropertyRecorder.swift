@@ -3,7 +3,32 @@
 /// wrapper's getter notes where the wrapper lies (the wrappers' accessors
 /// are the only code that knows which property a key path reaches).
 final class PropertyRecorder {
-    var wrapperOffset: Int?
+    /// Each `@Persisted` read, in order: the instance read, its class and
+    /// where the wrapper lies. Through a link the reads go on on a
+    /// recording instance of its target (`Object._isRecordingKeyPath`).
+    var reads: [(object: ObjectIdentifier, type: Object.Type, offset: Int)] = []
+    /// The recording instance of the key path's root.
+    let root: ObjectIdentifier
+
+    init(root: Object) { self.root = ObjectIdentifier(root) }
+
+    /// Where the last property read on the root lies.
+    var wrapperOffset: Int? { reads.last { $0.object == root }?.offset }
+
+    /// The names of the properties a key path through links reads, one per
+    /// object (`["owner", "name"]` for `\Dog.owner?.name`); nil unless it
+    /// went through a link: each read after the first on the instance the
+    /// link before it gave.
+    func linkPath() throws(DatabaseError) -> [String]? {
+        guard reads.count > 1, reads[0].object == root, Set(reads.map(\.object)).count == reads.count else { return nil }
+        var names: [String] = []
+        for read in reads {
+            let info = try ClassInfo.of(read.type)
+            guard let index = info.knownIndex(ofWrapperAt: read.offset), index < info.schema.properties.count else { return nil }
+            names.append(info.schema.properties[index].name)
+        }
+        return names
+    }
 }
 
 extension ClassInfo {
@@ -19,11 +44,26 @@ extension ClassInfo {
     func index<Root: Object>(of keyPath: PartialKeyPath<Root>) -> Int? {
         if let cached = cachedIndex(keyPath) { return cached }
         guard let instance = type.init() as? Root else { return nil }
-        let recorder = PropertyRecorder()
+        let recorder = PropertyRecorder(root: instance)
         instance.recorder = recorder
         _ = instance[keyPath: keyPath]
-        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset) else { return nil }
+        // A computed property (`LinkingObjects`) is not one a query, a sort
+        // or a checked read can name.
+        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset),
+              index < schema.properties.count else { return nil }
         cache(keyPath, index)
         return index
+    }
+
+    /// The dotted name of the properties `keyPath` reads through to-one
+    /// links (`"owner.name"` for `\Dog.owner?.name`), nil when it reads no
+    /// link on the way (then `index(of:)` names its property).
+    func linkPath<Root: Object>(of keyPath: PartialKeyPath<Root>) -> String? {
+        guard let instance = type.init() as? Root else { return nil }
+        let recorder = PropertyRecorder(root: instance)
+        instance.recorder = recorder
+        _ = instance[keyPath: keyPath]
+        guard let names = try? recorder.linkPath() else { return nil }
+        return names.joined(separator: ".")
     }
 }

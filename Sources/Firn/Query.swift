@@ -315,7 +315,7 @@ public struct QueryProperty<Value> {
 
     static func isOrdered(_ type: PropertyType) -> Bool {
         switch type {
-        case .int, .int8, .int16, .int32, .int64, .double, .float, .string, .date: return true
+        case .int, .int8, .int16, .int32, .int64, .double, .float, .string, .date, .decimal: return true
         case .bool, .data, .uuid, .object: return false
         }
     }

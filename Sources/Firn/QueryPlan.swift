@@ -216,6 +216,8 @@ struct DistinctValue: Hashable {
         case let .float(x)?: hasher.combine(x)
         case let .string(x)?: for byte in x.utf8 { hasher.combine(byte) }
         case let .data(x)?, let .uuid(x)?, let .link(x)?: hasher.combine(x)
+        // One encoding per value (FORMAT.md 12.2): equal values, equal bits.
+        case let .decimal(x)?: hasher.combine(x)
         }
     }
 }

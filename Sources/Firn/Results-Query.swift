@@ -111,6 +111,15 @@ extension Results {
             }
             index = found
         case let .keyPath(keyPath, stored):
+            // Through a link (`\Dog.owner?.name`): as the dotted name.
+            if let keyPath = keyPath as? PartialKeyPath<Element>, let path = info.linkPath(of: keyPath) {
+                let column = try column(.name(path), info, use)
+                let last = column.hops.last?.target.properties[column.index]
+                guard let last, last.type == stored.type, !stored.isList else {
+                    throw DatabaseError.unknownProperty(type: info.name, property: "a key path to \(type(of: keyPath).valueType) that reads no stored property")
+                }
+                return column
+            }
             guard let keyPath = keyPath as? PartialKeyPath<Element>, let found = info.index(of: keyPath),
                   Query<Element>.matches(stored, info.schema.properties[found]) else {
                 throw DatabaseError.unknownProperty(type: info.name, property: "a key path to \(type(of: keyPath).valueType) that reads no stored property")

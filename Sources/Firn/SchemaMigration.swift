@@ -32,6 +32,12 @@ enum SchemaMigration {
             return (stored, version)
         }
         guard try SchemaPlan(schemas, stored: stored, storedVersion: storedVersion, configuration).needsWrite else { return }
+        if configuration.readOnly {
+            let differing = schemas.filter { stored[$0.name] != $0 }.map(\.name)
+            let change = differing.isEmpty ? "record schemaVersion \(configuration.schemaVersion) (the file has \(storedVersion))"
+                : "bring the file's schema of \(differing.joined(separator: ", ")) to the configuration's"
+            throw DatabaseError.readOnly(operation: change)
+        }
 
         let transaction = try engine { () throws(FirnError) in try store.beginWriteBlocking() }
         do {

@@ -283,6 +283,7 @@ extension ObjectDump.Value: CustomStringConvertible {
             case let .data(v), let .link(v): return "data(\(v))"
             case let .date(v): return "date(\(v))"
             case let .uuid(v): return "uuid(\(String(reflecting: ObjectKey.uuidString(v))))"
+            case let .decimal(v): return "decimal(\(v))"
             }
         case let .generatedID(id): return "generatedID(\(id))"
         case let .link(type, key): return "link(type: \(String(reflecting: type)), key: \(key))"

@@ -12,6 +12,14 @@ final class Note: Object {
     @Persisted var text = ""
 }
 
+/// A new unmanaged note.
+func note(_ id: Int, _ text: String) -> Note {
+    let note = Note()
+    note.id = id
+    note.text = text
+    return note
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: firn-sdk-client SCENARIO DATABASE\n".utf8))
@@ -100,6 +108,57 @@ case "main-actor":
     screen.show("writeAsync: \(await completions.next() ?? "none"), text \(try db.object(ofType: Note.self, forPrimaryKey: 1)?.text ?? "?")")
     token.invalidate()
     screen.show("binding: \(db.objects(Note.self).isFrozen ? "frozen" : "live")")
+
+case "changes":
+    // The Swift-concurrency way to observe: `for await` over a query's
+    // changes at top level (the main actor). Another thread commits one step
+    // each time the loop has taken an element; each changeset, applied to
+    // the rows shown, must give the rows of the results it carries.
+    let db = try Database(configuration: configuration)
+    let notes = try db.objects(Note.self).sorted(by: \.text)
+    let turn = DispatchSemaphore(value: 0)
+    let steps: [@Sendable (Database) throws -> Void] = [
+        { db in for (id, text) in [(1, "b"), (2, "d")] { try db.add(note(id, text)) } },
+        { db in
+            try db.add(note(3, "a"))
+            try db.object(ofType: Note.self, forPrimaryKey: 2)?.text = "c"
+        },
+        { db in try db.object(ofType: Note.self, forPrimaryKey: 1).map { try db.delete($0) } },
+        { db in try db.object(ofType: Note.self, forPrimaryKey: 3)?.text = "e" },
+    ]
+    var rows: [Int] = []
+    var updates = 0
+    for await change in notes.changes {
+        switch change {
+        case let .initial(results):
+            rows = results.map(\.id)
+            print("initial: \(rows)")
+            Thread.detachNewThread {
+                do {
+                    let other = try Database(configuration: configuration)
+                    for step in steps {
+                        turn.wait()
+                        try other.write { try step(other) }
+                    }
+                } catch {
+                    print("other thread: \(error)")
+                }
+            }
+        case let .update(results, deletions, insertions, modifications):
+            let now = results.map(\.id)
+            var mirror = rows
+            for index in deletions.sorted(by: >) { mirror.remove(at: index) }
+            for index in insertions.sorted() { mirror.insert(now[index], at: index) }
+            print("update: -\(deletions) +\(insertions) ~\(modifications) → \(now), mirror \(mirror == now ? "agrees" : "is \(mirror)")")
+            rows = now
+            updates += 1
+        case let .error(error):
+            print("error: \(error)")
+        }
+        if updates == steps.count { break }
+        turn.signal()
+    }
+    print("after the loop: \(db.objects(Note.self).count) notes")
 
 case "main-thread-sync":
     // A synchronous tool: its main thread never runs the main queue (no

@@ -109,6 +109,28 @@ import Testing
         }
     }
 
+    /// The same through Swift key paths, as Realm's: `\Dog.owner?.name`
+    /// sorts as "owner.name" does.
+    @Test func swiftKeyPathsThroughToOneLinks() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        try LinkQueryTests.people(db)  // owners: Rex Alice, Fido Bob, Bo none, Lassie Carol, Ben Dave
+        let dogs = db.objects(Dog.self)
+        let byOwner = try dogs.sorted(by: [SortDescriptor(keyPath: \Dog.owner?.name), SortDescriptor(keyPath: \Dog.age)])
+        #expect(Self.ids(byOwner) == [3, 1, 2, 4, 5])
+        #expect(Self.ids(try dogs.sorted(by: \.owner?.city, ascending: false)) == [1, 5, 2, 3, 4])
+        #expect(Self.ids(try dogs.sorted(by: \.owner?.bestFriend?.name)) == [2, 3, 4, 5, 1])
+        #expect(Self.ids(try dogs.distinct(by: [\.owner?.city])) == [1, 2, 3])
+        try db.write { try LinkQueryTests.person(db, "Alice").name = "Zed" }
+        #expect(Self.ids(byOwner) == [3, 2, 4, 5, 1])
+        #expect(throws: DatabaseError.invalidValue(type: "Person", property: "bestFriend", detail: "links and lists cannot be sorted by")) {
+            try dogs.sorted(by: \.owner?.bestFriend)
+        }
+        #expect(throws: DatabaseError.unknownProperty(type: "Dog", property: "a key path to Optional<Int> that reads no stored property")) {
+            try dogs.sorted(by: [SortDescriptor(keyPath: \Dog.owner?.name.count)])
+        }
+    }
+
     @Test func unknownOrUnsortablePropertiesAreTypedErrors() throws {
         let scratch = Scratch()
         let db = try Database(configuration: scratch.configuration([Tagged.self, Person.self, Dog.self]))

@@ -115,6 +115,34 @@ import FirnTestSupport
         }
     }
 
+    /// A Decimal field (FORMAT.md §12.2) dumps as its digits; an encoding
+    /// that is not the value's one is a defect, named with tree and key.
+    @Test func decimalFieldsDumpAndTheirOtherEncodingsAreDefects() throws {
+        let dir = try TemporaryDirectory()
+        let schema = try Self.schema([PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+                                      PropertySchema(name: "price", type: .decimal, isOptional: true)])
+        let key = Self.petKey(1)
+        func record(_ price: [UInt8]) -> [UInt8] {
+            // format 1, 2 fields: id (tag 0, Int, 8 bytes), price (tag 1, Decimal, 18 bytes).
+            [1, 2, 0, 2, 8] + (FieldValue.int(1).encoded(as: .int) ?? []) + [1, 14, UInt8(price.count)] + price
+        }
+        let price = StoredDecimal(isNegative: true, exponent: -2, mantissa: 1999).encoded
+        let healthy = try Self.file(dir, [schema, ("obj.Pet", key, record(price))], name: "healthy.firn")
+        let run = try FirnRun.run(["dump", healthy, "--objects"])
+        #expect(run.status == 0 && run.stdout.contains("Pet(id: 1, price: -19.99)"), "\(run.stdout)\(run.stderr)")
+        #expect(try FirnRun.run(["verify", healthy]).status == 0)
+        let cases: [(String, [UInt8], String)] = [
+            ("trailing-zero", [254, 0, 150] + [UInt8](repeating: 0, count: 15), "a Decimal mantissa with a trailing zero"),
+            ("flags", [0, 8, 1] + [UInt8](repeating: 0, count: 15), "a Decimal field with flags 8"),
+            ("negative-zero", [0, 1] + [UInt8](repeating: 0, count: 16), "a Decimal zero with a sign or an exponent"),
+            ("short", Array(price.dropLast()), "a Decimal field of 17 bytes (18 expected)"),
+        ]
+        for (name, bytes, says) in cases {
+            let db = try Self.file(dir, [schema, ("obj.Pet", key, record(bytes))], name: name + ".firn")
+            try Self.expectDefect(db, says: says)
+        }
+    }
+
     /// `verify` finds what `dump --objects` cannot see: list elements whose
     /// owner is gone, and index trees that disagree with the records
     /// (FORMAT.md §12.4, §12.5).

@@ -14,11 +14,15 @@ let snippets: [Snippet] = [
     ReadmeQueue.snippet,
     ReadmeActor.snippet,
     ReadmeObserve.snippet,
+    ReadmeChanges.snippet,
     .program(name: "readme-queries", executable: "doc-snippet-queries", output: "1 1 Ben 1 2 Bo 12 5\n"),
     SDKWriteAsync.snippet,
     SDKMigration.snippet,
     SDKNotifications.snippet,
     SDKQueries.snippet,
+    SDKEnums.snippet,
+    SDKLinkingObjects.snippet,
+    SDKCodable.snippet,
 ]
 
 /// A snippet that hangs (a queue that never runs, a lock never granted) must

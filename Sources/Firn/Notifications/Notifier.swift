@@ -10,6 +10,9 @@ class Observation: @unchecked Sendable {
     /// False until the observer took its starting state (`begin`); a
     /// results' `.initial` callback may come later than `observe` returns.
     var started = false
+    /// Called when the instance closes, after which nothing is delivered
+    /// (set by `Results.changes`, whose sequence then ends).
+    var onClose: (@Sendable () -> Void)?
 
     var isStopped: Bool { stopped.withLock { $0 } }
     func stop() { stopped.withLock { $0 = true } }
@@ -184,6 +187,23 @@ final class Notifier {
             began = true
         }
         return began && core.transaction == nil && !core.isReleased && core.snapshot.version != base.version
+    }
+
+    /// The observations not stopped (for tests: an ended `changes`
+    /// iteration leaves none behind).
+    var activeObservations: Int { observations.withLock { $0.filter { !$0.isStopped }.count } }
+
+    /// The instance closed: every observation stops, and those that wait
+    /// for more (a `changes` sequence) are told.
+    func instanceClosed() {
+        let all = observations.withLock { all in
+            defer { all.removeAll() }
+            return all
+        }
+        for observation in all where !observation.isStopped {
+            observation.stop()
+            observation.onClose?()
+        }
     }
 
     /// `deliver()` leaving out the observations of `tokens` for what the

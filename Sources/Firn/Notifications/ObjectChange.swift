@@ -39,6 +39,21 @@ extension Object {
         guard !managed.isInvalidated else { throw DatabaseError.invalidatedObject(type: typeName) }
         return try core.observe(ObjectObservation(self, managed, block), beginNow: true)
     }
+
+    /// `observe` for `changes`: each `.change` carries the object frozen at
+    /// the version it describes, and `onClose` is called when the instance
+    /// closes (a sequence must then end rather than wait forever).
+    func observeFrozen(onClose: @escaping @Sendable () -> Void,
+                       _ block: @escaping @Sendable (ObjectChange) -> Void) throws(DatabaseError) -> NotificationToken {
+        let typeName = String(describing: type(of: self))
+        guard let managed else { throw DatabaseError.unmanagedObject(type: typeName, operation: "observe") }
+        guard let core = managed.source as? DatabaseCore else { throw DatabaseError.frozen(type: typeName, operation: "observe") }
+        core.checkAccess()
+        guard !managed.isInvalidated else { throw DatabaseError.invalidatedObject(type: typeName) }
+        let observation = ObjectObservation(self, managed, deliversFrozen: true, block)
+        observation.onClose = onClose
+        return try core.observe(observation, beginNow: true)
+    }
 }
 
 /// One object's record compared between the two versions of each step: two
@@ -48,11 +63,16 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
     private let info: ClassInfo
     private let key: [UInt8]
     private let block: @Sendable (ObjectChange) -> Void
+    /// Each `.change` gets the object frozen at the step's version
+    /// (`Object.changes`: the consumer reads it later, maybe elsewhere).
+    private let deliversFrozen: Bool
 
-    init(_ object: Object, _ managed: ManagedObject, _ block: @escaping @Sendable (ObjectChange) -> Void) {
+    init(_ object: Object, _ managed: ManagedObject, deliversFrozen: Bool = false,
+         _ block: @escaping @Sendable (ObjectChange) -> Void) {
         self.object = object
         info = managed.info
         key = managed.key
+        self.deliversFrozen = deliversFrozen
         self.block = block
     }
 
@@ -70,7 +90,17 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
         }
         guard let outcome else { return }
         if case .deleted = outcome { stop() }
-        if notify { block(outcome) }
+        guard notify else { return }
+        guard deliversFrozen, case let .change(_, properties) = outcome else { return block(outcome) }
+        let frozen: FrozenVersion
+        do {
+            frozen = try core.frozenVersion(at: changes.new.version)
+        } catch {
+            return fail(error)
+        }
+        let copy = type(of: object).init()
+        copy.managed = ManagedObject(source: frozen, info: info, key: key)
+        block(.change(copy, properties))
     }
 
     /// `.deleted`, `.change` with the properties whose values differ, or
@@ -126,6 +156,7 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
             guard v.count == 16 else { return v }
             return UUID(uuid: (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]))
         case let .link(v): return v
+        case let .decimal(v): return Decimal(v)
         }
     }
 }

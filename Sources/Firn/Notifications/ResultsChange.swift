@@ -15,6 +15,10 @@ public enum ResultsChange<Element: Object> {
     case error(DatabaseError)
 }
 
+/// Results are Sendable (live ones check their binding on every use), so
+/// a change can cross to the task that iterates `Results.changes`.
+extension ResultsChange: Sendable {}
+
 extension Results {
     /// Calls `block` with `.initial`, then with `.update` after each
     /// refresh point (docs/SDK.md "Notifications") at which objects of the
@@ -25,11 +29,20 @@ extension Results {
     /// `.initial` comes later on the instance's queue or actor, and inside
     /// this call for a thread-bound instance. Frozen results throw `.frozen`.
     public func observe(_ block: @escaping @Sendable (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
+        try observe(deliversFrozen: false, onClose: nil, block)
+    }
+
+    /// `observe`, and for `changes`: the results frozen in each callback,
+    /// and `onClose` called when the instance closes (its observers hear
+    /// nothing more; a sequence must then end rather than wait forever).
+    func observe(deliversFrozen: Bool, onClose: (@Sendable () -> Void)?,
+                 _ block: @escaping @Sendable (ResultsChange<Element>) -> Void) throws(DatabaseError) -> NotificationToken {
         guard let core = source as? DatabaseCore else {
             throw DatabaseError.frozen(type: "Results<\(Element.self)>", operation: "observe")
         }
         core.checkAccess()
-        let observation = ResultsObservation(self, info: try core.info(Element.self), block)
+        let observation = ResultsObservation(self, info: try core.info(Element.self), deliversFrozen: deliversFrozen, block)
+        observation.onClose = onClose
         return try core.observe(observation, beginNow: core.beginsInline)
     }
 }
@@ -49,10 +62,15 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
     /// The trees the query's condition reads besides the type's (linked
     /// types, list trees).
     private let otherTreesRead: [String]
+    /// Each callback gets the results frozen at the version it describes
+    /// (`Results.changes`: the consumer may read them later, elsewhere).
+    private let deliversFrozen: Bool
 
-    init(_ results: Results<Element>, info: ClassInfo, _ block: @escaping @Sendable (ResultsChange<Element>) -> Void) {
+    init(_ results: Results<Element>, info: ClassInfo, deliversFrozen: Bool = false,
+         _ block: @escaping @Sendable (ResultsChange<Element>) -> Void) {
         self.results = results
         self.info = info
+        self.deliversFrozen = deliversFrozen
         self.block = block
         otherTreesRead = results.plan.map { Array($0.treesRead(info.schema)) } ?? []
     }
@@ -62,10 +80,17 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         do {
             let keys = try Self.keys(of: results.plan, info: info, in: core)
             if results.plan == nil { list = KeyList(keys) } else { self.keys = keys }
+            block(.initial(try delivered(at: try core.version, core)))
         } catch {
             return fail(error)
         }
-        block(.initial(results))
+    }
+
+    /// The results a callback gets for `version`: the live ones, or frozen
+    /// at `version` (pinned by the notifier while the step is delivered).
+    private func delivered(at version: UInt64, _ core: DatabaseCore) throws(DatabaseError) -> Results<Element> {
+        guard deliversFrozen else { return results }
+        return Results(source: try core.frozenVersion(at: version), plan: results.plan)
     }
 
     func fail(_ error: DatabaseError) {
@@ -105,7 +130,13 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
             return fail(error)
         }
         guard notify, !(diff.deletions.isEmpty && diff.insertions.isEmpty && diff.modifications.isEmpty) else { return }
-        block(.update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
+        let now: Results<Element>
+        do {
+            now = try delivered(at: changes.new.version, core)
+        } catch {
+            return fail(error)
+        }
+        block(.update(now, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications))
     }
 
     /// The objects (keys) whose list elements changed in this step: the

@@ -13,6 +13,8 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
     case uuid([UInt8])
     /// A link: the target object's key (§12.3), in the target type's tree.
     case link([UInt8])
+    /// A decimal number (`StoredDecimal`).
+    case decimal(StoredDecimal)
 
     package var description: String {
         switch self {
@@ -25,6 +27,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let .date(v): return "date(\(v))"
         case let .uuid(v): return ObjectKey.uuidString(v)
         case let .link(v): return "link(\(v.count)-byte key)"
+        case let .decimal(v): return v.description
         }
     }
 
@@ -50,6 +53,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let (.int16, .int(v)): return Int16(exactly: v) == nil ? nil : type.fixedLength
         case let (.int8, .int(v)): return Int8(exactly: v) == nil ? nil : type.fixedLength
         case let (.uuid, .uuid(v)): return v.count == type.fixedLength ? type.fixedLength : nil
+        case (.decimal, .decimal): return type.fixedLength
         case let (.string, .string(v)): return v.utf8.count
         case let (.data, .data(v)), let (.object, .link(v)): return v.count
         default: return nil
@@ -71,6 +75,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case let (.string, .string(v)): out.append(contentsOf: v.utf8)
         case let (.data, .data(v)), let (.object, .link(v)): out += v
         case let (.uuid, .uuid(v)): if v.count == type.fixedLength { out += v }
+        case let (.decimal, .decimal(v)): out += v.encoded
         default: break
         }
     }
@@ -106,6 +111,7 @@ package enum FieldValue: Sendable, Equatable, CustomStringConvertible {
         case .date: return .date(Double(bitPattern: base.le(UInt64.self, at: 0)))
         case .float: return .float(Float(bitPattern: base.le(UInt32.self, at: 0)))
         case .uuid: return .uuid(Array(bytes))
+        case .decimal: return .decimal(try StoredDecimal.decode(bytes))
         case .string, .data, .object: throw ByteScanner.defect("unreachable: \(type) is variable-length")
         }
     }

@@ -68,7 +68,7 @@ package enum IndexKey {
         case .int, .int64, .date: width = 8
         case .uuid: width = 16
         case .string: width = nil
-        case .double, .float, .data, .object: throw ByteScanner.defect("a \(type) property cannot be indexed")
+        case .double, .float, .data, .object, .decimal: throw ByteScanner.defect("a \(type) property cannot be indexed")
         }
         if let width {
             guard key.count >= 1 + width else { throw ByteScanner.defect("an index key shorter than its \(type) value") }

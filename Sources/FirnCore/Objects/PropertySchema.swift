@@ -56,6 +56,7 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
         case .data: return .data([])
         case .date: return .date(0)
         case .uuid: return .uuid([UInt8](repeating: 0, count: 16))
+        case .decimal: return .decimal(StoredDecimal(isNegative: false, exponent: 0, mantissa: 0))
         case .object: return nil
         }
     }

@@ -21,6 +21,9 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
     /// A link to an object: the field holds the target's object key
     /// (docs/FORMAT.md §12.3); the schema names the target type.
     case object = 13
+    /// A decimal number with Foundation's `Decimal` range: 18 bytes
+    /// (`StoredDecimal`, docs/FORMAT.md §12.2).
+    case decimal = 14
 
     /// The only length a field of this type may have, nil for variable-length types.
     package var fixedLength: Int? {
@@ -30,6 +33,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
         case .int32, .float: return 4
         case .int, .int64, .double, .date: return 8
         case .uuid: return 16
+        case .decimal: return StoredDecimal.length
         case .string, .data, .object: return nil
         }
     }
@@ -48,7 +52,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
     package var isIndexable: Bool {
         switch self {
         case .bool, .int, .int8, .int16, .int32, .int64, .string, .date, .uuid: return true
-        case .double, .float, .data, .object: return false
+        case .double, .float, .data, .object, .decimal: return false
         }
     }
 
@@ -67,6 +71,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
         case .date: return "Date"
         case .uuid: return "UUID"
         case .object: return "Object"
+        case .decimal: return "Decimal"
         }
     }
 }

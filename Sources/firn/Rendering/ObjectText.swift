@@ -56,6 +56,7 @@ enum ObjectText {
         case let .data(v), let .link(v): "<" + ByteText.hexString(v) + ">"
         case let .date(v): iso8601(v)
         case let .uuid(v): ObjectKey.uuidString(v)
+        case let .decimal(v): v.description
         }
     }
 
@@ -65,7 +66,7 @@ enum ObjectText {
     }
 
     /// Numbers as JSON numbers (non-finite ones as the strings "nan",
-    /// "inf", "-inf"), Data as base64, dates as ISO 8601 UTC, a link as its
+    /// "inf", "-inf"; a Decimal as a string of its digits), Data as base64, dates as ISO 8601 UTC, a link as its
     /// target's key.
     static func json(_ value: ObjectDump.Value) -> String {
         switch value {
@@ -87,6 +88,9 @@ enum ObjectText {
         case let .data(v), let .link(v): quoted(Data(v).base64EncodedString())
         case let .date(v): quoted(iso8601(v))
         case let .uuid(v): quoted(ObjectKey.uuidString(v))
+        // A string: JSON readers parse numbers as binary64, which would
+        // round a Decimal's 38 digits.
+        case let .decimal(v): quoted(v.description)
         }
     }
 
