@@ -1,3 +1,5 @@
+import CFirnShims
+
 /// A position in a B+ tree, for ordered walks: seek, first, last, next and
 /// previous. It reads pages through the map and, inside a write
 /// transaction, the transaction's changed nodes. A cursor over a write
@@ -229,7 +231,15 @@ struct TreeCursor {
         guard let leaf, leafIndex >= 0, leafIndex < leafCount else { return nil }
         let base = leaf.base, pageSize = leaf.pageSize
         let cellsStart = PageHeader.size + 2 * leafCount
+        // The cell a few ahead is asked into the caches while this one is
+        // read (its offset is in the page's cell table, read in order): the
+        // first read of each cell was the scan's largest stall (perf); a
+        // count over 1M records took 7-9% less CPU time with it
+        // (firn-sdk-probe count and sum, 3 rounds alternating builds).
+        let ahead = 4
+        for i in leafIndex..<min(leafIndex + ahead, leafCount) { firn_prefetch(base + leaf.cellOffset(i)) }
         while leafIndex < leafCount {
+            if leafIndex + ahead < leafCount { firn_prefetch(base + leaf.cellOffset(leafIndex + ahead)) }
             // `leafCell`'s checks in line for an inline value (the offset
             // past the cell table, key and value inside the page); anything
             // else (an overflow value, a defect) goes through `leafCell`.
