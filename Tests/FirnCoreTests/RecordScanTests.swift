@@ -25,7 +25,14 @@ import Testing
         let one = record.withUnsafeBytes { bytes -> Outcome in
             do {
                 var found: [Int: String] = [:]
-                for tag in tags { found[tag] = describe(try ObjectRecord.field(tag, in: bytes)) }
+                for tag in tags {
+                    // The checked walk is the reference; `field` (its quick
+                    // walk first) must give the same field or the same error.
+                    let checked = Result { try ObjectRecord.checkedField(tag, in: bytes) }.map(describe)
+                    let quick = Result { try ObjectRecord.field(tag, in: bytes) }.map(describe)
+                    guard "\(checked)" == "\(quick)" else { return .failure("field and checkedField differ: \(quick), \(checked)") }
+                    found[tag] = try checked.get()
+                }
                 return .success(found)
             } catch { return .failure("\(error)") }
         }

@@ -63,8 +63,23 @@ package enum ObjectRecord {
     /// the first tag past it (tags ascend), so reading an early property
     /// costs less than decoding the record. The same checks as
     /// `forEachField`, without a closure per field: this runs for every
-    /// property read.
+    /// property read, first as the quick walk of `fields(_:in:into:)`,
+    /// then, at a defect, as `checkedField` (which names it).
     package static func field(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
+        var found: Field?
+        var wanted = tag
+        let quick = withUnsafeMutablePointer(to: &found) { out in
+            withUnsafePointer(to: &wanted) { tags in
+                quickFields(UnsafeBufferPointer(start: tags, count: 1), record, UnsafeMutableBufferPointer(start: out, count: 1))
+            }
+        }
+        if quick { return found }
+        return try checkedField(tag, in: record)
+    }
+
+    /// `field(_:in:)` with `nextField`'s walk alone: each check made in
+    /// turn, a defect named by what it reads.
+    package static func checkedField(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
         var scanner = try fields(of: record)
         while let field = try nextField(&scanner) {
             if field.tag >= tag { return field.tag == tag ? field : nil }
