@@ -67,14 +67,7 @@ indirect enum Condition: Sendable {
             let stored = try record.value(index)
             return values.contains { Self.compare(stored, .equal, $0) }
         case let .text(index, match, pattern, caseInsensitive):
-            guard case let .string(text)? = try record.value(index) else { return false }
-            var options: String.CompareOptions = caseInsensitive ? [.caseInsensitive] : [.literal]
-            switch match {
-            case .contains: break
-            case .beginsWith: options.insert(.anchored)
-            case .endsWith: options.formUnion([.anchored, .backwards])
-            }
-            return pattern.isEmpty || text.range(of: pattern, options: options) != nil
+            return Self.matchesText(try record.value(index), match, pattern, caseInsensitive: caseInsensitive)
         case let .and(lhs, rhs):
             guard try lhs.matches(&record, reads) else { return false }
             return try rhs.matches(&record, reads)
@@ -124,6 +117,19 @@ indirect enum Condition: Sendable {
             }
             return quantifier == .all
         }
+    }
+
+    /// A text match on a stored value: false for null (and for a value
+    /// that is not a string).
+    static func matchesText(_ stored: FieldValue?, _ match: TextMatch, _ pattern: String, caseInsensitive: Bool) -> Bool {
+        guard case let .string(text)? = stored else { return false }
+        var options: String.CompareOptions = caseInsensitive ? [.caseInsensitive] : [.literal]
+        switch match {
+        case .contains: break
+        case .beginsWith: options.insert(.anchored)
+        case .endsWith: options.formUnion([.anchored, .backwards])
+        }
+        return pattern.isEmpty || text.range(of: pattern, options: options) != nil
     }
 
     /// The condition on the null object (what a null link reaches).
@@ -191,18 +197,19 @@ struct RecordFields {
     let schema: ObjectSchema
     let isNull: Bool
     /// The object's key, for conditions on its lists: given, or copied from
-    /// the scan's cursor only when asked for (most conditions never ask).
+    /// the scan's key bytes (valid while these fields are used) only when
+    /// asked for (most conditions never ask).
     private var knownKey: [UInt8]?
-    private let cursor: Cursor?
+    private let keyBytes: UnsafeRawBufferPointer?
     private var recent: (index: Int, value: FieldValue?)?
     private var older: (index: Int, value: FieldValue?)?
 
-    init(_ bytes: UnsafeRawBufferPointer, _ schema: ObjectSchema, key: [UInt8]? = nil, cursor: Cursor? = nil) {
+    init(_ bytes: UnsafeRawBufferPointer, _ schema: ObjectSchema, key: [UInt8]? = nil, keyBytes: UnsafeRawBufferPointer? = nil) {
         self.bytes = bytes
         self.schema = schema
         isNull = false
         knownKey = key
-        self.cursor = cursor
+        self.keyBytes = keyBytes
     }
 
     /// One list element, read as property 0 (`Condition.values`).
@@ -211,7 +218,7 @@ struct RecordFields {
         self.schema = schema
         isNull = false
         knownKey = nil
-        cursor = nil
+        keyBytes = nil
         recent = (0, value)
     }
 
@@ -220,7 +227,7 @@ struct RecordFields {
         self.schema = schema
         isNull = true
         knownKey = nil
-        cursor = nil
+        keyBytes = nil
     }
 
     /// The property's value; a property without a field reads as it does
@@ -241,8 +248,8 @@ struct RecordFields {
     mutating func key() throws(DatabaseError) -> [UInt8]? {
         if isNull { return nil }
         if let knownKey { return knownKey }
-        guard let cursor else { return nil }
-        knownKey = try engine { () throws(FirnError) in try cursor.key }
+        guard let keyBytes else { return nil }
+        knownKey = Array(keyBytes)
         return knownKey
     }
 }

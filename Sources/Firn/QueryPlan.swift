@@ -79,18 +79,46 @@ struct QueryPlan: Sendable {
         return trees
     }
 
+    /// One record a scan matched, valid during the visit only.
+    struct Match {
+        /// The object's key and its record.
+        let key: UnsafeRawBufferPointer
+        let bytes: UnsafeRawBufferPointer
+        /// The record, kept when the scan was asked to keep records and
+        /// could (a snapshot's record, or a lookup's): an object made with
+        /// it reads its properties without finding the record again.
+        let kept: RecordBytes?
+    }
+
     /// Calls `visit` with each record the condition matches, in key order:
-    /// from a walk of the type's records, or from the candidates an index
-    /// lists (`IndexPlan`). `visit`'s
-    /// fields can give the object's key.
-    func forEachMatch(_ source: any ObjectSource, _ info: ClassInfo,
-                      _ visit: (inout RecordFields) throws(DatabaseError) -> Void) throws(DatabaseError) {
+    /// from a walk of the type's records (`Cursor.forEachEntry`), or from
+    /// the candidates an index lists (`IndexPlan`), each confirmed against
+    /// its record. `reader`, made for this plan's condition, evaluates it
+    /// on the record's bytes and has the record's fields loaded when
+    /// `visit` runs; a condition it could not compile (links, lists) is
+    /// evaluated with `Condition.matches`.
+    func scan(_ source: any ObjectSource, _ info: ClassInfo, _ reader: RecordReader, keepRecords: Bool = false,
+              _ visit: (Match) throws(DatabaseError) -> Void) throws(DatabaseError) {
         let schema = info.schema
         let reads = QueryReads(source)
-        let condition = condition
-        func consider(_ fields: inout RecordFields) throws(DatabaseError) {
-            if let condition, try !condition.matches(&fields, reads) { return }
-            try visit(&fields)
+        let uncompiled = reader.isCompiled ? nil : condition
+        /// `loaded`: the reader's fields were found by the cursor's walk;
+        /// `held`: and its compiled condition holds.
+        func consider(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ record: RecordBytes?,
+                      _ cursor: Cursor?, stable: Bool, loaded: Bool, held: Bool = false) throws(DatabaseError) {
+            if let uncompiled {
+                var fields = RecordFields(bytes, schema, keyBytes: key)
+                guard try uncompiled.matches(&fields, reads) else { return }
+            }
+            do {
+                if !loaded { try reader.load(bytes) }
+                if !held, try !reader.holds() { return }
+            } catch {
+                throw DatabaseError.engine(error)
+            }
+            var kept: RecordBytes?
+            if keepRecords { kept = record ?? (stable ? cursor.map { .mapped($0.retainedValue(bytes)) } : nil) }
+            try visit(Match(key: key, bytes: bytes, kept: kept))
         }
         if let condition, let index = IndexPlan.of(condition, schema) {
             // Candidates from the index, each confirmed against its record
@@ -98,55 +126,84 @@ struct QueryPlan: Sendable {
             for key in try index.candidates(source, schema) {
                 guard let record = try source.record(info, key: key) else { continue }
                 try record.withBytes { (bytes) throws(DatabaseError) in
-                    var fields = RecordFields(bytes, schema, key: key)
-                    try consider(&fields)
+                    try key.withUnsafeBytes { keyBytes in
+                        Result { () throws(DatabaseError) in try consider(keyBytes, bytes, record, nil, stable: false, loaded: false) }
+                    }.get()
                 }
             }
             return
         }
         guard let cursor = try source.cursor(info) else { return }
-        try engine { () throws(FirnError) in try cursor.first() }
-        while cursor.isValid {
-            let inline = try engine { () throws(FirnError) in
-                try cursor.withInlineValue { bytes in
-                    Result { () throws(DatabaseError) in
-                        var fields = RecordFields(bytes, schema, cursor: cursor)
-                        try consider(&fields)
+        var failure: DatabaseError?
+        let (tags, fields) = reader.loadedByScan
+        try engine { () throws(FirnError) in
+            try cursor.first()
+            try cursor.forEachEntry(reading: tags, into: fields) { key, bytes, stable in
+                // Most records of a selective scan fail the compiled
+                // condition: rejected here, before anything else is set up.
+                if uncompiled == nil {
+                    do throws(FirnError) {
+                        guard try reader.holds() else { return true }
+                    } catch {
+                        failure = .engine(error)
+                        return false
                     }
                 }
+                do throws(DatabaseError) {
+                    try consider(key, bytes, nil, cursor, stable: stable, loaded: true, held: uncompiled == nil)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
             }
-            if let inline {
-                try inline.get()
-            } else if let value = try engine({ () throws(FirnError) in try cursor.value }) {
-                try value.withUnsafeBytes { bytes in
-                    Result { () throws(DatabaseError) in
-                        var fields = RecordFields(bytes, schema, cursor: cursor)
-                        try consider(&fields)
-                    }
-                }.get()
-            }
-            try engine { () throws(FirnError) in try cursor.next() }
         }
+        if let failure { throw failure }
     }
 
     /// The keys of the matching objects, in sort order (else key order),
     /// after the distinct steps.
     func matchingKeys(_ source: any ObjectSource, _ info: ClassInfo) throws(DatabaseError) -> [[UInt8]] {
-        // The properties the steps read, each once per match.
+        try matches(source, info, keepRecords: false).keys
+    }
+
+    /// A query's matching keys and, when asked for and every match's
+    /// record could be kept, their records in the same order.
+    struct Matches {
+        var keys: [[UInt8]]
+        var records: [RecordBytes]? = nil
+    }
+
+    func matches(_ source: any ObjectSource, _ info: ClassInfo, keepRecords: Bool) throws(DatabaseError) -> Matches {
+        // The properties the steps read, each once per match: the queried
+        // object's own from the reader's fields, through links with `reads`.
         var columns: [Column] = []
         for step in steps { for column in step.columns where !columns.contains(column) { columns.append(column) } }
+        let reader = RecordReader(info.schema, condition: condition, reading: columns.filter(\.hops.isEmpty).map(\.index))
+        let slots = columns.map { $0.hops.isEmpty ? reader.slot(of: $0.index) : nil }
         let reads = QueryReads(source)
         var keys: [[UInt8]] = []
+        var records: [RecordBytes] = []
+        var keeping = keepRecords
         // The values of row r are values[r * width ..< (r + 1) * width]:
         // one array for all rows, not one per row.
         let width = columns.count
         var values: [FieldValue?] = []
-        try forEachMatch(source, info) { (fields) throws(DatabaseError) in
-            guard let key = try fields.key() else { return }
-            keys.append(key)
-            for column in columns { values.append(try column.value(&fields, reads)) }
+        try scan(source, info, reader, keepRecords: keepRecords) { (match) throws(DatabaseError) in
+            keys.append(Array(match.key))
+            if keeping {
+                if let kept = match.kept { records.append(kept) } else { keeping = false; records = [] }
+            }
+            for (column, slot) in zip(columns, slots) {
+                if let slot {
+                    values.append(try engine { () throws(FirnError) in try reader.value(slot) })
+                } else {
+                    var fields = RecordFields(match.bytes, info.schema, keyBytes: match.key)
+                    values.append(try column.value(&fields, reads))
+                }
+            }
         }
-        guard !steps.isEmpty else { return keys }
+        guard !steps.isEmpty else { return Matches(keys: keys, records: keeping ? records : nil) }
         var order = Array(keys.indices)
         for step in steps {
             switch step {
@@ -168,7 +225,7 @@ struct QueryPlan: Sendable {
                 order = order.filter { row in seen.insert(positions.map { DistinctValue(values[row * width + $0]) }).inserted }
             }
         }
-        return order.map { keys[$0] }
+        return Matches(keys: order.map { keys[$0] }, records: keeping ? order.map { records[$0] } : nil)
     }
 
     /// Sort order of two values: null first, then by value.
@@ -236,11 +293,19 @@ final class MatchCache: @unchecked Sendable {
     }
 
     func keys(_ source: any ObjectSource, _ info: ClassInfo, _ plan: QueryPlan) -> [[UInt8]] {
+        matches(source, info, plan, keepRecords: false).keys
+    }
+
+    /// The keys, with their records when they were found now and
+    /// `keepRecords` asked for them: an iteration's objects start with
+    /// their records rather than finding each again. Only the keys are
+    /// cached: records kept beyond an iteration would keep its version.
+    func matches(_ source: any ObjectSource, _ info: ClassInfo, _ plan: QueryPlan, keepRecords: Bool) -> QueryPlan.Matches {
         let generation = source.generation
-        if let cached = lock.withLock({ $0 }), cached.generation == generation { return cached.keys }
-        let keys: [[UInt8]]
-        do { keys = try plan.matchingKeys(source, info) } catch { fatalError("Firn: querying \(info.name): \(error)") }
-        lock.withLock { $0 = (generation, keys) }
-        return keys
+        if let cached = lock.withLock({ $0 }), cached.generation == generation { return QueryPlan.Matches(keys: cached.keys) }
+        let matches: QueryPlan.Matches
+        do { matches = try plan.matches(source, info, keepRecords: keepRecords) } catch { fatalError("Firn: querying \(info.name): \(error)") }
+        lock.withLock { $0 = (generation, matches.keys) }
+        return matches
     }
 }

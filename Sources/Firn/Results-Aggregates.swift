@@ -67,6 +67,17 @@ extension Results {
 
     private func total<Value: QueryNumeric>(_ keyPath: KeyPath<Element, Value>) throws(DatabaseError) -> (integers: Int, reals: Double, count: Int) {
         var integers = 0, reals = 0.0, count = 0
+        // Integers are added as read from the records, no `FieldValue` made.
+        if RecordReader.isInteger(Value._persistedType.type) {
+            try forEachRecord(of: keyPath, Value._persistedType) { (reader, slot) throws(FirnError) in
+                guard let x = try reader.integer(slot) else { return }
+                let (sum, overflow) = integers.addingReportingOverflow(Int(truncatingIfNeeded: x))
+                guard !overflow else { fatalError("Firn: the sum of \(Element.self).\(keyPath) is past Int.max") }
+                integers = sum
+                count += 1
+            }
+            return (integers, reals, count)
+        }
         try forEachValue(of: keyPath, Value._persistedType) { value in
             switch value {
             case let .int(x):
@@ -97,27 +108,44 @@ extension Results {
     }
 
     /// Calls `body` with each non-null value of the property in these
-    /// results, read from the records: a scan (or an index lookup) with the
-    /// condition; the keys (then the records) only when a `distinct` decides
-    /// which objects are in.
+    /// results (`forEachRecord`).
     private func forEachValue<Value>(of keyPath: KeyPath<Element, Value>, _ stored: PersistedType,
                                      _ body: (FieldValue) -> Void) throws(DatabaseError) {
+        try forEachRecord(of: keyPath, stored) { (reader, slot) throws(FirnError) in
+            if let value = try reader.value(slot) { body(value) }
+        }
+    }
+
+    /// Calls `body` with a reader holding the property's field of each
+    /// record in these results, and the property's slot in it: a scan (or
+    /// an index lookup) with the condition, the field read from the record
+    /// in place (`RecordReader`); the keys (then the records) only when a
+    /// `distinct` decides which objects are in.
+    private func forEachRecord<Value>(of keyPath: KeyPath<Element, Value>, _ stored: PersistedType,
+                                      _ body: (RecordReader, Int) throws(FirnError) -> Void) throws(DatabaseError) {
         source.checkAccess()
         let info = try source.info(Element.self)
         guard let index = info.index(of: keyPath), Query<Element>.matches(stored, info.schema.properties[index]) else {
             throw DatabaseError.unknownProperty(type: info.name, property: ClassInfo.unnamed(keyPath))
         }
         if let plan, plan.hasDistinct {
+            let reader = RecordReader(info.schema, condition: nil, reading: [index])
+            let slot = reader.slot(of: index)
             for key in matches.keys(source, info, plan) {
                 guard let record = try source.record(info, key: key) else { continue }
                 try record.withBytes { (bytes) throws(DatabaseError) in
-                    var fields = RecordFields(bytes, info.schema, key: key)
-                    if let value = try fields.value(index) { body(value) }
+                    try engine { () throws(FirnError) in
+                        try reader.load(bytes)
+                        try body(reader, slot)
+                    }
                 }
             }
         } else {
-            try (plan ?? QueryPlan()).forEachMatch(source, info) { (fields) throws(DatabaseError) in
-                if let value = try fields.value(index) { body(value) }
+            let plan = plan ?? QueryPlan()
+            let reader = RecordReader(info.schema, condition: plan.condition, reading: [index])
+            let slot = reader.slot(of: index)
+            try plan.scan(source, info, reader) { (_) throws(DatabaseError) in
+                try engine { () throws(FirnError) in try body(reader, slot) }
             }
         }
     }

@@ -42,7 +42,8 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         guard !plan.hasDistinct else { return matches.keys(source, info, plan).count }
         var count = 0
         do {
-            try plan.forEachMatch(source, info) { (_: inout RecordFields) throws(DatabaseError) in count += 1 }
+            let info = info
+            try plan.scan(source, info, RecordReader(info.schema, condition: plan.condition)) { (_) throws(DatabaseError) in count += 1 }
         } catch {
             fatalError("Firn: querying \(info.name): \(error)")
         }
@@ -106,7 +107,12 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
 
     public func makeIterator() -> ResultsIterator<Element> {
         source.checkAccess()
-        return ResultsIterator(source: source, info: info, keys: planKeys)
+        guard let plan else { return ResultsIterator(source: source, info: info) }
+        // Found now, the matches come with their records: each object
+        // starts with its record instead of finding it again by key.
+        let info = info
+        let found = matches.matches(source, info, plan, keepRecords: true)
+        return ResultsIterator(source: source, info: info, keys: found.keys, records: found.records)
     }
 
     /// These results at the version their instance reads now, readable
@@ -174,12 +180,16 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     private var done = false
     /// A query's matching keys, walked instead of the tree.
     private let keys: [[UInt8]]?
+    /// Their records when the query found them for this iteration (at
+    /// `generation`): used while the source stays at that generation.
+    private let records: [RecordBytes]?
     private var keyIndex = 0
 
-    init(source: any ObjectSource, info: ClassInfo, keys: [[UInt8]]? = nil) {
+    init(source: any ObjectSource, info: ClassInfo, keys: [[UInt8]]? = nil, records: [RecordBytes]? = nil) {
         self.source = (source as? FrozenVersion)?.view() ?? source
         self.info = info
         self.keys = keys
+        self.records = records.flatMap { $0.count == keys?.count ? $0 : nil }
         generation = source.generation
     }
 
@@ -227,16 +237,21 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     private mutating func nextMatch(_ keys: [[UInt8]]) -> Element? {
         while keyIndex < keys.count {
             let key = keys[keyIndex]
+            let position = keyIndex
             keyIndex += 1
+            var record: RecordBytes?
             if generation != source.generation {
                 do {
-                    guard try source.record(info, key: key) != nil else { continue }
+                    guard let current = try source.record(info, key: key) else { continue }
+                    record = current
                 } catch {
                     fatalError("Firn: iterating \(info.name): \(error)")
                 }
+            } else if let records {
+                record = records[position]
             }
             let object = Element()
-            object.managed = ManagedObject(source: source, info: info, key: key)
+            object.managed = ManagedObject(source: source, info: info, key: key, record: record)
             return object
         }
         done = true

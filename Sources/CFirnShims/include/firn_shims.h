@@ -62,10 +62,6 @@ int firn_ofd_probe(int fd, int type, int64_t start, int64_t len);
 
 // MARK: misc
 
-/* Asks the CPU to fetch the cache line at p (a hint: no fault, no effect
- * on a null or unmapped address). Inline: a call would cost what it saves. */
-static inline void firn_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
-
 /// The kernel thread id (gettid).
 int64_t firn_gettid(void);
 /// A small number fixed per thread, handed out in turn on a thread's first
@@ -75,6 +71,15 @@ uint32_t firn_thread_stripe(void);
 int firn_fallocate(int fd, int64_t offset, int64_t len);
 /// open(path, flags, mode) without varargs; returns fd or -errno.
 int firn_open(const char *path, int flags, int mode);
+
+// MARK: Memory
+
+/// A hint that `address` will be read soon (a prefetch into the caches; it
+/// never faults, also on a null or unmapped address). Inline: a call would
+/// cost what it saves. A scan asks for the cells a few ahead of the one it
+/// reads (each cell's first read was a cache miss, most of a scan's time);
+/// a checkpoint's replay for the bytes of the entry a few ahead.
+static inline void firn_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 
 // MARK: Swift concurrency runtime
 

@@ -63,11 +63,150 @@ package enum ObjectRecord {
     /// the first tag past it (tags ascend), so reading an early property
     /// costs less than decoding the record. The same checks as
     /// `forEachField`, without a closure per field: this runs for every
-    /// property read.
+    /// property read, first as the quick walk of `fields(_:in:into:)`,
+    /// then, at a defect, as `checkedField` (which names it).
     package static func field(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
+        var found: Field?
+        var wanted = tag
+        let quick = withUnsafeMutablePointer(to: &found) { out in
+            withUnsafePointer(to: &wanted) { tags in
+                quickFields(UnsafeBufferPointer(start: tags, count: 1), record, UnsafeMutableBufferPointer(start: out, count: 1))
+            }
+        }
+        if quick { return found }
+        return try checkedField(tag, in: record)
+    }
+
+    /// `field(_:in:)` with `nextField`'s walk alone: each check made in
+    /// turn, a defect named by what it reads.
+    package static func checkedField(_ tag: Int, in record: UnsafeRawBufferPointer) throws(FirnError) -> Field? {
         var scanner = try fields(of: record)
         while let field = try nextField(&scanner) {
             if field.tag >= tag { return field.tag == tag ? field : nil }
+        }
+        return nil
+    }
+
+    /// The fields tagged `tags` (strictly ascending) in one walk: `out[i]`
+    /// is the field tagged `tags[i]`, or nil when the record has none. Every
+    /// field up to the last tag asked for gets `field(_:in:)`'s checks; the
+    /// walk stops there. What a query's scan reads from each record: the
+    /// properties its condition and its aggregate or sort read, found at
+    /// once rather than with one walk from the start for each.
+    package static func fields(_ tags: UnsafeBufferPointer<Int>, in record: UnsafeRawBufferPointer,
+                               into out: UnsafeMutableBufferPointer<Field?>) throws(FirnError) {
+        precondition(out.count >= tags.count, "one slot per tag")
+        for i in 0..<tags.count { out[i] = nil }
+        guard !tags.isEmpty else { return }
+        // A scan runs this for every record: first a walk on the raw bytes
+        // that makes every check but names no defect; at the first one it
+        // gives up, and the walk below (`nextField`'s) finds and names it.
+        if quickFields(tags, record, out) { return }
+        for i in 0..<tags.count { out[i] = nil }
+        var scanner = try fields(of: record)
+        var slot = 0
+        while let field = try nextField(&scanner) {
+            // Tags below this field's have no field in the record.
+            while tags[slot] < field.tag {
+                slot += 1
+                if slot == tags.count { return }
+            }
+            if tags[slot] == field.tag {
+                out[slot] = field
+                slot += 1
+                if slot == tags.count { return }
+            }
+        }
+    }
+
+    /// `fields(_:in:into:)` for a record without defects: the same checks
+    /// (format, count, ascending tags below 2^31, known type codes, null
+    /// fields empty, lengths within the record, nothing after the last
+    /// field when the walk reaches it) on the raw bytes, each varint read
+    /// in line; false at the first check that fails, `out` then unfinished.
+    /// The type codes are 1 ... `maxTypeCode` without gaps (checked by
+    /// `PropertyType`'s test), so a skipped field's code is range-checked.
+    @inline(__always)
+    private static func quickFields(_ tags: UnsafeBufferPointer<Int>, _ record: UnsafeRawBufferPointer,
+                                    _ out: UnsafeMutableBufferPointer<Field?>) -> Bool {
+        guard let base = record.baseAddress else { return false }
+        let end = record.count
+        guard end > 0, base.load(as: UInt8.self) == format else { return false }
+        var p = 1
+        guard let count = quickVarint(base, end, &p), count <= UInt64((end &- p) / 3) else { return false }
+        let slots = tags.count
+        var slot = 0
+        var wanted = tags[0]
+        var nextTag = 0
+        var left = count
+        while left > 0 {
+            left &-= 1
+            let tag: Int, code: UInt8, length: Int
+            // Most fields start with a one-byte tag, the type code and a
+            // one-byte length: three bytes and one bounds check.
+            if end &- p >= 3, case let t = base.load(fromByteOffset: p, as: UInt8.self),
+               case let l = base.load(fromByteOffset: p &+ 2, as: UInt8.self), (t | l) < 0x80 {
+                tag = Int(t)
+                code = base.load(fromByteOffset: p &+ 1, as: UInt8.self)
+                length = Int(l)
+                p &+= 3
+            } else {
+                guard let long = quickVarint(base, end, &p), long < UInt64(Int32.max), p < end else { return false }
+                tag = Int(long)
+                code = base.load(fromByteOffset: p, as: UInt8.self)
+                p &+= 1
+                guard let long = quickVarint(base, end, &p), long <= UInt64(end &- p) else { return false }
+                length = Int(long)
+            }
+            guard tag >= nextTag, code <= PropertyType.maxTypeCode, length <= end &- p, code != nullType || length == 0 else {
+                return false
+            }
+            nextTag = tag &+ 1
+            if tag >= wanted {
+                // Tags below this field's have no field in the record.
+                while wanted < tag {
+                    slot &+= 1
+                    if slot == slots { return true }
+                    wanted = tags[slot]
+                }
+                if wanted == tag {
+                    out[slot] = Field(tag: tag, type: code == nullType ? nil : PropertyType(rawValue: code),
+                                      bytes: UnsafeRawBufferPointer(start: base + p, count: length))
+                    slot &+= 1
+                    if slot == slots { return true }
+                    wanted = tags[slot]
+                }
+            }
+            p &+= length
+        }
+        return p == end
+    }
+
+    /// A varint at `p` (advanced past it), as `ByteScanner.varint` reads
+    /// it; nil where that one throws.
+    @inline(__always)
+    private static func quickVarint(_ base: UnsafeRawPointer, _ end: Int, _ p: inout Int) -> UInt64? {
+        guard p < end else { return nil }
+        let first = base.load(fromByteOffset: p, as: UInt8.self)
+        if first < 0x80 {
+            p &+= 1
+            return UInt64(first)
+        }
+        return quickLongVarint(base, end, &p)
+    }
+
+    private static func quickLongVarint(_ base: UnsafeRawPointer, _ end: Int, _ p: inout Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while p < end {
+            let b = base.load(fromByteOffset: p, as: UInt8.self)
+            p &+= 1
+            let bits = UInt64(b & 0x7F)
+            if shift == 63, bits > 1 { return nil }
+            result |= bits << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { return nil }
         }
         return nil
     }
@@ -128,11 +267,50 @@ package enum ObjectRecord {
     /// `type`: nil when the record has no field or a null one; a field of
     /// another type is `.corrupt`.
     package static func value(_ tag: Int, as type: PropertyType, in record: UnsafeRawBufferPointer) throws(FirnError) -> FieldValue? {
-        guard let field = try field(tag, in: record), let stored = field.type else { return nil }
-        guard stored == type else {
-            throw ByteScanner.defect("field \(tag) holds a \(stored), the schema says \(type)")
+        guard let field = try field(tag, in: record) else { return nil }
+        return try value(of: field, as: type)
+    }
+
+    /// The value of a field found in a record (`field`, `fields`) whose
+    /// property has type `type`: nil for a null field; a field of another
+    /// type is `.corrupt`.
+    package static func value(of field: Field, as type: PropertyType) throws(FirnError) -> FieldValue? {
+        guard let stored = try checkedType(of: field, as: type) else { return nil }
+        return try FieldValue.decode(field.bytes, as: stored)
+    }
+
+    /// The same for an integer property, without making a `FieldValue`
+    /// (`FieldValue.decodeInteger`); nil for a null field.
+    package static func integer(of field: Field, as type: PropertyType) throws(FirnError) -> Int64? {
+        guard let stored = try checkedType(of: field, as: type) else { return nil }
+        // `FieldValue.decode`'s widths and length check, without the enum.
+        let bytes = field.bytes
+        switch stored {
+        case .int, .int64:
+            guard bytes.count == 8, let base = bytes.baseAddress else { break }
+            return base.le(Int64.self, at: 0)
+        case .int32:
+            guard bytes.count == 4, let base = bytes.baseAddress else { break }
+            return Int64(base.le(Int32.self, at: 0))
+        case .int16:
+            guard bytes.count == 2, let base = bytes.baseAddress else { break }
+            return Int64(base.le(Int16.self, at: 0))
+        case .int8:
+            guard bytes.count == 1 else { break }
+            return Int64(Int8(bitPattern: bytes[0]))
+        default:
+            throw ByteScanner.defect("field \(field.tag) holds a \(stored), not an integer")
         }
-        return try FieldValue.decode(field.bytes, as: type)
+        throw ByteScanner.defect("a \(stored) field of \(bytes.count) bytes (\(stored.fixedLength ?? 0) expected)")
+    }
+
+    @inline(__always)
+    private static func checkedType(of field: Field, as type: PropertyType) throws(FirnError) -> PropertyType? {
+        guard let stored = field.type else { return nil }
+        guard stored == type else {
+            throw ByteScanner.defect("field \(field.tag) holds a \(stored), the schema says \(type)")
+        }
+        return stored
     }
 
     /// Every field's value by tag (null fields as nil).

@@ -25,6 +25,10 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
     /// (`StoredDecimal`, docs/FORMAT.md §12.2).
     case decimal = 14
 
+    /// The largest type code: the codes are 1 through this one, without
+    /// gaps (a record walk checks a field it skips by range alone).
+    @inline(__always) package static var maxTypeCode: UInt8 { 13 }
+
     /// The only length a field of this type may have, nil for variable-length types.
     package var fixedLength: Int? {
         switch self {

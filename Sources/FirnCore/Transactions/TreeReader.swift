@@ -316,6 +316,95 @@ public final class Cursor {
         }
     }
 
+    /// Calls `body` with the current entry's key and whole value, then with
+    /// each following entry's, until `body` returns false (the cursor stays
+    /// on that entry) or the entries end (the cursor is then not valid).
+    /// Both buffers are valid during `body` only: an inline value points
+    /// into its page, a value in an overflow chain is assembled first.
+    /// `stable` says the value's bytes are the snapshot's own (an inline
+    /// value of a snapshot), which `retainedValue` can keep beyond `body`.
+    ///
+    /// For an object tree, `reading` names the fields (tags, ascending) to
+    /// find in each value before `body` runs: `fields[i]` is then the field
+    /// tagged `reading[i]` (`ObjectRecord.fields`, every field on the way
+    /// checked; a defect throws). One call for a whole scan, the record
+    /// walk in the same loop as the page's cells: a query's scan stepped
+    /// with `next()`, read each record through `withInlineValue`'s generic
+    /// closure from another module and then walked it with another call,
+    /// which together cost more than the condition on the record.
+    package func forEachEntry(
+        reading tags: UnsafeBufferPointer<Int> = UnsafeBufferPointer(start: nil, count: 0),
+        into fields: UnsafeMutableBufferPointer<ObjectRecord.Field?> = UnsafeMutableBufferPointer(start: nil, count: 0),
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) -> Bool
+    ) throws(FirnError) {
+        let snapshotBytes = readsSnapshot
+        let reads = !tags.isEmpty
+        @inline(__always)
+        func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) throws(FirnError) -> Bool {
+            if reads { try ObjectRecord.fields(tags, in: value, into: fields) }
+            return body(key, value, stable)
+        }
+        while isValid {
+            let more: Bool
+            do {
+                if merge != nil {
+                    // A version between checkpoints: the merged walk's key
+                    // (copied) and value, read through its own accessors.
+                    guard let key = try merge?.key, let stored = try merge?.storedValue() else { return }
+                    if case let .inline(bytes) = stored {
+                        more = try key.withUnsafeBytes { key in Result { () throws(FirnError) in try visit(key, bytes, snapshotBytes) } }.get()
+                    } else {
+                        guard let value = try merge?.value() else { return }
+                        more = try Self.visit(key, value, visit)
+                    }
+                } else if let leafDone = try Self.borrow(&core, { (c) throws(FirnError) in
+                    try c.forEachInLeaf { (key, value, inPage) throws(FirnError) in try visit(key, value, inPage && snapshotBytes) }
+                }) {
+                    // The rest of the leaf page in one loop; `next()` below
+                    // moves past its last entry.
+                    more = leafDone
+                } else {
+                    // One entry (a write transaction's changed node): an
+                    // inline value in place, an overflow chain assembled.
+                    let inline = try Self.borrow(&core) { (c) throws(FirnError) -> Bool?? in
+                        try c.withEntry { (key, stored) throws(FirnError) -> Bool? in
+                            if case let .inline(bytes) = stored { return try visit(key, bytes, snapshotBytes) }
+                            return nil
+                        }
+                    }
+                    guard let inline else { return }
+                    if let inline {
+                        more = inline
+                    } else {
+                        guard let key = try Self.borrow(&core, { (c) throws(FirnError) in try c.key }),
+                              let value = try Self.borrow(&core, { (c) throws(FirnError) in try c.value() }) else { return }
+                        more = try Self.visit(key, value, visit)
+                    }
+                }
+            } catch {
+                throw locate(error)
+            }
+            guard more else { return }
+            // `next()`: the same step and the same release of the pages a
+            // long scan touched.
+            try next()
+        }
+    }
+
+    /// `visit` with copies of a key and a value.
+    private static func visit(_ key: [UInt8], _ value: [UInt8],
+                              _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws(FirnError) -> Bool) throws(FirnError) -> Bool {
+        try key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in Result { () throws(FirnError) in try visit(key, value, false) } }
+        }.get()
+    }
+
+    /// `bytes`, a stable value `forEachEntry` gave, as a `Value` that keeps
+    /// this cursor (and through it the snapshot) alive, as `currentValue`'s do.
+    package func retainedValue(_ bytes: UnsafeRawBufferPointer) -> Value {
+        Value(bytes: bytes, owner: self)
+    }
+
     /// The current inline value without copying, valid during `body`; nil
     /// for values in overflow chains (use `value`).
     /// Inlined into the caller's module, as `withKey` is.
