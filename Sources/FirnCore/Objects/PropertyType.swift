@@ -27,7 +27,7 @@ package enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertibl
 
     /// The largest type code: the codes are 1 through this one, without
     /// gaps (a record walk checks a field it skips by range alone).
-    @inline(__always) package static var maxTypeCode: UInt8 { 13 }
+    @inline(__always) package static var maxTypeCode: UInt8 { 14 }
 
     /// The only length a field of this type may have, nil for variable-length types.
     package var fixedLength: Int? {
