@@ -63,15 +63,9 @@ import FirnTestSupport
         let snapshot = try store.snapshot()
         defer { snapshot.close() }
         let tree = try #require(try snapshot.tree("t"))
-        let cursor = tree.cursor()
-        var walked: [([UInt8], [UInt8])] = []
-        try cursor.first()
-        while cursor.isValid {
-            walked.append((try #require(try cursor.key), try #require(try cursor.value)))
-            try cursor.next()
-        }
+        let walked = try tree.cursor().allEntries()
         let expected = model.sorted { $0.key.lexicographicallyPrecedes($1.key) }
-        #expect(walked.map(\.0) == expected.map(\.key))
-        #expect(walked.map(\.1) == expected.map(\.value))
+        #expect(walked.map(\.key) == expected.map(\.key))
+        #expect(walked.map(\.value) == expected.map(\.value))
     }
 }

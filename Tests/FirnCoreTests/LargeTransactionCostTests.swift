@@ -83,16 +83,10 @@ import FirnTestSupport
                     model[key] = value
                 }
             }
-            let cursor = try #require(try changes.cursor("t", owner: store))
-            var walked: [([UInt8], [UInt8])] = []
-            try cursor.first()
-            while cursor.isValid {
-                walked.append((try #require(try cursor.key), try #require(try cursor.value)))
-                try cursor.next()
-            }
+            let walked = try #require(try changes.cursor("t", owner: store)).allEntries()
             let expected = model.sorted { $0.key.lexicographicallyPrecedes($1.key) }
-            #expect(walked.map(\.0) == expected.map(\.key), "after a run of \(run)")
-            #expect(walked.map(\.1) == expected.map(\.value), "after a run of \(run)")
+            #expect(walked.map(\.key) == expected.map(\.key), "after a run of \(run)")
+            #expect(walked.map(\.value) == expected.map(\.value), "after a run of \(run)")
             #expect(try changes.count("t") == UInt64(model.count))
         }
         // The created tree's frame carries no deletions of keys it put and removed.
@@ -128,14 +122,8 @@ import FirnTestSupport
             }
             if readBetweenRuns && i % 37 == 0 { _ = try changes.cursor("t", owner: store) }
         }
-        let cursor = try #require(try changes.cursor("t", owner: store))
-        var walked: [[UInt8]] = []
-        try cursor.first()
-        while cursor.isValid {
-            walked.append(try #require(try cursor.key))
-            try cursor.next()
-        }
-        #expect(walked == unique.keys.sorted { $0.lexicographicallyPrecedes($1) })
+        let walked = try #require(try changes.cursor("t", owner: store)).allEntries()
+        #expect(walked.map(\.key) == unique.keys.sorted { $0.lexicographicallyPrecedes($1) })
         #expect(try changes.count("t") == UInt64(unique.count))
     }
 }
