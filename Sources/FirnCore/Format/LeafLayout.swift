@@ -75,7 +75,7 @@ enum OverflowLayout {
     /// first, so each page's reference to the next carries that page's
     /// checksum; `emit` writes each sealed page. Returns the head's reference.
     static func writeChain(
-        _ bytes: [UInt8], pages: [UInt64], birth: UInt64, scratch: UnsafeMutableRawBufferPointer,
+        _ bytes: UnsafeRawBufferPointer, pages: [UInt64], birth: UInt64, scratch: UnsafeMutableRawBufferPointer,
         emit: (UInt64, UnsafeRawBufferPointer) throws(FirnError) -> Void
     ) throws(FirnError) -> PageRef {
         let capacity = scratch.count - payloadOffset
@@ -83,10 +83,8 @@ enum OverflowLayout {
         for i in stride(from: pages.count - 1, through: 0, by: -1) {
             let start = i * capacity
             let end = min(bytes.count, start + capacity)
-            bytes.withUnsafeBytes { all in
-                write(payload: UnsafeRawBufferPointer(rebasing: all[start..<end]), next: next,
-                      into: scratch, pageNumber: pages[i], birth: birth)
-            }
+            write(payload: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), next: next,
+                  into: scratch, pageNumber: pages[i], birth: birth)
             let crc = PageHeader.seal(scratch)
             try emit(pages[i], UnsafeRawBufferPointer(scratch))
             next = PageRef(page: pages[i], birth: birth, checksum: crc)

@@ -245,11 +245,11 @@ package struct PackedImageWriter {
                 if geometry.isInline(keyLength: keyLength, valueLength: bytes.count) {
                     value = stored
                 } else {
-                    value = .overflow(try writeOverflow(Array(bytes)), length: UInt64(bytes.count))
+                    value = .overflow(try writeOverflow(bytes), length: UInt64(bytes.count))
                 }
             case let .overflow(head, length):
                 let bytes = try cursor.readOverflow(head, length: length)
-                value = .overflow(try writeOverflow(bytes), length: length)
+                value = .overflow(try withBytes(bytes) { (b) throws(FirnError) in try writeOverflow(b) }, length: length)
             }
             // The key points into the map or the walk's frame, both valid until the cursor moves.
             let key = try cursor.withKey { $0 } ?? UnsafeRawBufferPointer(start: nil, count: 0)
@@ -262,7 +262,7 @@ package struct PackedImageWriter {
 
     /// Writes a value as an overflow chain numbered tail first, so pages go
     /// out in order and each reference knows the checksum of the next page.
-    private mutating func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
+    private mutating func writeOverflow(_ bytes: UnsafeRawBufferPointer) throws(FirnError) -> PageRef {
         let count = OverflowLayout.pageCount(length: bytes.count, pageSize: pageSize)
         let first = nextPage
         let pages = (0..<count).map { first + UInt64(count - 1 - $0) }

@@ -110,12 +110,16 @@ final class LogChangeSet {
             if let entry = tree.entries.entry(for: key) { return .entry(entry) }
             return tree.reset ? .noTree : .base(tree.reader)
         } ?? .noTree
-        let reader: TreeReader?
         switch found {
         case .noTree: return nil
         case let .entry(entry): return entry.value.map { .inline($0) }
-        case let .base(base): reader = base
+        case let .base(reader): return try baseValue(reader, name, key)
         }
+    }
+
+    /// The value under `key` in the base version's tree `name`, read
+    /// through `reader`; an error names the tree and the base version.
+    private func baseValue(_ reader: TreeReader?, _ name: String, _ key: UnsafeRawBufferPointer) throws(FirnError) -> StoredValue? {
         do {
             return try reader?.storedValue(key)
         } catch {
@@ -225,11 +229,7 @@ final class LogChangeSet {
         } else if knownAbsent || !showsBase {
             existed = false
         } else {
-            do {
-                existed = try reader?.storedValue(key) != nil
-            } catch {
-                throw error.located(in: base.store.path, version: base.version).inTree(name)
-            }
+            existed = try baseValue(reader, name, key) != nil
         }
         // An empty value is an empty buffer, not nil: nil means deleted.
         let entry = LogEntry(key: arena.store(key), value: arena.store(value), version: base.version + 1)

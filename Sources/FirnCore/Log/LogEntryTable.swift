@@ -185,7 +185,7 @@ struct LogEntryTable {
         if fresh.count < Self.radixSortAbove {
             fresh.sort { a, b in
                 comparisons += 1
-                return a.prefix != b.prefix ? a.prefix < b.prefix : compareBytes(items[a.position].key, items[b.position].key) < 0
+                return less(a.position, b.position)
             }
         } else {
             comparisons += Self.radixSort(&fresh)

@@ -60,14 +60,14 @@ struct NewestRecordCheck {
         var work: [(PageRef, Expect)] = []
         follow(record.catalogRoot, as: .tree(level: nil, catalog: true), into: &work)
         follow(record.spaceRoot, as: .tree(level: nil, catalog: false), into: &work)
-        var seen = PageSet(pages: record.logicalPageCount)
+        var seen = PageBitmap(pages: record.logicalPageCount)
         let reader = PageReader(io: io, pageSize: pageSize, pageLimit: record.logicalPageCount)
         while let (ref, expect) = work.popLast() {
             guard ref.page >= 2, ref.page < record.logicalPageCount else {
                 throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
             }
             // Every page is reached at most once, so the walk ends even on a cyclic file.
-            guard seen.insert(ref.page) else {
+            guard seen.mark(ref.page, .reachable) == .unseen else {
                 throw Failure(page: ref.page, reason: "page reached twice")
             }
             pagesRead += 1

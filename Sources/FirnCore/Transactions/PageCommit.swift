@@ -182,7 +182,7 @@ final class PageCommit {
         if store.geometry.isInline(keyLength: key.count, valueLength: value.count) {
             return try tree.put(key, .inline(value))
         }
-        let head = try context.writeOverflow(Array(value))
+        let head = try context.writeOverflow(value)
         return try tree.put(key, .overflow(head, length: UInt64(value.count)))
     }
 

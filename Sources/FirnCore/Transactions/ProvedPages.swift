@@ -51,22 +51,3 @@ package struct ProvedPages: Sendable {
         for ref in old where ref.page != 0 { insert(ref) }
     }
 }
-
-/// One bit per page of a file: the pages a walk reached, so each is read
-/// once (a `Set<UInt64>` hashed every page number).
-struct PageSet {
-    private var words: [UInt64]
-
-    init(pages: UInt64) {
-        words = [UInt64](repeating: 0, count: Int((pages + 63) / 64))
-    }
-
-    /// Adds `page` (below the count given at init); false when it was there.
-    mutating func insert(_ page: UInt64) -> Bool {
-        let i = Int(page / 64)
-        let bit: UInt64 = 1 << (page % 64)
-        guard words[i] & bit == 0 else { return false }
-        words[i] |= bit
-        return true
-    }
-}

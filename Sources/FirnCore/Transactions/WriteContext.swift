@@ -117,7 +117,7 @@ final class WriteContext {
 
     /// Writes a value as an overflow chain, tail first so every reference
     /// carries the checksum of the page it points to; returns the head.
-    func writeOverflow(_ bytes: [UInt8]) throws(FirnError) -> PageRef {
+    func writeOverflow(_ bytes: UnsafeRawBufferPointer) throws(FirnError) -> PageRef {
         let count = OverflowLayout.pageCount(length: bytes.count, pageSize: geometry.pageSize)
         var pages: [UInt64] = []
         pages.reserveCapacity(count)

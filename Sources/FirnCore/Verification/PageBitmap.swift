@@ -1,5 +1,7 @@
 /// Two bits per page recording what verification has seen it as, so a page
 /// reached twice, both reached and free, or never accounted for is caught.
+/// The open-time check (`NewestRecordCheck`) marks the pages it reads in
+/// one, so its walk reads each page once.
 /// Costs a quarter byte per page (64 KiB for a 1 GiB file of 4 KiB pages).
 struct PageBitmap {
     enum Use: UInt8 {
