@@ -304,11 +304,6 @@ int firn_fallocate(int fd, int64_t offset, int64_t len) {
     return errno;
 }
 
-int firn_start_writeback(int fd, int64_t offset, int64_t len) {
-    if (sync_file_range(fd, offset, len, SYNC_FILE_RANGE_WRITE) == 0) return 0;
-    return errno;
-}
-
 int firn_open(const char *path, int flags, int mode) {
     int fd = open(path, flags | O_CLOEXEC, mode);
     return fd < 0 ? -errno : fd;

@@ -69,9 +69,6 @@ int64_t firn_gettid(void);
 uint32_t firn_thread_stripe(void);
 /// fallocate(fd, 0, offset, len); returns 0 or errno.
 int firn_fallocate(int fd, int64_t offset, int64_t len);
-/// sync_file_range(fd, offset, len, SYNC_FILE_RANGE_WRITE): starts the
-/// writeback of the range without waiting for it; returns 0 or errno.
-int firn_start_writeback(int fd, int64_t offset, int64_t len);
 /// open(path, flags, mode) without varargs; returns fd or -errno.
 int firn_open(const char *path, int flags, int mode);
 

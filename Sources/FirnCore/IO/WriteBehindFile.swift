@@ -1,4 +1,3 @@
-import CFirnShims
 import Dispatch
 
 /// A new file written front to back by one producer (a compaction's packed
@@ -153,7 +152,7 @@ package final class WriteBehindFile: FileIO, @unchecked Sendable {
                 do throws(FirnError) {
                     try file.write(UnsafeRawBufferPointer(rebasing: buffers[job.buffer][0..<job.count]), at: job.offset)
                     // Only a hint: a file system without it still syncs at the end.
-                    _ = firn_start_writeback(file.descriptor, Int64(job.offset), Int64(job.count))
+                    _ = SystemCall.startWriteback(file.descriptor, offset: job.offset, count: UInt64(job.count))
                 } catch {
                     failure = error
                 }
