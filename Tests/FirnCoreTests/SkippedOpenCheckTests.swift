@@ -21,10 +21,7 @@ import Glibc
             for i in 0..<2_000 { try tree.put(ScatteredKeys.key(i), [UInt8](repeating: UInt8(i % 251), count: 200)) }
         }
         let snapshot = try store.snapshot()
-        let root = try #require(try snapshot.tree("t")).entry.root
-        var leaves: [UInt64] = []
-        var visited = Set<UInt64>()
-        try snapshot.walkPages(root: root, tree: "t", visited: &visited) { if $0.level == 0 { leaves.append($0.page) } }
+        let leaves = try TreePages.leaves("t", in: snapshot)
         snapshot.close()
         store.close()
         let page = leaves[leaves.count / 2]

@@ -31,13 +31,7 @@ import FirnTestSupport
         try store.write { txn in try #require(try txn.tree("small")).put([1], [2]) }
         let snapshot = try store.snapshot()
         defer { snapshot.close() }
-        let root = try #require(try snapshot.tree("big")).entry.root
-        var pages: [(page: UInt64, level: Int)] = []
-        var visited = Set<UInt64>()
-        try snapshot.walkPages(root: root, tree: "big", visited: &visited) { summary in
-            if summary.type != "overflow" { pages.append((summary.page, summary.level)) }
-        }
-        return pages
+        return try TreePages.of("big", in: snapshot)
     }
 
     /// The verifier's report on the current version, one thread or two.
@@ -131,10 +125,7 @@ import FirnTestSupport
         if let share {
             let store = try Store.open(path, options: options)
             let snapshot = try store.snapshot()
-            let root = try #require(try snapshot.tree("big")).entry.root
-            var leaves: [UInt64] = []
-            var visited = Set<UInt64>()
-            try snapshot.walkPages(root: root, tree: "big", visited: &visited) { if $0.level == 0 { leaves.append($0.page) } }
+            let leaves = try TreePages.leaves("big", in: snapshot)
             snapshot.close()
             store.close()
             try Self.damage(path, page: leaves[Int(Double(leaves.count) * share)])
