@@ -66,16 +66,19 @@ struct NewestRecordCheck {
         // enough references (a big tree's root's children), the half
         // queued first (last in walk order) goes to another thread.
         var side: SideThread<Half>? = nil
+        var splits = record.logicalPageCount >= twoCoreMinimumPages
         do throws(Failure) {
             while let (ref, expect) = work.popLast() {
                 try visit(ref, as: expect, seen: &seen, reader: reader, into: &work)
-                if side == nil, record.logicalPageCount >= twoCoreMinimumPages, work.count >= Self.splitQueue {
+                if splits, work.count >= Self.splitQueue {
+                    splits = false
                     let given = Array(work.prefix(work.count / 2))
-                    work.removeFirst(given.count)
                     var other = self
                     other.pagesRead = 0
                     other.checkedPages = checkedPages == nil ? nil : ProvedPages()
                     side = SideThread { [other] in other.walk(given) }
+                    // Without a thread the whole queue stays here.
+                    if side != nil { work.removeFirst(given.count) }
                 }
             }
         } catch {
