@@ -130,6 +130,13 @@ struct SchemaPlan {
                 continue
             }
             guard old != schema else { continue }
+            // Objects of a top-level type have no owner to become embedded
+            // in, and embedded ones none to be found by once top-level: no
+            // rewrite of records makes either change keep FORMAT.md §12.7.
+            if old.isEmbedded != schema.isEmbedded {
+                throw DatabaseError.invalidMigration(type: schema.name, property: "(type)",
+                                                     detail: "a type cannot change from \(old.isEmbedded ? "embedded" : "top-level") to \(schema.isEmbedded ? "embedded" : "top-level")")
+            }
             changed.append(schema)
             if let (property, change) = Self.destructiveChange(from: old, to: schema), !bumped || configuration.migrationBlock == nil {
                 throw DatabaseError.migrationRequired(type: schema.name, property: property, change: change, storedVersion: storedVersion,

@@ -23,12 +23,15 @@ package struct StoredType: Codable, Sendable, Equatable {
     package var objects: UInt64
     /// The primary key property, nil when keys are generated.
     package var primaryKey: String?
+    /// An embedded type (§12.7): its objects are held by their owners' links and lists.
+    package var embedded: Bool
     package var properties: [Property]
 
     init(_ schema: ObjectSchema, objects: UInt64) {
         name = schema.name
         self.objects = objects
         primaryKey = schema.primaryKeyIndex.map { schema.properties[$0].name }
+        embedded = schema.isEmbedded
         properties = schema.properties.map {
             Property(name: $0.name, type: $0.type.description, optional: $0.isOptional, primaryKey: $0.isPrimaryKey,
                      indexed: $0.isIndexed, list: $0.isList, target: $0.objectType,

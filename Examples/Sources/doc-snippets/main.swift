@@ -22,6 +22,7 @@ let snippets: [Snippet] = [
     SDKQueries.snippet,
     SDKEnums.snippet,
     SDKLinkingObjects.snippet,
+    SDKEmbedded.snippet,
     SDKCodable.snippet,
 ]
 
