@@ -12,6 +12,8 @@ package struct StoredType: Codable, Sendable, Equatable {
         package var primaryKey: Bool
         package var indexed: Bool
         package var list: Bool
+        /// A list of unique elements (a `MutableSet`).
+        package var set: Bool
         /// The type a link or a list of objects points to.
         package var target: String?
         /// As Swift declares it: `List<Dog>`, `String?`, `Person?`.
@@ -34,8 +36,8 @@ package struct StoredType: Codable, Sendable, Equatable {
         embedded = schema.isEmbedded
         properties = schema.properties.map {
             Property(name: $0.name, type: $0.type.description, optional: $0.isOptional, primaryKey: $0.isPrimaryKey,
-                     indexed: $0.isIndexed, list: $0.isList, target: $0.objectType,
-                     declaration: $0.isList ? "List<\($0.elementDescription)>" : $0.elementDescription)
+                     indexed: $0.isIndexed, list: $0.isList, set: $0.isSet, target: $0.objectType,
+                     declaration: $0.isList ? "\($0.isSet ? "MutableSet" : "List")<\($0.elementDescription)>" : $0.elementDescription)
         }
     }
 }

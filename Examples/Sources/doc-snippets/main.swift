@@ -23,6 +23,7 @@ let snippets: [Snippet] = [
     SDKEnums.snippet,
     SDKLinkingObjects.snippet,
     SDKEmbedded.snippet,
+    SDKSets.snippet,
     SDKCodable.snippet,
 ]
 

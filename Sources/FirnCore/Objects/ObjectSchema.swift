@@ -8,7 +8,7 @@
 /// |-----:|-------|
 /// | 1 | kind: 1 a top-level type, 2 an embedded type (owned by the one link or list element naming it) |
 /// | varint | property count `n` |
-/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list), and for type 13 (object): varint target name length, target name |
+/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list, 16 set: a list of unique elements), and for type 13 (object): varint target name length, target name |
 ///
 /// At most one property is the primary key; it is not optional and its type
 /// has a key encoding (`PropertyType.canBePrimaryKey`). A link (type 13, not
@@ -99,6 +99,9 @@ package struct ObjectSchema: Sendable, Equatable {
         if property.type == .object, property.isList, property.isOptional {
             return "is a list of optional objects (lists of objects hold objects, not nil)"
         }
+        if property.isSet, !property.isList {
+            return "has the set flag without the list flag (a set is a list of unique elements)"
+        }
         if property.isIndexed, !property.type.isIndexable || property.isList {
             return "cannot be indexed (indexes hold Bool, Int, Int8…Int64, String, Date and UUID properties, not lists)"
         }
@@ -160,7 +163,8 @@ package struct ObjectSchema: Sendable, Equatable {
                     name: propertyName, type: type, isOptional: flags & PropertySchema.optionalFlag != 0,
                     isPrimaryKey: flags & PropertySchema.primaryKeyFlag != 0,
                     isIndexed: flags & PropertySchema.indexedFlag != 0,
-                    isList: flags & PropertySchema.listFlag != 0, objectType: target))
+                    isList: flags & PropertySchema.listFlag != 0, objectType: target,
+                    isSet: flags & PropertySchema.setFlag != 0))
             }
             guard scanner.isAtEnd else { throw ByteScanner.defect("\(scanner.remaining) bytes after the last property") }
             return try ObjectSchema(name: name, properties: properties, isEmbedded: kind == Self.embeddedKind)
