@@ -1,5 +1,5 @@
 # Firn: `make demo` and `make test` work on a fresh machine (they install
-# liblz4-dev when missing). `make install PREFIX=…` installs the toolkit.
+# liblz4-dev and libxxhash-dev when missing). `make install PREFIX=…` installs the toolkit.
 PREFIX ?= /usr/local
 SWIFT ?= swift
 CONFIG ?= release
@@ -15,6 +15,12 @@ deps:
 		echo "installing liblz4-dev…"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq liblz4-dev lz4 >/dev/null; \
+	fi
+	@# XXH32 (libxxhash) for the LZ4 frame's checksums (export).
+	@if ! pkg-config --exists libxxhash 2>/dev/null; then \
+		echo "installing libxxhash-dev…"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libxxhash-dev >/dev/null; \
 	fi
 	@command -v lz4 >/dev/null 2>&1 || { \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -102,7 +108,7 @@ BENCH_BIN = Benchmarks/.build/release/firn-bench
 
 bench-deps:
 	@missing=; \
-	for p in liblmdb-dev libsqlite3-dev lmdb-utils sqlite3 lz4 liblz4-dev time; do \
+	for p in liblmdb-dev libsqlite3-dev lmdb-utils sqlite3 lz4 liblz4-dev libxxhash-dev time; do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

@@ -20,8 +20,14 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // XXH32 for the LZ4 frame's header and block checksums (export).
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
         .target(name: "FirnCore", dependencies: ["CFirnShims"]),
-        .target(name: "FirnTools", dependencies: ["FirnCore", "CLZ4"]),
+        .target(name: "FirnTools", dependencies: ["FirnCore", "CLZ4", "CXXHash"]),
         // The SDK: objects, thread-confined instances, frozen values (SDK.md).
         .target(name: "Firn", dependencies: ["FirnCore"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // `firn demo`'s application (Person and Dog through the SDK) and its

@@ -326,3 +326,9 @@ _Bool firn_is_current_executor(const void *identity, uintptr_t implementation) {
     firn_serial_executor_ref executor = { identity, implementation };
     return swift_task_isCurrentExecutorWithFlags(executor, 0);
 }
+
+// MARK: writeback
+
+int firn_start_writeback(int fd, int64_t offset, int64_t count) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
+}

@@ -1,2 +1,3 @@
 #include <lz4.h>
+#include <lz4hc.h>
 #include <lz4frame.h>

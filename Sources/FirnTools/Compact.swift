@@ -109,7 +109,10 @@ package enum Compact {
     }
 
     private static func writePacked(_ snapshot: Snapshot, into output: OutputFile, progress: ProgressHandler?) throws -> PackedImageWriter.Summary {
-        let file = try POSIXFile(path: output.temporaryPath, writable: true)
+        let plain = try POSIXFile(path: output.temporaryPath, writable: true)
+        // Written by another thread as the pages are built (its writeback
+        // started at once), so the sync below finds little left to flush.
+        let file: any FileIO = WriteBehindFile(plain) ?? plain
         defer { file.close() }
         let total = snapshot.info.logicalPageCount
         let summary = try PackedImageWriter.write(snapshot, to: file) { pages in

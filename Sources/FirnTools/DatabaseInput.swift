@@ -104,11 +104,14 @@ package enum DatabaseInput {
     /// keeps the pages the open-time check proved, so `verify` does not
     /// compute their checksums a second time (it checks every page itself
     /// and reports each finding rather than stopping at the first).
-    package static func openReadOnly(_ path: String, forVerify: Bool = false) throws(FirnError) -> Store {
+    /// `ownOutput`: a file this process just wrote and synced that nobody
+    /// else can have open, verified next (`StoreOptions.skipsOpenCheck`).
+    package static func openReadOnly(_ path: String, forVerify: Bool = false, ownOutput: Bool = false) throws(FirnError) -> Store {
         try checkRegularFile(path)
         var options = StoreOptions()
         options.readOnly = true
         options.create = false
+        options.skipsOpenCheck = ownOutput
         options.keepOpenCheckPages = forVerify
         options.checksPages = !forVerify
         return try Store.open(path, options: options)

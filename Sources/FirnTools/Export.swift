@@ -7,9 +7,16 @@ import Dispatch
 /// `firn export`: a hot, consistent snapshot of a version as one standard
 /// LZ4 frame of its packed image (`lz4 -d` gives a valid Firn file). The
 /// version is pinned (kind `export`) while the packed writer streams the
-/// image in file order (a first pass computes the commit record at its
-/// front); this thread packs while another compresses, 1 MiB at a time, with
-/// a few chunks in flight at most. Nothing is written but the output.
+/// image; this thread packs while two workers compress 1 MiB blocks
+/// (`ParallelBlockCompressor`), a few blocks in flight at most. Nothing is
+/// written but the output.
+///
+/// To a file, one pass: the image's body (pages 2…) is packed, compressed
+/// and written after a reserved front; the frame header (content size) and
+/// the slot pages, which need every root's checksum, are written into that
+/// front at the end, the slot pages as a stored block of known size. To
+/// stdout, which cannot seek, the packed writer's two passes (the first
+/// computes the commit record) put the image out in order.
 package enum Export {
     package struct Options: Sendable {
         package var path: String
@@ -46,47 +53,93 @@ package enum Export {
         let access = try ReadAccess.open(options.path, version: options.version, kind: .export, label: "firn export")
         defer { access.close() }
         let destination = toStdout ? "stdout" : options.output
-        let write: (UnsafeRawBufferPointer) throws(ToolError) -> Void = { bytes throws(ToolError) in
-            if let output { try output.write(bytes) } else { try OutputFile.writeAll(fd: 1, bytes, path: "stdout") }
+        let snapshot = access.snapshot
+        let pageSize = snapshot.store.pageSize
+        let slotBytes = 2 * pageSize
+        guard slotBytes <= LZ4BlockFrame.maxBlockSize else {
+            throw ToolError.badInput(path: options.path, detail: "page size \(pageSize) is too large for an LZ4 block")
         }
-        let pipe = ChunkPipe(capacity: 4)
-        let compressor = Compressor()
-        let done = DispatchSemaphore(value: 0)
-        var imageBytes: UInt64 = 0
-        let summary: PackedImageWriter.Summary
-        do {
-            let total = access.snapshot.info.logicalPageCount
-            summary = try PackedImageWriter.stream(access.snapshot, progress: { pages in
-                if pages % 256 == 0 { progress?(ToolProgress(phase: .exporting, done: pages, total: total, unit: .pages)) }
-            }, planned: { plan throws(FirnError) in
-                imageBytes = plan.bytes
-                do throws(ToolError) {
-                    let encoder = try LZ4FrameEncoder(contentSize: plan.bytes, level: options.level, path: destination, write: write)
-                    DispatchQueue.global().async {
-                        compressor.run(encoder, from: pipe)
-                        done.signal()
-                    }
-                } catch {
-                    compressor.fail(error)
-                    done.signal()
+        // The file path: the header and the slot pages' stored block come
+        // first, of known size; the body is written after them.
+        let front = toStdout ? 0 : LZ4BlockFrame.headerSize + LZ4BlockFrame.blockOverhead + slotBytes
+        // Where the next block goes, and where the range not yet handed to
+        // the disk starts: every `writebackStep` bytes written start their
+        // writeback, so the fsync before the rename waits for the last
+        // stretch only (the output is about a core's compression speed
+        // behind; without this the whole frame waited for the disk at the end).
+        let position = Locked((next: UInt64(front), unflushed: UInt64(front)))
+        let write: (UnsafeRawBufferPointer) throws(ToolError) -> Void = { bytes throws(ToolError) in
+            if let output {
+                let at = position.withLock { $0.next }
+                if let error = SystemCall.writeAll(output.fd, bytes, at: at) {
+                    throw ToolError.writing(destination, "write", errno: error.code)
                 }
-            }, into: { chunk throws(FirnError) in
-                // Stop packing early once compression has failed.
-                if compressor.failure != nil { throw FirnError.misuse("export stopped: compression failed") }
-                pipe.push(Array(chunk))
-            })
-        } catch {
-            if imageBytes > 0 {
-                pipe.close()
-                done.wait()
+                let end = at + UInt64(bytes.count)
+                let flush = position.withLock { state -> (UInt64, UInt64)? in
+                    state.next = end
+                    guard end - state.unflushed >= Export.writebackStep else { return nil }
+                    defer { state.unflushed = end }
+                    return (state.unflushed, end - state.unflushed)
+                }
+                // Only a hint: a file system without it still gets the fsync.
+                if let (from, count) = flush { _ = SystemCall.startWriteback(output.fd, offset: from, count: count) }
+            } else {
+                try OutputFile.writeAll(fd: 1, bytes, path: "stdout")
             }
+        }
+        let compressor = ParallelBlockCompressor(
+            workers: Export.workers, inFlight: Export.blocksInFlight, blockSize: Export.blockSize,
+            level: options.level, write: write)
+        defer { compressor.stop() }
+        let total = snapshot.info.logicalPageCount
+        let reportProgress: (UInt64) -> Void = { pages in
+            if pages % 256 == 0 { progress?(ToolProgress(phase: .exporting, done: pages, total: total, unit: .pages)) }
+        }
+        // Hands packed bytes to the workers; stops packing once they failed.
+        let submit: (UnsafeRawBufferPointer) throws(FirnError) -> Void = { chunk throws(FirnError) in
+            do throws(ToolError) { try compressor.submit(chunk) } catch {
+                throw FirnError.misuse("export stopped: compression failed")
+            }
+        }
+        let summary: PackedImageWriter.Summary
+        var compressed: UInt64
+        do {
+            if toStdout {
+                summary = try PackedImageWriter.stream(snapshot, progress: reportProgress, planned: { plan throws(FirnError) in
+                    let header = LZ4BlockFrame.header(contentSize: plan.bytes)
+                    let failure: ToolError? = header.withUnsafeBytes { bytes in
+                        do throws(ToolError) { try write(bytes); return nil } catch { return error }
+                    }
+                    if let failure { compressor.fail(failure); throw FirnError.misuse("export stopped: \(failure)") }
+                }, into: submit)
+                compressed = UInt64(LZ4BlockFrame.headerSize)
+            } else {
+                let slots = UnsafeMutableRawBufferPointer.allocate(byteCount: slotBytes, alignment: 16)
+                defer { slots.deallocate() }
+                var slotPagesSeen = 0
+                summary = try PackedImageWriter.streamSlotsLast(snapshot, progress: reportProgress) { (bytes, first) throws(FirnError) in
+                    if first >= 2 { return try submit(bytes) }
+                    // A slot page (0 or 1), alone: kept for the front.
+                    let start = Int(first) * pageSize
+                    guard bytes.count == pageSize else { throw FirnError.misuse("a slot page of \(bytes.count) bytes") }
+                    UnsafeMutableRawBufferPointer(rebasing: slots[start..<(start + pageSize)]).copyMemory(from: bytes)
+                    slotPagesSeen += 1
+                }
+                guard slotPagesSeen == 2 else { throw FirnError.misuse("the packed image gave \(slotPagesSeen) slot pages") }
+                try Self.writeFront(contentSize: summary.bytes, slots: UnsafeRawBufferPointer(slots), to: output, path: destination)
+                compressed = UInt64(front)
+            }
+        } catch {
+            compressor.stop()
             if let failure = compressor.failure { throw failure }
             throw error
         }
-        pipe.close()
-        done.wait()
-        if let failure = compressor.failure { throw failure }
-        let compressed = compressor.compressedBytes
+        compressed += try compressor.finish()
+        let endFailure: ToolError? = LZ4BlockFrame.endMark.withUnsafeBytes { bytes in
+            do throws(ToolError) { try write(bytes); return nil } catch { return error }
+        }
+        if let endFailure { throw endFailure }
+        compressed += UInt64(LZ4BlockFrame.endMarkSize)
         access.close()
         try output?.commit()
         return Report(path: options.path, output: options.output, version: summary.version, imageBytes: summary.bytes,
@@ -94,35 +147,20 @@ package enum Export {
                       seconds: elapsedSeconds(since: started), pinned: access.pinned, note: access.note)
     }
 
-    /// The compressing side of an export: drains the pipe into the encoder
-    /// on its own thread and keeps the first error.
-    final class Compressor: @unchecked Sendable {
-        private let state = Locked<(failure: ToolError?, bytes: UInt64)>((nil, 0))
-        var failure: ToolError? { state.withLock { $0.failure } }
-        var compressedBytes: UInt64 { state.withLock { $0.bytes } }
+    /// Compressing threads: both cores, the packer on one of them too.
+    static let workers = 2
+    static let blockSize = 1 << 20
+    static let blocksInFlight = 4
+    static let writebackStep: UInt64 = 8 << 20
 
-        func fail(_ error: ToolError) { state.withLock { if $0.failure == nil { $0.failure = error } } }
-
-        func run(_ encoder: LZ4FrameEncoder, from pipe: ChunkPipe) {
-            while let chunk = pipe.pop() {
-                // After a failure, keep draining so the packing thread never blocks.
-                guard failure == nil else { continue }
-                do throws(ToolError) {
-                    let result: Result<Void, ToolError> = chunk.withUnsafeBytes { bytes in
-                        Result { () throws(ToolError) in try encoder.update(bytes) }
-                    }
-                    try result.get()
-                } catch {
-                    fail(error)
-                }
-            }
-            guard failure == nil else { return }
-            do throws(ToolError) {
-                let bytes = try encoder.finish()
-                state.withLock { $0.bytes = bytes }
-            } catch {
-                fail(error)
-            }
-        }
+    /// The frame header and the slot pages' stored block, at offset 0 of
+    /// the output (the reserved front).
+    private static func writeFront(
+        contentSize: UInt64, slots: UnsafeRawBufferPointer, to output: OutputFile?, path: String
+    ) throws(ToolError) {
+        guard let output else { return }
+        let front = LZ4BlockFrame.header(contentSize: contentSize) + LZ4BlockFrame.stored(slots)
+        let failure = front.withUnsafeBytes { SystemCall.writeAll(output.fd, $0, at: 0) }
+        if let failure { throw ToolError.writing(path, "write", errno: failure.code) }
     }
 }

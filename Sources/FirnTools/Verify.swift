@@ -84,9 +84,12 @@ package enum Verify {
                       verify: report, lockFile: lockState, seconds: seconds, pinned: access.pinned, note: access.note)
     }
 
-    /// Verifies a file nobody else has open (a fresh compaction or import).
+    /// Verifies a file nobody else has open (a fresh compaction or import,
+    /// written and synced by this process under a temporary name): the
+    /// verifier's walk reads each page once, without the open-time check's
+    /// walk before it.
     static func verifyFile(_ path: String, shownAs: String) throws -> VerifyReport {
-        let store = try DatabaseInput.openReadOnly(path, forVerify: true)
+        let store = try DatabaseInput.openReadOnly(path, forVerify: true, ownOutput: true)
         defer { store.close() }
         let snapshot = try store.snapshot(kind: .tool, label: "firn verify")
         defer { snapshot.close() }

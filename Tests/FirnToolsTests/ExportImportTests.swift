@@ -37,6 +37,61 @@ import FirnTestSupport
         #expect(try FirnRun.run(["verify", dir.file("piped.firn")]).status == 0)
     }
 
+    /// An image of many 1 MiB blocks, some incompressible (stored raw),
+    /// exported to a file (one pass, front written last) and to stdout (two
+    /// passes): both frames decompress to the same valid image, and both
+    /// are whole frames `lz4 -t` accepts.
+    @Test func multiBlockExportToAFileAndToStdoutGiveTheSameImage() throws {
+        let dir = try TemporaryDirectory()
+        let db = try dir.sampleDatabase("big.firn", commits: 40, randomBytes: 3_000_000)
+        let run = try FirnRun.run(["export", db, "-o", dir.file("file.lz4"), "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        struct ExportJSON: Decodable { let imageBytes: UInt64; let compressedBytes: UInt64 }
+        let report = try run.json(ExportJSON.self)
+        #expect(report.imageBytes > 3 << 20)
+        let frame = try Data(contentsOf: URL(fileURLWithPath: dir.file("file.lz4")))
+        #expect(UInt64(frame.count) == report.compressedBytes)
+        let piped = try Self.shell("'\(BuiltProducts.firn)' export '\(db)' -o - > '\(dir.file("stdout.lz4"))'")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        for name in ["file", "stdout"] {
+            #expect(try Self.shell("lz4 -t -q '\(dir.file(name + ".lz4"))'").status == 0)
+            #expect(try Self.shell("lz4 -d -q '\(dir.file(name + ".lz4"))' '\(dir.file(name + ".firn"))'").status == 0)
+            #expect(try FirnRun.run(["verify", dir.file(name + ".firn")]).status == 0)
+            #expect(try FirnRun.run(["dump", dir.file(name + ".firn"), "--entries"]).stdout
+                    == FirnRun.run(["dump", db, "--entries"]).stdout)
+        }
+        let fromFile = try Data(contentsOf: URL(fileURLWithPath: dir.file("file.firn")))
+        #expect(UInt64(fromFile.count) == report.imageBytes)
+        #expect(fromFile == (try Data(contentsOf: URL(fileURLWithPath: dir.file("stdout.firn")))))
+        let imported = try FirnRun.run(["import", dir.file("file.lz4"), "-o", dir.file("imported.firn")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("imported.firn"))) == fromFile)
+    }
+
+    /// A flipped byte anywhere in an export — the slot pages' block at the
+    /// front (written last), a compressed block, a stored block of random
+    /// pages — is caught by `lz4 -t` (the frame's block checksums) and by
+    /// `firn import` (65).
+    @Test func damageAnywhereInAnExportIsDetected() throws {
+        let dir = try TemporaryDirectory()
+        let db = try dir.sampleDatabase("big.firn", commits: 40, randomBytes: 2_000_000)
+        #expect(try FirnRun.run(["export", db, "-o", dir.file("snap.lz4")]).status == 0)
+        #expect(try Self.shell("'\(BuiltProducts.firn)' export '\(db)' -o - > '\(dir.file("piped.lz4"))'").status == 0)
+        for name in ["snap", "piped"] {
+            let frame = try Data(contentsOf: URL(fileURLWithPath: dir.file(name + ".lz4")))
+            // Past the 15-byte header and the first block's size field; then the middle, then near the end.
+            for offset in [15 + 4 + 40, frame.count / 2, frame.count - 64] {
+                var damaged = frame
+                damaged[offset] ^= 0x10
+                let path = dir.file("\(name)-\(offset).lz4")
+                try damaged.write(to: URL(fileURLWithPath: path))
+                #expect(try Self.shell("lz4 -t -q '\(path)' 2>/dev/null").status != 0, "\(name): a flip at \(offset) of \(frame.count)")
+                let imported = try FirnRun.run(["import", path, "-o", dir.file("out.firn"), "--force"])
+                #expect(imported.status == 65 && imported.isCleanFailure, "\(name): a flip at \(offset): \(imported.stderr)")
+            }
+        }
+    }
+
     @Test func importVerifiesThenCreatesAndRefusesToOverwrite() throws {
         let dir = try TemporaryDirectory()
         let db = try dir.sampleDatabase()

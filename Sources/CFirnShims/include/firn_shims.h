@@ -81,6 +81,13 @@ int firn_open(const char *path, int flags, int mode);
 /// a checkpoint's replay for the bytes of the entry a few ahead.
 static inline void firn_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 
+// MARK: writeback
+
+/// Starts writeback of a written range without waiting for it
+/// (sync_file_range with SYNC_FILE_RANGE_WRITE, which Glibc's Swift module
+/// does not declare): 0 or -1 with errno.
+int firn_start_writeback(int fd, int64_t offset, int64_t count);
+
 // MARK: Swift concurrency runtime
 
 /// True when the caller runs on the serial executor whose two words (the

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFirnShims
 
 /// The one system-call layer of the package: every call that a signal can
 /// interrupt (EINTR) is retried here and nowhere else, whole-buffer writes
@@ -75,6 +76,18 @@ package enum SystemCall {
             }
         }
         return nil
+    }
+
+    /// Starts writing `count` bytes at `offset` back to the disk without
+    /// waiting (a whole-file write that ends in an fsync: the disk works
+    /// while the writer goes on, and the fsync waits for the rest only).
+    /// Nil, or the errno; a file system without the call fails with EINVAL or ENOSYS.
+    package static func startWriteback(_ fd: Int32, offset: UInt64, count: UInt64) -> Errno? {
+        guard offset <= UInt64(Int64.max), count <= UInt64(Int64.max) else { return Errno(EINVAL) }
+        switch result({ firn_start_writeback(fd, Int64(offset), Int64(count)) }) {
+        case .success: return nil
+        case let .failure(error): return error
+        }
     }
 
     /// `writeAll` of an array's bytes.

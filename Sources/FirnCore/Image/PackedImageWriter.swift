@@ -8,7 +8,9 @@
 /// which is known only at the end. `write` therefore fills a file and writes
 /// the two slot pages last; `stream` makes a first pass that only computes
 /// (the layout is deterministic), then emits the image strictly in order to
-/// a sink that cannot seek (a compressor, a pipe).
+/// a sink that cannot seek (a compressor, a pipe). `streamSlotsLast` makes
+/// one pass for a sink that can put the slot pages in front afterwards
+/// (export to a file).
 package struct PackedImageWriter {
     /// What was written.
     package struct Summary: Sendable, Codable, Equatable {
@@ -72,6 +74,16 @@ package struct PackedImageWriter {
                                     detail: "the packed image changed between its two passes: a page of the pinned version changed")
         }
         return summary
+    }
+
+    /// Emits the image in one pass: pages 2, 3, … in file order, then the
+    /// slot pages 0 and 1 (each call gets bytes of consecutive pages and the
+    /// number of the first). Each page read is checked as in `write`.
+    package static func streamSlotsLast(
+        _ snapshot: Snapshot, progress: ((UInt64) -> Void)? = nil,
+        into emit: @escaping (UnsafeRawBufferPointer, _ firstPage: UInt64) throws(FirnError) -> Void
+    ) throws(FirnError) -> Summary {
+        try run(snapshot, sink: Sink(emit), slotsFirst: nil, progress: progress)
     }
 
     private static func run(

@@ -114,6 +114,14 @@ package struct CommitSlots: Sendable {
         return result
     }
 
+    /// These slots with the newest record accepted unread
+    /// (`StoreOptions.skipsOpenCheck`: a file a full verify reads next).
+    func takenAsChecked() -> CommitSlots {
+        var result = self
+        result.isValidated = true
+        return result
+    }
+
     /// These slots with an unsealed newest record accepted after all, when
     /// its pages check out (the walk of the newest-record check). Only for a
     /// writer in a session that outlived the record's writer (FORMAT.md 2.1:

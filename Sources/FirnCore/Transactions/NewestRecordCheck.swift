@@ -62,23 +62,85 @@ struct NewestRecordCheck {
         follow(record.spaceRoot, as: .tree(level: nil, catalog: false), into: &work)
         var seen = PageBitmap(pages: record.logicalPageCount)
         let reader = PageReader(io: io, pageSize: pageSize, pageLimit: record.logicalPageCount)
-        while let (ref, expect) = work.popLast() {
-            guard ref.page >= 2, ref.page < record.logicalPageCount else {
-                throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
+        // A large file is checked on two cores: once the walk has queued
+        // enough references (a big tree's root's children), the half
+        // queued first (last in walk order) goes to another thread.
+        var side: SideThread<Half>? = nil
+        do throws(Failure) {
+            while let (ref, expect) = work.popLast() {
+                try visit(ref, as: expect, seen: &seen, reader: reader, into: &work)
+                if side == nil, record.logicalPageCount >= twoCoreMinimumPages, work.count >= Self.splitQueue {
+                    let given = Array(work.prefix(work.count / 2))
+                    work.removeFirst(given.count)
+                    var other = self
+                    other.pagesRead = 0
+                    other.checkedPages = checkedPages == nil ? nil : ProvedPages()
+                    side = SideThread { [other] in other.walk(given) }
+                }
             }
-            // Every page is reached at most once, so the walk ends even on a cyclic file.
-            guard seen.mark(ref.page, .reachable) == .unseen else {
-                throw Failure(page: ref.page, reason: "page reached twice")
-            }
-            pagesRead += 1
-            let view: PageView
-            do { view = try reader.view(ref.page) } catch {
-                throw Failure(page: ref.page, reason: "unreadable: \(error.detail)")
-            }
-            defer { reader.release(to: 0) }
-            try check(view, ref: ref, expect: expect, into: &work)
-            checkedPages?.insert(ref)
+        } catch {
+            _ = side?.join()
+            throw error
         }
+        guard let side else { return }
+        let half = side.join()
+        pagesRead += half.check.pagesRead
+        // This thread's half comes first in walk order: its failure (none
+        // here) would have been the first; then the other's.
+        if let failure = half.failure { throw failure }
+        if let page = seen.merge(half.seen).first { throw Failure(page: page, reason: "page reached twice") }
+        if let proved = half.check.checkedPages { checkedPages?.formUnion(proved) }
+    }
+
+    /// Files of at least this many pages are checked on two cores (a
+    /// smaller one is done before a thread would have started).
+    static let twoCoreMinimumPagesDefault: UInt64 = 8192
+    var twoCoreMinimumPages = twoCoreMinimumPagesDefault
+    /// How many queued references make the walk split (a branch's children).
+    static let splitQueue = 8
+
+    /// What the other thread's half of the walk found.
+    private struct Half {
+        var check: NewestRecordCheck
+        var seen: PageBitmap
+        var failure: Failure?
+    }
+
+    /// Walks `given` and everything below it on its own (the other thread's half).
+    private func walk(_ given: [(PageRef, Expect)]) -> Half {
+        var check = self
+        var work = given
+        var seen = PageBitmap(pages: record.logicalPageCount)
+        let reader = PageReader(io: io, pageSize: pageSize, pageLimit: record.logicalPageCount)
+        do throws(Failure) {
+            while let (ref, expect) = work.popLast() {
+                try check.visit(ref, as: expect, seen: &seen, reader: reader, into: &work)
+            }
+        } catch {
+            return Half(check: check, seen: seen, failure: error)
+        }
+        return Half(check: check, seen: seen, failure: nil)
+    }
+
+    /// Reads and checks one queued page, queueing what it references.
+    private mutating func visit(
+        _ ref: PageRef, as expect: Expect, seen: inout PageBitmap, reader: PageReader, into work: inout [(PageRef, Expect)]
+    ) throws(Failure) {
+        guard ref.page >= 2, ref.page < record.logicalPageCount else {
+            throw Failure(page: ref.page, reason: "reference outside pages 2..<\(record.logicalPageCount)")
+        }
+        // Every page is reached at most once, so the walk ends even on a cyclic file.
+        guard seen.mark(ref.page, .reachable) == .unseen else {
+            throw Failure(page: ref.page, reason: "page reached twice")
+        }
+        pagesRead += 1
+        let view: PageView
+        do { view = try reader.view(ref.page) } catch {
+            throw Failure(page: ref.page, reason: "unreadable: \(error.detail)")
+        }
+        defer { reader.release(to: 0) }
+        try check(view, ref: ref, expect: expect, into: &work)
+        checkedPages?.insert(ref)
     }
 
     /// One page against the reference that led to it; queues its children

@@ -25,6 +25,11 @@ package struct ProvedPages: Sendable {
         slots[at] = ref
     }
 
+    /// Adds every reference `other` proved (the other half of a two-core check).
+    mutating func formUnion(_ other: ProvedPages) {
+        for ref in other.slots where ref.page != 0 { insert(ref) }
+    }
+
     /// Whether `ref` is exactly the reference a page was proved against.
     func proves(_ ref: PageRef) -> Bool {
         ref.page != 0 && slots[slot(of: ref.page)] == ref

@@ -167,7 +167,9 @@ public final class Store: @unchecked Sendable {
                 // writer that committed after our first read and has since
                 // exited left a newer record, and publishing the older one
                 // would let a compaction pack it and drop that commit.
-                slots = try CommitSlots.read(io).validated(io, keepingCheckedPages: options.keepOpenCheckPages)
+                let read = try CommitSlots.read(io)
+                slots = options.skipsOpenCheck && lockFile == nil
+                    ? read.takenAsChecked() : read.validated(io, keepingCheckedPages: options.keepOpenCheckPages)
             }
             store = Store(
                 path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),

@@ -18,8 +18,17 @@ public struct StoreOptions: Sendable {
     /// Keep, for the store's life, which pages the open-time check proved
     /// (page, birth and checksum): `verify` then skips their checksums
     /// instead of computing each twice (after a bulk load that is every
-    /// page). Costs a dictionary entry per page checked.
+    /// page). Costs an entry of a table per page checked.
     package var keepOpenCheckPages = false
+    /// Skip the open-time check of the newest record (FORMAT.md 2.1) and
+    /// take it as current: only for a file nobody else can have open,
+    /// written and synced by this process, that a full verify reads next (a
+    /// compaction's or an import's output before its rename). The
+    /// verifier's walk checks every page the check would, against the same
+    /// references, so the check would read the whole file a second time.
+    /// Ignored when the file has a lock file: a version it publishes there
+    /// must have been checked.
+    package var skipsOpenCheck = false
     /// Check every page a snapshot reads against the reference that names
     /// it, checksum included (`PageSource.checkedVersion`): the toolkit's
     /// reads, so a damaged page fails `dump`, `compact` and `export` with

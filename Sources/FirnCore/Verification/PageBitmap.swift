@@ -31,6 +31,29 @@ struct PageBitmap {
         }
     }
 
+    /// Marks in this map every page `other` marks (as `other` marks it)
+    /// and returns the pages both had marked, in page order: the two halves
+    /// of a two-core walk keep a map each, and a page both reached was
+    /// reached twice (its mark here is kept).
+    mutating func merge(_ other: PageBitmap) -> [UInt64] {
+        var shared: [UInt64] = []
+        for i in 0..<min(words.count, other.words.count) where other.words[i] != 0 {
+            let mine = words[i], theirs = other.words[i]
+            // A pair of bits is in use when either bit is set.
+            let used = { (w: UInt64) in (w | (w >> 1)) & 0x5555_5555_5555_5555 }
+            var both = used(mine) & used(theirs)
+            while both != 0 {
+                let bit = UInt64(both.trailingZeroBitCount)
+                shared.append(UInt64(i) * 32 + bit / 2)
+                both &= both - 1
+            }
+            // Keep this map's use of a shared page; take the other's elsewhere.
+            let keepMine = used(mine) | (used(mine) << 1)
+            words[i] = mine | (theirs & ~keepMine)
+        }
+        return shared
+    }
+
     /// Marks a page; returns what it was before.
     mutating func mark(_ page: UInt64, _ use: Use) -> Use {
         let before = self[page]

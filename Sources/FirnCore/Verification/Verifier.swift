@@ -19,6 +19,10 @@ package struct Verifier {
         package var quick = false
         /// Stop after this many findings.
         package var maxErrors = 100
+        /// A file of at least this many pages has each big tree walked on
+        /// two cores (the halves of its root's children); below, one
+        /// thread is done before a second would have started.
+        package var twoCoreMinimumPages: UInt64 = 8192
         package init() {}
     }
 
@@ -44,6 +48,9 @@ package struct Verifier {
     private var epochEntries: [UInt64: (record: LogEpochRecord, page: UInt64, retired: UInt64)] = [:]
     /// Where the walks read pages: one frame per level of the path.
     private let reader: PageReader
+    /// This verifier walks the other half of a tree for another (it does
+    /// not split again).
+    private var isSide = false
 
     package init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
         provedPages = snapshot.store.openCheck.checkedPages
@@ -481,6 +488,17 @@ package struct Verifier {
                                           message: "separator \(i) is not below the next separator in the parent"))
                     }
                 }
+                if let split = twoCoreSplit(view, keys: keys, upper: upper, tree: tree, role: role, depth: depth) {
+                    for i in 0..<split.mid {
+                        visitPage(split.children[i], tree: tree, role: role, holderBirth: view.birth, level: view.level - 1,
+                                  lower: i == 0 ? lower : keys[i], upper: keys[i + 1], depth: depth + 1,
+                                  previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats, leaf: leaf)
+                        if stopped { break }
+                    }
+                    mergeSide(split.thread.join(), page: ref.page, tree: tree, previousKey: &previousKey,
+                              leafDepth: &leafDepth, stats: &stats)
+                    return
+                }
                 for i in 0..<view.count {
                     let child = try view.branchChild(i)
                     let childLower = i == 0 ? lower : keys[i]
@@ -494,6 +512,112 @@ package struct Verifier {
         } catch {
             add(VerifyFinding(.structure, page: ref.page, tree: tree, version: version, message: "\(error.detail)"))
         }
+    }
+
+    // MARK: two cores
+
+    /// A child of the branch split between the threads, with its bounds.
+    private struct SideChild {
+        let ref: PageRef
+        let lower: [UInt8]
+        let upper: [UInt8]?
+    }
+
+    /// What the other thread's half of a tree found.
+    private struct SideWalk {
+        var verifier: Verifier
+        var stats: VerifiedTree
+        var leafDepth: Int?
+        var previousKey: [UInt8]?
+    }
+
+    /// The root of a big named tree, in a big file: its children from the
+    /// middle on go to another thread (started here), the first half stays.
+    /// Nil when the walk stays on this thread — also when a child reference
+    /// cannot be read, which the one-thread walk then reports in order.
+    /// Named trees only: their leaves need nothing of the walk's shared
+    /// state (the catalog's walk the trees it names, the space tree's feeds
+    /// the page accounting).
+    private func twoCoreSplit(
+        _ view: PageView, keys: [[UInt8]], upper: [UInt8]?, tree: String, role: TreeRole, depth: Int
+    ) -> (mid: Int, children: [PageRef], thread: SideThread<SideWalk>)? {
+        guard !isSide, role == .named, depth == 1, view.count >= 2, keys.count == view.count,
+              report.logicalPages >= options.twoCoreMinimumPages,
+              let children = try? (0..<view.count).map({ (i) throws(FirnError) in try view.branchChild(i) }) else { return nil }
+        let mid = view.count / 2
+        let given = (mid..<view.count).map { i in
+            SideChild(ref: children[i], lower: keys[i], upper: i + 1 < keys.count ? keys[i + 1] : upper)
+        }
+        let side = Verifier(sideOf: self)
+        let birth = view.birth, level = view.level - 1
+        guard let thread = SideThread({ [side] in
+            side.walkSide(given, tree: tree, role: role, holderBirth: birth, level: level, depth: depth + 1)
+        }) else { return nil }
+        return (mid, children, thread)
+    }
+
+    /// A verifier for the other half of a tree: what it checks against is
+    /// this one's, what it finds and marks is its own until `mergeSide`.
+    private init(sideOf main: Verifier) {
+        snapshot = main.snapshot
+        provedPages = main.provedPages
+        slots = nil
+        options = main.options
+        geometry = main.geometry
+        verifiedVersion = main.verifiedVersion
+        reader = PageReader(io: main.snapshot.store.io, pageSize: main.geometry.pageSize, pageLimit: main.report.logicalPages)
+        bitmap = PageBitmap(pages: main.report.logicalPages)
+        cellBytes = ByteRangeMap(bytes: main.geometry.pageSize)
+        var report = main.report
+        report.findings = []
+        report.trees = []
+        report.slots = []
+        report.bytesChecked = 0
+        report.truncated = false
+        self.report = report
+        isSide = true
+    }
+
+    /// The other thread's walk of `children` (its own verifier, a copy).
+    private func walkSide(_ children: [SideChild], tree: String, role: TreeRole, holderBirth: UInt64, level: Int,
+                          depth: Int) -> SideWalk {
+        var side = self
+        var previousKey: [UInt8]? = nil
+        var leafDepth: Int? = nil
+        var stats = VerifiedTree(name: tree, kind: .user, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
+        for child in children {
+            side.visitPage(child.ref, tree: tree, role: role, holderBirth: holderBirth, level: level, lower: child.lower,
+                           upper: child.upper, depth: depth, previousKey: &previousKey, leafDepth: &leafDepth,
+                           stats: &stats) { _, _, _, _ in }
+            if side.stopped { break }
+        }
+        return SideWalk(verifier: side, stats: stats, leafDepth: leafDepth, previousKey: previousKey)
+    }
+
+    /// Takes in the other half's findings (after this half's, as one
+    /// thread would have found them), counts and pages. A page both halves
+    /// reached was reached twice. The halves' key order needs nothing
+    /// more: each child was checked against its separators.
+    private mutating func mergeSide(_ side: SideWalk, page: UInt64, tree: String, previousKey: inout [UInt8]?,
+                                    leafDepth: inout Int?, stats: inout VerifiedTree) {
+        report.bytesChecked += side.verifier.report.bytesChecked
+        for finding in side.verifier.report.findings { add(finding) }
+        for shared in bitmap.merge(side.verifier.bitmap) {
+            add(VerifyFinding(.doubleUse, page: shared, tree: tree, version: verifiedVersion,
+                              message: "page reached twice (a cycle or a shared page)"))
+        }
+        stats.entries += side.stats.entries
+        stats.branchPages += side.stats.branchPages
+        stats.leafPages += side.stats.leafPages
+        stats.overflowPages += side.stats.overflowPages
+        if let depth = side.leafDepth {
+            if let mine = leafDepth, mine != depth {
+                add(VerifyFinding(.depth, page: page, tree: tree, version: verifiedVersion, expected: "depth \(mine)",
+                                  found: "depth \(depth)", message: "leaves at different depths"))
+            }
+            if leafDepth == nil { leafDepth = depth }
+        }
+        if let key = side.previousKey { previousKey = key }
     }
 
     /// `previousInPage` is the key of the cell before in the same leaf (nil

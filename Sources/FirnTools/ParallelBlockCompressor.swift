@@ -1,0 +1,160 @@
+import FirnCore
+import Dispatch
+
+/// Compresses a stream of bytes into LZ4 frame blocks (`LZ4BlockFrame`) on
+/// several threads and writes the blocks in the order they were submitted.
+/// The submitting thread (export's packer) copies each piece into a free
+/// job and goes on; a worker compresses the job, waits for the job before
+/// it to be written, writes its own, and frees it. At most `inFlight` jobs
+/// exist, each holding one block in and one block out, so memory is
+/// bounded (4 jobs of 1 MiB: about 8 MiB) and the packer waits when the
+/// workers fall behind.
+final class ParallelBlockCompressor: @unchecked Sendable {
+    /// One block's worth of work: its input, its encoded output, and the
+    /// semaphores that order the writes (`previous` is the job before's `done`).
+    private final class Job: @unchecked Sendable {
+        let input: UnsafeMutableRawBufferPointer
+        let output: UnsafeMutableRawBufferPointer
+        var count = 0
+        var previous: DispatchSemaphore?
+        var done = DispatchSemaphore(value: 0)
+
+        init(blockSize: Int) {
+            input = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 64)
+            output = UnsafeMutableRawBufferPointer.allocate(byteCount: LZ4BlockFrame.bound(blockSize), alignment: 64)
+        }
+
+        deinit {
+            input.deallocate()
+            output.deallocate()
+        }
+    }
+
+    private let blockSize: Int
+    private let level: Int32
+    private let write: (UnsafeRawBufferPointer) throws(ToolError) -> Void
+    private let free: DispatchSemaphore
+    private let ready = DispatchSemaphore(value: 0)
+    private let workers = DispatchGroup()
+    private let workerCount: Int
+    private struct State {
+        var idle: [Job] = []
+        var queued: [Job?] = []
+        var failure: ToolError?
+        var written: UInt64 = 0
+    }
+    private let state = Locked(State())
+    /// The job submitted last (its `done` is what `finish` waits for).
+    private var last: Job?
+    private var filling: Job?
+    private var finished = false
+
+    /// `write` is called from the workers, one call at a time, in order.
+    init(
+        workers: Int, inFlight: Int, blockSize: Int, level: Int32,
+        write: @escaping (UnsafeRawBufferPointer) throws(ToolError) -> Void
+    ) {
+        precondition(blockSize > 0 && blockSize <= LZ4BlockFrame.maxBlockSize && inFlight >= 1 && workers >= 1)
+        self.blockSize = blockSize
+        self.level = level
+        self.write = write
+        workerCount = workers
+        // Start at 0 and signal up: libdispatch traps when a semaphore is
+        // freed below its initial value, which an early exit would leave.
+        free = DispatchSemaphore(value: 0)
+        state.withLock { state in
+            state.idle = (0..<inFlight).map { _ in Job(blockSize: blockSize) }
+        }
+        for _ in 0..<inFlight { free.signal() }
+        for _ in 0..<workers {
+            DispatchQueue.global().async(group: self.workers) { self.work() }
+        }
+    }
+
+    /// The first error of a worker (compression never fails; writing may).
+    var failure: ToolError? { state.withLock { $0.failure } }
+
+    /// Records a failure from outside the workers (the first one is kept).
+    func fail(_ error: ToolError) { state.withLock { if $0.failure == nil { $0.failure = error } } }
+
+    /// Appends `bytes` to the stream: whole blocks go to the workers, the
+    /// rest waits for more. Throws a worker's failure, so packing stops early.
+    func submit(_ bytes: UnsafeRawBufferPointer) throws(ToolError) {
+        if let failure { throw failure }
+        var start = 0
+        while start < bytes.count {
+            let job: Job
+            if let filling { job = filling } else {
+                free.wait()
+                guard let taken = state.withLock({ $0.idle.popLast() }) else {
+                    preconditionFailure("a free slot without an idle job")
+                }
+                taken.count = 0
+                filling = taken
+                job = taken
+            }
+            let take = min(blockSize - job.count, bytes.count - start)
+            UnsafeMutableRawBufferPointer(rebasing: job.input[job.count..<(job.count + take)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + take)]))
+            job.count += take
+            start += take
+            if job.count == blockSize { dispatch(job) }
+        }
+    }
+
+    /// Compresses what is left, waits for every block to be written, and
+    /// returns the bytes written (the blocks, not the end mark).
+    func finish() throws(ToolError) -> UInt64 {
+        if let filling, filling.count > 0 { dispatch(filling) }
+        stop()
+        if let failure { throw failure }
+        return state.withLock { $0.written }
+    }
+
+    /// Ends the workers after the jobs already given (also on a failure path).
+    func stop() {
+        guard !finished else { return }
+        finished = true
+        filling = nil
+        state.withLock { state in
+            for _ in 0..<workerCount { state.queued.append(nil) }
+        }
+        for _ in 0..<workerCount { ready.signal() }
+        workers.wait()
+    }
+
+    private func dispatch(_ job: Job) {
+        filling = nil
+        job.previous = last?.done
+        job.done = DispatchSemaphore(value: 0)
+        last = job
+        state.withLock { $0.queued.append(job) }
+        ready.signal()
+    }
+
+    private func work() {
+        while true {
+            ready.wait()
+            guard let job = state.withLock({ $0.queued.removeFirst() }) else { return }
+            if failure == nil {
+                let size = LZ4BlockFrame.encode(UnsafeRawBufferPointer(rebasing: job.input[0..<job.count]),
+                                                level: level, into: job.output)
+                job.previous?.wait()
+                if failure == nil {
+                    do throws(ToolError) {
+                        try write(UnsafeRawBufferPointer(rebasing: job.output[0..<size]))
+                        state.withLock { $0.written += UInt64(size) }
+                    } catch {
+                        fail(error)
+                    }
+                }
+            } else {
+                job.previous?.wait()
+            }
+            job.previous = nil
+            job.done.signal()
+            state.withLock { $0.idle.append(job) }
+            free.signal()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+@testable import FirnCore
+import FirnTestSupport
+
+/// `WriteBehindFile`, the compaction output's writer thread: what is read
+/// back is what was written, in any sizes, and a failed write is thrown by
+/// the calls that wait for the writer, never lost.
+@Suite struct WriteBehindFileTests {
+    static func pattern(_ count: Int, seed: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ seed) }
+    }
+
+    @Test func whatIsReadBackIsWhatWasWritten() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("out")
+        let file = try #require(WriteBehindFile(try POSIXFile(path: path, writable: true, create: true)))
+        var expected: [UInt8] = []
+        // Sizes around and past a buffer, one split across several.
+        for (i, size) in [4096, 1, (1 << 20) - 3, 1 << 20, (1 << 20) + 7, 3 << 20, 12_345].enumerated() {
+            let bytes = Self.pattern(size, seed: i)
+            try withBytes(bytes) { (b) throws(FirnError) in try file.write(b, at: UInt64(expected.count)) }
+            expected += bytes
+        }
+        // A rewrite of an earlier range lands after the first write of it.
+        let patch = Self.pattern(5000, seed: 99)
+        try withBytes(patch) { (b) throws(FirnError) in try file.write(b, at: 100) }
+        expected.replaceSubrange(100..<5100, with: patch)
+        try file.sync()
+        #expect(try file.size() == UInt64(expected.count))
+        var read = [UInt8](repeating: 0, count: expected.count)
+        let n = try withMutableBytes(&read) { (b) throws(FirnError) in try file.read(into: b, at: 0) }
+        #expect(n == expected.count)
+        #expect(read == expected)
+        file.close()
+        // And from another descriptor, once closed.
+        let again = try POSIXFile(path: path, writable: false)
+        defer { again.close() }
+        var reread = [UInt8](repeating: 0, count: expected.count)
+        _ = try withMutableBytes(&reread) { (b) throws(FirnError) in try again.read(into: b, at: 0) }
+        #expect(reread == expected)
+    }
+
+    @Test func aFailedWriteIsThrownByTheNextWaitingCall() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("read-only")
+        try POSIXFile(path: path, writable: true, create: true).close()
+        // A descriptor opened read-only: every pwrite fails (EBADF).
+        let file = try #require(WriteBehindFile(try POSIXFile(path: path, writable: false)))
+        defer { file.close() }
+        let bytes = Self.pattern(4096, seed: 1)
+        var thrown: FirnError? = nil
+        do {
+            // Enough writes to need a buffer back: one of them, or the sync, throws.
+            for i in 0..<(WriteBehindFile.bufferCount + 2) {
+                try withBytes(bytes) { (b) throws(FirnError) in try file.write(b, at: UInt64(i * 4096)) }
+            }
+            try file.sync()
+        } catch {
+            thrown = error
+        }
+        guard case .io? = thrown else {
+            Issue.record("expected an I/O error, got \(String(describing: thrown))")
+            return
+        }
+        // Still failing afterwards: nothing pretends the data is there.
+        #expect(throws: FirnError.self) { try file.sync() }
+    }
+}
