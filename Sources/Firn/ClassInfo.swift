@@ -66,7 +66,7 @@ final class ClassInfo: @unchecked Sendable {
             properties.append(PropertySchema(
                 name: label, type: stored.type, isOptional: stored.isOptional,
                 isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
-                isList: stored.isList, objectType: stored.objectType))
+                isList: stored.isList, objectType: stored.objectType, isSet: stored.isSet))
         }
         guard let fields = Self.layout(of: prototype, ordinals: wrappers.map(\.1.ordinal)) else {
             throw DatabaseError.invalidSchema(
@@ -82,7 +82,7 @@ final class ClassInfo: @unchecked Sendable {
         for (index, field) in layout.enumerated() { slots[field.offset / 8] = Int32(index + 1) }
         indexByWrapperSlot = slots
         do {
-            schema = try ObjectSchema(name: name, properties: properties)
+            schema = try ObjectSchema(name: name, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         } catch {
             if case let .corrupt(_, _, _, detail) = error { throw DatabaseError.invalidSchema(type: name, detail: detail) }
             throw DatabaseError.engine(error)

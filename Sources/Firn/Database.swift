@@ -191,8 +191,13 @@ public struct Database: @unchecked Sendable {
     /// Every object of `type`, read lazily from the version this instance
     /// reads whenever the results are used (live), or from its frozen
     /// version.
+    /// An embedded type's objects are reached through their owners: asking
+    /// for them stops the program, as in Realm (`EmbeddedObject`).
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         source.checkAccess()
+        if type is EmbeddedObject.Type {
+            fatalError("Firn: \(DatabaseError.embeddedObject(type: String(describing: type), operation: "be queried as a type of its own"))")
+        }
         return Results(source: source)
     }
 

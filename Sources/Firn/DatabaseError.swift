@@ -75,6 +75,9 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownEnumValue(type: String, property: String, enumType: String, rawValue: String)
     /// The configuration is `readOnly`: `operation` would write.
     case readOnly(operation: String)
+    /// An `EmbeddedObject` lives only in its owner's property: it cannot
+    /// be added on its own, queried as a type, or given a second owner.
+    case embeddedObject(type: String, operation: String)
 
     public var description: String {
         switch self {
@@ -130,6 +133,8 @@ public enum DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(type).\(property): the stored raw value \(rawValue) is no case of \(enumType)"
         case let .readOnly(operation):
             return "the Database was opened read-only (Configuration.readOnly): cannot \(operation)"
+        case let .embeddedObject(type, operation):
+            return "\(type) is an embedded object: cannot \(operation) (it lives in the one property of its owner that holds it)"
         }
     }
 }

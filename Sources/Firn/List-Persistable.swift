@@ -39,7 +39,11 @@ extension List: PersistableValue {
         }
         let elements = Array(value)
         do {
+            // A list of embedded objects owns its elements: replaced, they are deleted.
+            let embedded = target.embeddedTarget()
+            let removed = embedded == nil ? [] : try target.linkKeys()
             try target.removeAll(core)
+            try core.deleteEmbedded(embedded, removed)
             try List(target).append(contentsOf: elements)
         } catch {
             core.defer(error)

@@ -123,7 +123,9 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
             storage = .unmanaged(array)
         case let .managed(list):
             let (core, tree) = try list.writer("remove from")
+            let removed = try list.embeddedElement(at: position)
             try list.remove(at: position, tree)
+            try core.deleteEmbedded(removed?.target, removed.map { [$0.key] } ?? [])
             core.changed()
         }
     }
@@ -135,7 +137,10 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
         case .unmanaged: storage = .unmanaged([])
         case let .managed(list):
             let (core, _) = try list.writer("remove all of")
+            let embedded = list.embeddedTarget()
+            let removed = embedded == nil ? [] : try list.linkKeys()
             try list.removeAll(core)
+            try core.deleteEmbedded(embedded, removed)
             core.changed()
         }
     }
@@ -164,7 +169,9 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
             let (core, tree) = try list.writer("replace in")
             let context = _StoreContext(core: core, update: .error, operation: "store it in \(list.name)",
                                         owner: nil, ownerKey: [], index: list.index)
+            let removed = try list.embeddedElement(at: position)
             try list.replace(at: position, with: try element._stored(context).value, tree)
+            try core.deleteEmbedded(removed?.target, removed.map { [$0.key] } ?? [])
             core.changed()
         }
     }

@@ -46,7 +46,17 @@ extension ManagedObject {
                                             owner: nil, ownerKey: [], index: index)
                 field = .link(try core.linkKey(to: target, context))
             }
+            // An embedded object held here is deleted once it is replaced
+            // (it has no other owner, FORMAT.md §12.7).
+            var previous: FieldValue?
+            let embedded = core.embeddedTarget(property)
+            if embedded != nil, let record = try record() {
+                previous = try engine { () throws(FirnError) in
+                    try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) }
+                }
+            }
             try core.update(info, key: key, index: index, field: PersistedField(field))
+            if case let .link(old)? = previous, previous != field { try core.deleteEmbedded(embedded, [old]) }
         } catch {
             core.defer(error)
         }

@@ -68,7 +68,7 @@ enum ObjectDescription {
                         guard let element = try list.element(at: position) else { break }
                         shown.append(try text(element, property, source))
                     }
-                    value = "List<\(property.elementDescription)> " + listText(shown, count: count)
+                    value = "\(property.isSet ? "MutableSet" : "List")<\(property.elementDescription)> " + listText(shown, count: count)
                 } else {
                     let type = property.type
                     let stored = try engine { () throws(FirnError) in

@@ -15,9 +15,14 @@ extension DatabaseCore {
         return tree
     }
 
-    func add(_ object: Object, update: UpdatePolicy) throws(DatabaseError) {
+    /// `owned` is true when a link or list of the owner adds an embedded
+    /// object; an embedded object added any other way throws.
+    func add(_ object: Object, update: UpdatePolicy, owned: Bool = false) throws(DatabaseError) {
         checkAccess()
         let info = try info(type(of: object))
+        if info.schema.isEmbedded, !owned, object.managed == nil {
+            throw DatabaseError.embeddedObject(type: info.name, operation: "add it on its own (add or assign it to its owner)")
+        }
         if let managed = object.managed {
             if managed.source === self { return }
             if managed.source.isFrozen { throw DatabaseError.frozen(type: info.name, operation: "add it") }
@@ -41,7 +46,13 @@ extension DatabaseCore {
         } else {
             key = try nextKey(info, tree)
         }
-        if let replaced { try removeIndexEntries(info, key: key, record: replaced) }
+        // The replaced object's embedded objects go with its old values
+        // (read before its lists are rewritten).
+        var replacedEmbedded: [(ClassInfo, [[UInt8]])] = []
+        if let replaced {
+            try removeIndexEntries(info, key: key, record: replaced)
+            replacedEmbedded = try ownedEmbedded(info, key: key, record: replaced)
+        }
         // Managed before its properties are stored: an object that links
         // back to it (a cycle) then stores its key instead of adding it again.
         object.managed = ManagedObject(source: self, info: info, key: key)
@@ -59,6 +70,7 @@ extension DatabaseCore {
             let record = ObjectRecord.encode(fields)
             _ = try engine { () throws(FirnError) in try tree.put(key, record) }
             try addIndexEntries(info, key: key, fields: fields)
+            for (target, keys) in replacedEmbedded { try deleteEmbedded(target, keys) }
         } catch {
             object.managed = nil
             throw error
@@ -72,11 +84,14 @@ extension DatabaseCore {
     func linkKey(to object: Object, _ context: _StoreContext) throws(DatabaseError) -> [UInt8] {
         let name = String(describing: type(of: object))
         if let managed = object.managed {
+            if managed.info.schema.isEmbedded {
+                throw DatabaseError.embeddedObject(type: name, operation: "\(context.operation): it already has an owner (assign a new, unmanaged object)")
+            }
             if managed.source === self { return managed.key }
             if managed.source.isFrozen { throw DatabaseError.frozen(type: name, operation: context.operation) }
             throw DatabaseError.objectFromAnotherDatabase(type: name)
         }
-        try add(object, update: context.update)
+        try add(object, update: context.update, owned: true)
         guard let managed = object.managed else { throw DatabaseError.unmanagedObject(type: name, operation: context.operation) }
         return managed.key
     }
@@ -122,9 +137,11 @@ extension DatabaseCore {
     func deleteKeys(_ info: ClassInfo, _ keys: [[UInt8]]) throws(DatabaseError) {
         let tree = try writeTree(info.schema.treeName, operation: "delete(\(info.name))")
         var deleted = Set<[UInt8]>()
+        var owned: [(ClassInfo, [[UInt8]])] = []
         for key in keys {
             guard let record = try engine({ () throws(FirnError) in try tree.get(key) }) else { continue }
             try removeIndexEntries(info, key: key, record: record)
+            owned += try ownedEmbedded(info, key: key, record: record)
             for (index, property) in info.schema.properties.enumerated() where property.isList {
                 try listStorage(info, key: key, index: index).removeAll(self)
             }
@@ -132,6 +149,9 @@ extension DatabaseCore {
             deleted.insert(key)
         }
         try removeFromLists(info, keys: deleted)
+        // Embedded objects go with their owners (FORMAT.md §12.7), nested
+        // ones in turn by the same call.
+        for (target, keys) in owned { try deleteEmbedded(target, keys) }
         changed()
     }
 

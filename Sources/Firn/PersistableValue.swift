@@ -2,7 +2,7 @@ import FirnCore
 
 /// A value `@Persisted` can store: Bool, Int, Int8…Int64, Double, Float,
 /// String, Data, Date, UUID, Decimal, `PersistableEnum`s and optionals of
-/// each, links (`Dog?`) and lists (`List<Dog>`, `List<Int>`). The
+/// each, links (`Dog?`), lists (`List<Dog>`, `List<Int>`) and sets (`MutableSet<String>`). The
 /// underscored requirements are the SDK's; applications do not implement them.
 public protocol PersistableValue {
     /// The stored type.
@@ -108,14 +108,17 @@ public struct PersistedType: Sendable {
     package let objectType: String?
     /// A type no property may have (a list of lists): the schema check says why.
     package let invalid: String?
+    /// A `MutableSet`: a list of unique elements.
+    package let isSet: Bool
 
     package init(_ type: PropertyType, optional: Bool = false, list: Bool = false,
-                 objectType: String? = nil, invalid: String? = nil) {
+                 objectType: String? = nil, invalid: String? = nil, set: Bool = false) {
         self.type = type
         isOptional = optional
         isList = list
         self.objectType = objectType
         self.invalid = invalid
+        isSet = set
     }
 }
 

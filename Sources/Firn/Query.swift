@@ -53,6 +53,16 @@ public struct Query<Root: Object> {
 
     /// The objects of the list `keyPath` reads (`$0.dogs.age > 5`: some dog is older than 5).
     public subscript<Target: Object>(dynamicMember keyPath: KeyPath<Root, List<Target>>) -> QueryList<Target> {
+        collectionObjects(keyPath, Target.self)
+    }
+
+    /// The values of the list `keyPath` reads (`$0.tags.contains("swift")`).
+    public subscript<Value: PersistableValue>(dynamicMember keyPath: KeyPath<Root, List<Value>>) -> QueryValues<Value> {
+        collectionValues(keyPath, Value.self)
+    }
+
+    /// The objects of the list (or set, `Query-Sets.swift`) property `keyPath`.
+    func collectionObjects<Collection, Target: Object>(_ keyPath: KeyPath<Root, Collection>, _ target: Target.Type) -> QueryList<Target> {
         QueryList(source: source, state: state.flatMap { (info, path) in
             Self.stepIndex(info, keyPath, isList: true).flatMap { index in
                 Result { () throws(DatabaseError) in
@@ -62,8 +72,8 @@ public struct Query<Root: Object> {
         })
     }
 
-    /// The values of the list `keyPath` reads (`$0.tags.contains("swift")`).
-    public subscript<Value: PersistableValue>(dynamicMember keyPath: KeyPath<Root, List<Value>>) -> QueryValues<Value> {
+    /// The values of the list (or set) property `keyPath`.
+    func collectionValues<Collection, Value: PersistableValue>(_ keyPath: KeyPath<Root, Collection>, _ value: Value.Type) -> QueryValues<Value> {
         QueryValues(state: state.flatMap { (info, path) in
             guard let index = info.index(of: keyPath), info.schema.properties[index].isList,
                   info.schema.properties[index].type != .object,

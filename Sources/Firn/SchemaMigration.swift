@@ -130,6 +130,21 @@ struct SchemaPlan {
                 continue
             }
             guard old != schema else { continue }
+            // Objects of a top-level type have no owner to become embedded
+            // in, and embedded ones none to be found by once top-level: no
+            // rewrite of records makes either change keep FORMAT.md §12.7.
+            // A list's elements may repeat, so no rewrite makes it a set;
+            // and a set made a list would lose nothing but the rule: both refused.
+            for property in schema.properties {
+                if let before = old.properties.first(where: { $0.name == property.name }), before.isList, property.isList, before.isSet != property.isSet {
+                    throw DatabaseError.invalidMigration(type: schema.name, property: property.name,
+                                                         detail: "a property cannot change between List and MutableSet")
+                }
+            }
+            if old.isEmbedded != schema.isEmbedded {
+                throw DatabaseError.invalidMigration(type: schema.name, property: "(type)",
+                                                     detail: "a type cannot change from \(old.isEmbedded ? "embedded" : "top-level") to \(schema.isEmbedded ? "embedded" : "top-level")")
+            }
             changed.append(schema)
             if let (property, change) = Self.destructiveChange(from: old, to: schema), !bumped || configuration.migrationBlock == nil {
                 throw DatabaseError.migrationRequired(type: schema.name, property: property, change: change, storedVersion: storedVersion,

@@ -244,6 +244,7 @@ package enum ObjectDump {
             let cursor = tree.cursor()
             try cursor.seek(prefix)
             var elements: [Value] = []
+            var seen = Set<[UInt8]>()
             while cursor.isValid {
                 guard let key = try cursor.key, key.starts(with: prefix) else { break }
                 let position = key.withUnsafeBytes { ListKey.position($0, prefix: prefix) }
@@ -251,6 +252,10 @@ package enum ObjectDump {
                     throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) is not at position \(elements.count) of its list")
                 }
                 guard let bytes = try cursor.value else { break }
+                // A set's elements are unique by their bytes (§12.4).
+                guard !property.isSet || seen.insert(bytes).inserted else {
+                    throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) repeats an element of its set")
+                }
                 let element = try withBytes(bytes) { (buffer) throws(FirnError) in
                     try ListElement.decode(buffer, as: property.type)
                 }

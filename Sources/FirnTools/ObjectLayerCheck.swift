@@ -3,8 +3,9 @@ import FirnCore
 /// pages the page walk already proved: every schema record and object record
 /// decodes under the stored schema as `dump --objects` decodes it (so a file
 /// that `dump --objects` refuses never verifies clean), every list element
-/// belongs to an object of its type, and every index tree holds exactly one
-/// entry per object, the one its record's value makes.
+/// belongs to an object of its type, every index tree holds exactly one
+/// entry per object, the one its record's value makes, and every embedded
+/// object has exactly one owner (`EmbeddedOwnershipCheck`).
 enum ObjectLayerCheck {
     /// The first defect of the object layer of `snapshot`, as a finding
     /// (kind `object`); nil when it is sound.
@@ -16,6 +17,7 @@ enum ObjectLayerCheck {
                 try checkLists(schema, snapshot)
                 try checkIndexes(schema, snapshot)
             }
+            try EmbeddedOwnershipCheck.check(decoded.schemas, snapshot)
             return nil
         } catch let FirnError.corrupt(_, page, version, detail) {
             return VerifyFinding(.object, page: page, version: version ?? snapshot.version, message: detail)

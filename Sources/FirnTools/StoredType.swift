@@ -12,6 +12,8 @@ package struct StoredType: Codable, Sendable, Equatable {
         package var primaryKey: Bool
         package var indexed: Bool
         package var list: Bool
+        /// A list of unique elements (a `MutableSet`).
+        package var set: Bool
         /// The type a link or a list of objects points to.
         package var target: String?
         /// As Swift declares it: `List<Dog>`, `String?`, `Person?`.
@@ -23,16 +25,19 @@ package struct StoredType: Codable, Sendable, Equatable {
     package var objects: UInt64
     /// The primary key property, nil when keys are generated.
     package var primaryKey: String?
+    /// An embedded type (§12.7): its objects are held by their owners' links and lists.
+    package var embedded: Bool
     package var properties: [Property]
 
     init(_ schema: ObjectSchema, objects: UInt64) {
         name = schema.name
         self.objects = objects
         primaryKey = schema.primaryKeyIndex.map { schema.properties[$0].name }
+        embedded = schema.isEmbedded
         properties = schema.properties.map {
             Property(name: $0.name, type: $0.type.description, optional: $0.isOptional, primaryKey: $0.isPrimaryKey,
-                     indexed: $0.isIndexed, list: $0.isList, target: $0.objectType,
-                     declaration: $0.isList ? "List<\($0.elementDescription)>" : $0.elementDescription)
+                     indexed: $0.isIndexed, list: $0.isList, set: $0.isSet, target: $0.objectType,
+                     declaration: $0.isList ? "\($0.isSet ? "MutableSet" : "List")<\($0.elementDescription)>" : $0.elementDescription)
         }
     }
 }

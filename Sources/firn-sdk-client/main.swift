@@ -10,6 +10,13 @@ import Foundation
 final class Note: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var text = ""
+    @Persisted var attachments = List<Attachment>()
+}
+
+/// Lives in its note's list (`EmbeddedObject`): added and deleted with it.
+final class Attachment: EmbeddedObject {
+    @Persisted var name = ""
+    @Persisted var size = 0
 }
 
 /// A new unmanaged note.
@@ -26,7 +33,7 @@ guard arguments.count == 3 else {
     exit(64)
 }
 let scenario = arguments[1]
-let configuration = Configuration(path: arguments[2], objectTypes: [Note.self])
+let configuration = Configuration(path: arguments[2], objectTypes: [Note.self, Attachment.self])
 
 /// A value shared with callbacks that may run on other threads.
 final class Locked<Value>: @unchecked Sendable {
@@ -203,6 +210,37 @@ case "off-main-actor":
     // naming the main actor as the binding.
     let db = try Database(configuration: configuration)
     await Task.detached { _ = db.objects(Note.self).count }.value
+    print("not stopped")
+
+case "embedded":
+    // A note's attachments: a change inside one, committed on another
+    // thread, is heard by `for await` over the note's changes; deleting
+    // the note deletes them.
+    let db = try Database(configuration: configuration)
+    let first = note(1, "with a file")
+    let file = Attachment()
+    file.name = "a.png"
+    try first.attachments.append(file)
+    try db.write { try db.add(first) }
+    var changes = first.changes.makeAsyncIterator()
+    Thread.detachNewThread {
+        do {
+            let other = try Database(configuration: configuration)
+            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 42 }
+        } catch {
+            print("other thread: \(error)")
+        }
+    }
+    if case let .change(object, properties) = await changes.next() {
+        print("changed: \(properties.map(\.name)), size \((object as? Note)?.attachments.first?.size ?? -1)")
+    }
+    try db.write { try db.delete(first) }
+    print("attachment deleted with its note: \(file.isInvalidated)")
+
+case "embedded-objects":
+    // An embedded type is not a type of its own to query: stops the program.
+    let db = try Database(configuration: configuration)
+    _ = db.objects(Attachment.self).count
     print("not stopped")
 
 default:

@@ -22,6 +22,8 @@ let snippets: [Snippet] = [
     SDKQueries.snippet,
     SDKEnums.snippet,
     SDKLinkingObjects.snippet,
+    SDKEmbedded.snippet,
+    SDKSets.snippet,
     SDKCodable.snippet,
 ]
 

@@ -84,7 +84,7 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
     override func update(_ changes: VersionChanges, core: DatabaseCore, notify: Bool) {
         let outcome: ObjectChange?
         do {
-            outcome = try compare(changes)
+            outcome = try compare(changes, core)
         } catch {
             return fail(.engine(error))
         }
@@ -105,7 +105,7 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
 
     /// `.deleted`, `.change` with the properties whose values differ, or
     /// nil when nothing of the object changed.
-    private func compare(_ changes: VersionChanges) throws(FirnError) -> ObjectChange? {
+    private func compare(_ changes: VersionChanges, _ core: DatabaseCore) throws(FirnError) -> ObjectChange? {
         let tree = info.schema.treeName
         var properties: [PropertyChange] = []
         if try changes.touched(tree) {
@@ -128,6 +128,11 @@ final class ObjectObservation: Observation, FailableObservation, @unchecked Send
             let listTree = info.schema.listTreeName(property)
             guard try changes.touched(listTree), try changes.hasChange(in: listTree, withPrefix: listPrefix) else { continue }
             properties.append(PropertyChange(name: property.name, oldValue: nil, newValue: nil))
+        }
+        // Changes inside embedded objects (EmbeddedChanges): only when the
+        // owner is still there (a deleted owner returned `.deleted` above).
+        for name in try changes.embeddedChanges(info, key: key, core: core, skip: Set(properties.map(\.name))) {
+            properties.append(PropertyChange(name: name, oldValue: nil, newValue: nil))
         }
         return properties.isEmpty ? nil : .change(object, properties)
     }

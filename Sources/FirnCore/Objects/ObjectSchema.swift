@@ -6,9 +6,9 @@
 ///
 /// | size | field |
 /// |-----:|-------|
-/// | 1 | format, 1 |
+/// | 1 | kind: 1 a top-level type, 2 an embedded type (owned by the one link or list element naming it) |
 /// | varint | property count `n` |
-/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list), and for type 13 (object): varint target name length, target name |
+/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list, 16 set: a list of unique elements), and for type 13 (object): varint target name length, target name |
 ///
 /// At most one property is the primary key; it is not optional and its type
 /// has a key encoding (`PropertyType.canBePrimaryKey`). A link (type 13, not
@@ -19,10 +19,18 @@ package struct ObjectSchema: Sendable, Equatable {
     package static let objectTreePrefix = "obj."
     package static let listTreePrefix = "list."
     package static let indexTreePrefix = "idx."
-    static let format: UInt8 = 1
+    /// The first byte of a schema record: the type's kind (§12.1). An
+    /// embedded type's objects are stored as every type's, in its own
+    /// `obj.` tree, but each is owned by exactly one link field or list
+    /// element (§12.7): the kind is what tells a reader so.
+    static let topLevelKind: UInt8 = 1
+    static let embeddedKind: UInt8 = 2
 
     package let name: String
     package let properties: [PropertySchema]
+    /// Objects of this type exist only inside their owner (Realm's
+    /// `EmbeddedObject`): no primary key, never queried as a type of their own.
+    package let isEmbedded: Bool
 
     /// The tree holding this type's objects.
     package var treeName: String { Self.objectTreePrefix + name }
@@ -41,9 +49,10 @@ package struct ObjectSchema: Sendable, Equatable {
 
     /// A schema, checked like a decoded one: the same rules hold for what
     /// an application declares and for what a file holds.
-    package init(name: String, properties: [PropertySchema]) throws(FirnError) {
+    package init(name: String, properties: [PropertySchema], isEmbedded: Bool = false) throws(FirnError) {
         self.name = name
         self.properties = properties
+        self.isEmbedded = isEmbedded
         try check()
     }
 
@@ -67,6 +76,10 @@ package struct ObjectSchema: Sendable, Equatable {
         guard properties.filter(\.isPrimaryKey).count <= 1 else {
             throw ByteScanner.defect("type \(name) has more than one primary key")
         }
+        // An embedded object is found through its owner, never by a key of its own.
+        if isEmbedded, let key = properties.first(where: \.isPrimaryKey) {
+            throw ByteScanner.defect("type \(name) is embedded and has a primary key (\(key.name)); embedded objects have generated keys")
+        }
     }
 
     /// What makes one property unstorable, in words, or nil.
@@ -86,6 +99,9 @@ package struct ObjectSchema: Sendable, Equatable {
         if property.type == .object, property.isList, property.isOptional {
             return "is a list of optional objects (lists of objects hold objects, not nil)"
         }
+        if property.isSet, !property.isList {
+            return "has the set flag without the list flag (a set is a list of unique elements)"
+        }
         if property.isIndexed, !property.type.isIndexable || property.isList {
             return "cannot be indexed (indexes hold Bool, Int, Int8…Int64, String, Date and UUID properties, not lists)"
         }
@@ -93,7 +109,7 @@ package struct ObjectSchema: Sendable, Equatable {
     }
 
     package func encode() -> [UInt8] {
-        var out: [UInt8] = [Self.format]
+        var out: [UInt8] = [isEmbedded ? Self.embeddedKind : Self.topLevelKind]
         out.appendVarint(UInt64(properties.count))
         for property in properties {
             let name = Array(property.name.utf8)
@@ -115,8 +131,8 @@ package struct ObjectSchema: Sendable, Equatable {
     package static func decode(name: String, _ bytes: UnsafeRawBufferPointer) throws(FirnError) -> ObjectSchema {
         var scanner = ByteScanner(bytes)
         do throws(FirnError) {
-            let format = try scanner.byte("schema format")
-            guard format == Self.format else { throw ByteScanner.defect("unknown schema format \(format)") }
+            let kind = try scanner.byte("schema kind")
+            guard kind == Self.topLevelKind || kind == Self.embeddedKind else { throw ByteScanner.defect("unknown schema kind \(kind)") }
             // Each property takes at least 4 bytes (length, 1-byte name, type, flags).
             let count = try scanner.count("property count", atMost: scanner.remaining / 4)
             var properties: [PropertySchema] = []
@@ -147,10 +163,11 @@ package struct ObjectSchema: Sendable, Equatable {
                     name: propertyName, type: type, isOptional: flags & PropertySchema.optionalFlag != 0,
                     isPrimaryKey: flags & PropertySchema.primaryKeyFlag != 0,
                     isIndexed: flags & PropertySchema.indexedFlag != 0,
-                    isList: flags & PropertySchema.listFlag != 0, objectType: target))
+                    isList: flags & PropertySchema.listFlag != 0, objectType: target,
+                    isSet: flags & PropertySchema.setFlag != 0))
             }
             guard scanner.isAtEnd else { throw ByteScanner.defect("\(scanner.remaining) bytes after the last property") }
-            return try ObjectSchema(name: name, properties: properties)
+            return try ObjectSchema(name: name, properties: properties, isEmbedded: kind == Self.embeddedKind)
         } catch {
             if case let .corrupt(_, _, _, detail) = error, !detail.hasPrefix("schema of ") {
                 throw ByteScanner.defect("schema of \(name): \(detail)")
@@ -162,6 +179,9 @@ package struct ObjectSchema: Sendable, Equatable {
     /// The first difference between this schema (the application's) and
     /// `stored` (the file's), in words, or nil when they are the same.
     package func difference(from stored: ObjectSchema) -> (property: String, change: String)? {
+        if isEmbedded != stored.isEmbedded {
+            return ("", "the type changed from \(stored.isEmbedded ? "embedded" : "top-level") to \(isEmbedded ? "embedded" : "top-level")")
+        }
         for (index, property) in properties.enumerated() {
             guard let old = stored.properties.first(where: { $0.name == property.name }) else {
                 return (property.name, "property \(property.name) was added")

@@ -13,12 +13,15 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     package let isIndexed: Bool
     /// The values are stored in the property's own list tree, not in the record.
     package let isList: Bool
+    /// A list whose elements are unique (`MutableSet`): stored as a list,
+    /// so every list rule holds, with no two elements of equal bytes.
+    package let isSet: Bool
     /// The type a link (or a list of objects) points to; nil for other types.
     package let objectType: String?
 
     package init(name: String, type: PropertyType, isOptional: Bool = false,
                  isPrimaryKey: Bool = false, isIndexed: Bool = false,
-                 isList: Bool = false, objectType: String? = nil) {
+                 isList: Bool = false, objectType: String? = nil, isSet: Bool = false) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -26,6 +29,7 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
         self.isIndexed = isIndexed
         self.isList = isList
         self.objectType = objectType
+        self.isSet = isSet
     }
 
     /// Flag bits of the schema record.
@@ -33,11 +37,12 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     static let primaryKeyFlag: UInt8 = 2
     static let indexedFlag: UInt8 = 4
     static let listFlag: UInt8 = 8
-    static let knownFlags = optionalFlag | primaryKeyFlag | indexedFlag | listFlag
+    static let setFlag: UInt8 = 16
+    static let knownFlags = optionalFlag | primaryKeyFlag | indexedFlag | listFlag | setFlag
 
     var flags: UInt8 {
         (isOptional ? Self.optionalFlag : 0) | (isPrimaryKey ? Self.primaryKeyFlag : 0)
-            | (isIndexed ? Self.indexedFlag : 0) | (isList ? Self.listFlag : 0)
+            | (isIndexed ? Self.indexedFlag : 0) | (isList ? Self.listFlag : 0) | (isSet ? Self.setFlag : 0)
     }
 
     /// What a record without this property's field reads as (FORMAT.md
@@ -67,7 +72,7 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     }
 
     package var description: String {
-        var text = "\(name): " + (isList ? "List<\(elementDescription)>" : elementDescription)
+        var text = "\(name): " + (isList ? "\(isSet ? "MutableSet" : "List")<\(elementDescription)>" : elementDescription)
         if isPrimaryKey { text += " (primary key)" }
         if isIndexed { text += " (indexed)" }
         return text

@@ -12,7 +12,7 @@ import Glibc
 enum ObjectText {
     /// The line before a type's objects: "Dog: 696 objects (primary key id, showing 3)".
     static func header(_ stored: StoredType, limit: Int?) -> String {
-        let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys"
+        let key = stored.primaryKey.map { "primary key \($0)" } ?? "generated keys" + (stored.embedded ? ", embedded" : "")
         let shown = limit.map { UInt64($0) < stored.objects ? ", showing \($0)" : "" } ?? ""
         return "\(stored.name): \(Human.grouped(stored.objects)) object\(stored.objects == 1 ? "" : "s") (\(key)\(shown))"
     }

@@ -1,0 +1,253 @@
+import FirnCore
+import FirnTestSupport
+import Foundation
+import Testing
+@testable import Firn
+
+/// Embedded objects as an app uses them: held by one link or list element
+/// of their owner, added and deleted with it, replaced (deleted) when the
+/// property is assigned, frozen and observed with it; refused on their own.
+@Suite struct EmbeddedObjectTests {
+    final class Geo: EmbeddedObject {
+        @Persisted var lat = 0.0
+        @Persisted var lon = 0.0
+    }
+
+    final class Address: EmbeddedObject {
+        @Persisted var street = ""
+        @Persisted var city = ""
+        @Persisted var geo: Geo?   // nested: an embedded object's own embedded object
+    }
+
+    final class Contact: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var address: Address?
+        @Persisted var previous = List<Address>()
+    }
+
+    static func configuration(_ scratch: Scratch) -> Configuration {
+        scratch.configuration([Contact.self, Address.self, Geo.self])
+    }
+
+    static func address(_ city: String, lat: Double? = nil) -> Address {
+        let address = Address()
+        address.street = "1 Main St"
+        address.city = city
+        if let lat {
+            let geo = Geo()
+            geo.lat = lat
+            address.geo = geo
+        }
+        return address
+    }
+
+    static func contact(_ id: Int, _ city: String, previous: [String] = []) throws -> Contact {
+        let contact = Contact()
+        contact.id = id
+        contact.name = "c\(id)"
+        contact.address = address(city, lat: Double(id))
+        try contact.previous.append(contentsOf: previous.map { address($0) })
+        return contact
+    }
+
+    /// The number of stored objects of an embedded type (`objects(_:)` refuses them).
+    static func stored(_ scratch: Scratch, _ type: String) throws -> UInt64 {
+        try MigrationTests.count(scratch, "obj." + type) ?? 0
+    }
+
+    @Test func addingTheOwnerAddsItsEmbeddedObjectsWhichReadLiveFrozenAndInQueries() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write {
+            try db.add(try Self.contact(1, "Oslo", previous: ["Bergen", "Tromsø"]))
+            try db.add(try Self.contact(2, "Paris"))
+        }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        #expect(one.address?.city == "Oslo" && one.address?.geo?.lat == 1)
+        #expect(one.previous.map(\.city) == ["Bergen", "Tromsø"])
+        // A query through the link, as through any link.
+        #expect(try db.objects(Contact.self).where { $0.address.city == "Paris" }.map(\.id) == [2])
+        // Frozen with its owner: the frozen copy keeps the old value.
+        let frozen = try one.freeze()
+        try db.write { one.address?.city = "Oslo S" }
+        #expect(frozen.address?.city == "Oslo" && frozen.address?.isFrozen == true && frozen.previous.first?.isFrozen == true)
+        #expect(one.address?.city == "Oslo S")
+        // Its thread-safe reference resolves to the same embedded object.
+        let reference = try ThreadSafeReference(to: try #require(one.address))
+        #expect(try db.resolve(reference)?.city == "Oslo S")
+        #expect(try Self.stored(scratch, "Address") == 4 && Self.stored(scratch, "Geo") == 2)
+    }
+
+    @Test func anEmbeddedObjectCannotBeAddedAloneNorGivenASecondOwner() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        #expect(throws: DatabaseError.self) { try db.write { try db.add(Self.address("Oslo")) } }
+        try db.write { try db.add(try Self.contact(1, "Oslo")) }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        do {
+            try db.write {
+                let two = Contact()
+                two.id = 2
+                two.address = one.address   // already owned by contact 1
+                try db.add(two)
+            }
+            Issue.record("a second owner was accepted")
+        } catch let DatabaseError.embeddedObject(type, operation) {
+            #expect(type == "Address" && operation.contains("already has an owner"), "\(operation)")
+        }
+        do {
+            try db.write { try one.previous.append(try #require(one.address)) }
+            Issue.record("a list element with an owner was accepted")
+        } catch DatabaseError.embeddedObject {}
+        #expect(db.objects(Contact.self).count == 1 && one.previous.isEmpty && one.address?.city == "Oslo")
+    }
+
+    @Test func assigningRemovingAndReplacingDeleteTheObjectsTheyHeld() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write { try db.add(try Self.contact(1, "Oslo", previous: ["A", "B", "C"])) }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let (old, geo) = (try #require(one.address), try #require(one.address?.geo))
+        try db.write { one.address = Self.address("Rome") }
+        #expect(old.isInvalidated && geo.isInvalidated && one.address?.city == "Rome")
+        let (a, b, c) = (one.previous[0], one.previous[1], one.previous[2])
+        try db.write { try one.previous.remove(at: 1) }
+        #expect(b.isInvalidated && !a.isInvalidated && one.previous.map(\.city) == ["A", "C"])
+        try db.write { try one.previous.replace(at: 0, with: Self.address("D")) }
+        #expect(a.isInvalidated && one.previous.map(\.city) == ["D", "C"])
+        try db.write { one.address = nil }
+        try db.write { try one.previous.removeAll() }
+        #expect(c.isInvalidated && one.previous.isEmpty && one.address == nil)
+        #expect(try Self.stored(scratch, "Address") == 0 && Self.stored(scratch, "Geo") == 0)
+        // Replacing the owner with add(update:) replaces its embedded objects too.
+        try db.write { try db.add(try Self.contact(2, "Lima", previous: ["E"])) }
+        try db.write { try db.add(try Self.contact(2, "Quito"), update: .modified) }
+        #expect(try Self.stored(scratch, "Address") == 1 && Self.stored(scratch, "Geo") == 1)
+    }
+
+    @Test func deletingTheOwnerDeletesItsEmbeddedObjectsNestedOnesToo() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write {
+            try db.add(try Self.contact(1, "Oslo", previous: ["A", "B"]))
+            try db.add(try Self.contact(2, "Paris", previous: ["C"]))
+        }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let held = [try #require(one.address), one.previous[0], one.previous[1]]
+        let geo = try #require(one.address?.geo)
+        try db.write { try db.delete(one) }
+        #expect(held.allSatisfy(\.isInvalidated) && geo.isInvalidated)
+        #expect(try Self.stored(scratch, "Address") == 2 && Self.stored(scratch, "Geo") == 1)
+        try db.write { try db.deleteAll() }
+        #expect(try Self.stored(scratch, "Address") == 0 && Self.stored(scratch, "Geo") == 0)
+    }
+
+    @Test func theOwnersObserverHearsOfChangesInsideItsEmbeddedObjects() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write {
+            try db.add(try Self.contact(1, "Oslo", previous: ["A"]))
+            try db.add(try Self.contact(2, "Paris", previous: ["B"]))
+        }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let two = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2))
+        let log = NotificationTests.Log<String>()
+        let token = try one.observe { change in
+            if case let .change(_, properties) = change { log.append(properties.map(\.name).joined(separator: ",")) }
+        }
+        try db.write { one.address?.city = "Oslo S" }           // inside the embedded object
+        try db.write { one.address?.geo?.lon = 10 }             // inside a nested one
+        try db.write { one.previous[0].city = "A2" }            // inside a list element
+        try db.write { two.address?.city = "Paris 2"; two.previous[0].city = "B2" }  // another owner's: nothing
+        try db.write { one.name = "Ann" }
+        #expect(log.entries == ["address", "address", "previous", "name"])
+        token.invalidate()
+    }
+
+    @Test func objectsOfAnEmbeddedTypeAreRefusedAsATypeOfTheirOwn() throws {
+        // `objects(Address.self)` stops the program; its message is the error's.
+        let message = "\(DatabaseError.embeddedObject(type: "Address", operation: "be queried"))"
+        #expect(message.contains("Address is an embedded object"))
+        #expect(throws: DatabaseError.self) { try ClassInfo.of(EmbeddedWithKey.self) }
+    }
+
+    final class EmbeddedWithKey: EmbeddedObject {
+        @Persisted(primaryKey: true) var id = 0
+    }
+
+    enum V1 {
+        final class Contact: Object {
+            @Persisted(primaryKey: true) var id = 0
+            @Persisted var name = ""
+        }
+    }
+
+    enum Flipped {   // Address top-level in a file where it was embedded
+        final class Address: Object {
+            @Persisted var street = ""
+            @Persisted var city = ""
+            @Persisted var geo: Geo?
+        }
+    }
+
+    @Test func addingAnEmbeddedPropertyIsAdditiveAndATypeCannotBecomeTopLevel() throws {
+        let scratch = Scratch()
+        do {
+            let db = try Database(configuration: scratch.configuration([V1.Contact.self]))
+            try db.write {
+                let old = V1.Contact()
+                old.id = 1
+                try db.add(old)
+            }
+        }
+        // The new property, its embedded types: no schemaVersion needed.
+        do {
+            let db = try Database(configuration: Self.configuration(scratch))
+            let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+            #expect(one.address == nil && one.previous.isEmpty)
+            try db.write { one.address = Self.address("Oslo", lat: 1) }
+            #expect(one.address?.geo?.lat == 1)
+        }
+        do {
+            _ = try Database(configuration: Configuration(path: scratch.file, objectTypes: [Contact.self, Flipped.Address.self, Geo.self],
+                                                          schemaVersion: 1, migrationBlock: { _, _ in }))
+            Issue.record("an embedded type became top-level")
+        } catch let DatabaseError.invalidMigration(type, _, detail) {
+            #expect(type == "Address" && detail.contains("embedded to top-level"), "\(detail)")
+        }
+    }
+
+    /// An app's `main.swift` (firn-sdk-client): a change inside an embedded
+    /// object heard through its owner's `changes`; the type refused as one of its own.
+    @Test func anAppHearsChangesInsideEmbeddedObjectsAndCannotQueryThemAlone() throws {
+        let scratch = Scratch()
+        let outcome = try SDKClient.run("embedded", database: scratch.file)
+        #expect(!outcome.crashed && outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.split(separator: "\n") == ["changed: [\"attachments\"], size 42", "attachment deleted with its note: true"],
+                "\(outcome.stdout)")
+        let other = Scratch()
+        let refused = try SDKClient.run("embedded-objects", database: other.file)
+        #expect(refused.crashed && refused.stderr.contains("Attachment is an embedded object: cannot be queried as a type of its own"),
+                "\(refused.status) \(refused.stderr)")
+        #expect(!refused.stdout.contains("not stopped"))
+    }
+
+    @Test func verifyAndDumpThroughTheBuiltFirn() throws {
+        let scratch = Scratch()
+        do {
+            let db = try Database(configuration: Self.configuration(scratch))
+            try db.write {
+                for id in 1...30 { try db.add(try Self.contact(id, "city \(id)", previous: ["a\(id)", "b\(id)"])) }
+            }
+            try db.write {
+                for contact in db.objects(Contact.self) where contact.id % 3 == 0 { try db.delete(contact) }
+                for contact in db.objects(Contact.self) where contact.id % 5 == 0 { contact.address = Self.address("moved") }
+            }
+        }
+        let verify = try FirnCommand.run(["verify", scratch.file])
+        #expect(verify.status == 0, "\(verify.output)")
+        let dump = try FirnCommand.run(["dump", scratch.file, "--objects", "--type", "Address", "--limit", "1"])
+        #expect(dump.status == 0 && dump.output.contains("Address: 60 objects (generated keys, embedded"), "\(dump.output)")
+    }
+}
