@@ -332,15 +332,21 @@ public final class Cursor {
     /// with `next()`, read each record through `withInlineValue`'s generic
     /// closure from another module and then walked it with another call,
     /// which together cost more than the condition on the record.
+    /// `deciding`: an `IntegerScan` that rejects or tallies records before
+    /// their fields are found, each record it cannot decide visited.
     package func forEachEntry(
         reading tags: UnsafeBufferPointer<Int> = UnsafeBufferPointer(start: nil, count: 0),
         into fields: UnsafeMutableBufferPointer<ObjectRecord.Field?> = UnsafeMutableBufferPointer(start: nil, count: 0),
+        deciding integers: UnsafeMutablePointer<IntegerScan>? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) -> Bool
     ) throws(FirnError) {
         let snapshotBytes = readsSnapshot
         let reads = !tags.isEmpty
         @inline(__always)
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) throws(FirnError) -> Bool {
+            // Records `integers` rejects or tallies are not visited: no
+            // fields found for them, no call of `body`.
+            if let integers, integers.pointee.decide(value) != .visit { return true }
             if reads { try ObjectRecord.fields(tags, in: value, into: fields) }
             return body(key, value, stable)
         }
