@@ -326,3 +326,19 @@ _Bool firn_is_current_executor(const void *identity, uintptr_t implementation) {
     firn_serial_executor_ref executor = { identity, implementation };
     return swift_task_isCurrentExecutorWithFlags(executor, 0);
 }
+
+// MARK: Threads
+
+pthread_t firn_main_thread;
+_Bool firn_main_thread_known = 0;
+
+/// Runs when the library is loaded: on the main thread (its thread id is
+/// the process id) unless a library holding Firn was opened from another
+/// thread, in which case `firn_is_main_thread` stays false everywhere and
+/// the binding checks take their slower lookup.
+__attribute__((constructor)) static void firn_note_main_thread(void) {
+    if ((pid_t)syscall(SYS_gettid) == getpid()) {
+        firn_main_thread = pthread_self();
+        firn_main_thread_known = 1;
+    }
+}
