@@ -141,6 +141,8 @@ struct QueryPlan: Sendable {
             return integers
         }
         guard let cursor = try source.cursor(info) else { return integers }
+        // Kept records are read again after the scan: their pages stay.
+        cursor.keepsResidentPages = keepRecords
         var failure: DatabaseError?
         let (tags, fields) = reader.loadedByScan
         // The leaf loop updates the scan in place (a plain value: no

@@ -199,11 +199,19 @@ public final class Cursor {
         // them every few MiB, as verify and export do, so iterating a big
         // tree (a million objects) keeps memory flat. Pointers stay valid.
         // (A merged walk's checkpoint cursor reads the same map as `core`.)
-        if readsSnapshot, entered >= nextResidencyDrop {
+        if readsSnapshot, !keepsResidentPages, entered >= nextResidencyDrop {
             nextResidencyDrop = entered + residencyPages
             if entered >= residencyPages { core.dropResidentPages() }
         }
     }
+
+    /// True for a scan whose caller keeps the records it visits (a query
+    /// iterated or sorted reads them again afterwards): its pages are not
+    /// dropped as it goes. Reading the kept records mapped them all again
+    /// (each fault maps the pages around it), so the drops bought no memory
+    /// and cost their unmapping and faults: ~20% of a range query's CPU
+    /// (perf, firn-sdk-probe range).
+    package var keepsResidentPages = false
 
     /// `Mapping.residencyBudget` in pages, and when the walk next drops them.
     private let residencyPages: Int
