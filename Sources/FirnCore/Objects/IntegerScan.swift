@@ -24,7 +24,11 @@ package struct IntegerScan {
 
     /// The tag of the `Int` property tested, nil for no test (every record is in).
     let filterTag: Int?
-    let lower: Int64, upper: Int64
+    let lower: Int64
+    /// `upper - lower` as an unsigned number: a value lies in the interval
+    /// when `value - lower` (wrapping, unsigned) is at most this, one
+    /// compare for both bounds. Nil for an empty interval (lower > upper).
+    let span: UInt64?
     /// Whether records in the interval are tallied here rather than visited.
     let tallies: Bool
     /// The tag of the `Int` property added up (tallying only), nil to count alone.
@@ -38,8 +42,9 @@ package struct IntegerScan {
     /// records it decides and adds their `summing` field.
     package init(filter: (tag: Int, lower: Int64, upper: Int64)?, tallies: Bool, summing: Int? = nil) {
         filterTag = filter?.tag
-        lower = filter?.lower ?? .min
-        upper = filter?.upper ?? .max
+        let (lower, upper) = (filter?.lower ?? .min, filter?.upper ?? .max)
+        self.lower = lower
+        span = lower <= upper ? UInt64(bitPattern: upper &- lower) : nil
         self.tallies = tallies
         summedTag = tallies ? summing : nil
     }
@@ -50,7 +55,16 @@ package struct IntegerScan {
         var tested: Int64?
         if let filterTag {
             guard let value = ObjectRecord.quickInteger(filterTag, in: record) else { return .visit }
-            guard value >= lower, value <= upper else { return .rejected }
+            guard let span else { return .rejected }
+            let inside = UInt64(bitPattern: value &- lower) <= span
+            if tallies, summedTag == nil {
+                // Counting alone: no branch on the side the value falls
+                // (at random in a scan: a mispredicted branch for a record
+                // in two; `count` with a condition ran at ~60% of `sum`'s speed).
+                count &+= inside ? 1 : 0
+                return inside ? .tallied : .rejected
+            }
+            guard inside else { return .rejected }
             tested = value
         }
         guard tallies else { return .visit }
