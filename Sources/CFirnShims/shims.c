@@ -332,3 +332,19 @@ _Bool firn_is_current_executor(const void *identity, uintptr_t implementation) {
 int firn_start_writeback(int fd, int64_t offset, int64_t count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
 }
+
+// MARK: Threads
+
+pthread_t firn_main_thread;
+_Bool firn_main_thread_known = 0;
+
+/// Runs when the library is loaded: on the main thread (its thread id is
+/// the process id) unless a library holding Firn was opened from another
+/// thread, in which case `firn_is_main_thread` stays false everywhere and
+/// the binding checks take their slower lookup.
+__attribute__((constructor)) static void firn_note_main_thread(void) {
+    if ((pid_t)syscall(SYS_gettid) == getpid()) {
+        firn_main_thread = pthread_self();
+        firn_main_thread_known = 1;
+    }
+}

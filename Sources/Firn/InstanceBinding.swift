@@ -43,7 +43,12 @@ enum InstanceBinding: Sendable {
         case let .thread(thread): return thread.isCurrent
         case let .queue(queue): return queue.isCurrent
         case let .actor(actor): return actor.isCurrent
-        case .mainActor: return QueueIdentity.main.isCurrent
+        // The main thread first (`isProcessMainThread`, one compare): the
+        // specifics lookup, with the retains of its generic box, was ~11%
+        // of iterating a main-actor instance's objects (two checks an
+        // object). Main-actor code on another thread (Linux, after an
+        // `await`) takes the lookup.
+        case .mainActor: return isProcessMainThread() || QueueIdentity.main.isCurrent
         }
     }
 

@@ -97,8 +97,15 @@ struct QueryPlan: Sendable {
     /// on the record's bytes and has the record's fields loaded when
     /// `visit` runs; a condition it could not compile (links, lists) is
     /// evaluated with `Condition.matches`.
+    ///
+    /// `integers` (from `reader.integerScan`) tests the condition in the
+    /// cursor's leaf loop and, tallying, counts (and adds) the records it
+    /// decides there instead of visiting them: the scan returns it with
+    /// those tallies. An index's candidates are all visited.
+    @discardableResult
     func scan(_ source: any ObjectSource, _ info: ClassInfo, _ reader: RecordReader, keepRecords: Bool = false,
-              _ visit: (Match) throws(DatabaseError) -> Void) throws(DatabaseError) {
+              deciding integers: IntegerScan? = nil,
+              _ visit: (Match) throws(DatabaseError) -> Void) throws(DatabaseError) -> IntegerScan? {
         let schema = info.schema
         let reads = QueryReads(source)
         let uncompiled = reader.isCompiled ? nil : condition
@@ -131,14 +138,24 @@ struct QueryPlan: Sendable {
                     }.get()
                 }
             }
-            return
+            return integers
         }
-        guard let cursor = try source.cursor(info) else { return }
+        guard let cursor = try source.cursor(info) else { return integers }
+        // Kept records are read again after the scan: their pages stay.
+        cursor.keepsResidentPages = keepRecords
         var failure: DatabaseError?
         let (tags, fields) = reader.loadedByScan
+        // The leaf loop updates the scan in place (a plain value: no
+        // reference counting or exclusivity checks per record).
+        let decided = integers.map { scan in
+            let pointer = UnsafeMutablePointer<IntegerScan>.allocate(capacity: 1)
+            pointer.initialize(to: scan)
+            return pointer
+        }
+        defer { decided?.deallocate() }
         try engine { () throws(FirnError) in
             try cursor.first()
-            try cursor.forEachEntry(reading: tags, into: fields) { key, bytes, stable in
+            try cursor.forEachEntry(reading: tags, into: fields, deciding: decided) { key, bytes, stable in
                 // Most records of a selective scan fail the compiled
                 // condition: rejected here, before anything else is set up.
                 if uncompiled == nil {
@@ -159,6 +176,7 @@ struct QueryPlan: Sendable {
             }
         }
         if let failure { throw failure }
+        return decided?.pointee ?? integers
     }
 
     /// The keys of the matching objects, in sort order (else key order),
@@ -189,7 +207,7 @@ struct QueryPlan: Sendable {
         // one array for all rows, not one per row.
         let width = columns.count
         var values: [FieldValue?] = []
-        try scan(source, info, reader, keepRecords: keepRecords) { (match) throws(DatabaseError) in
+        try scan(source, info, reader, keepRecords: keepRecords, deciding: reader.integerScan(tallying: false)) { (match) throws(DatabaseError) in
             keys.append(Array(match.key))
             if keeping {
                 if let kept = match.kept { records.append(kept) } else { keeping = false; records = [] }

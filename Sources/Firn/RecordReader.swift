@@ -125,6 +125,28 @@ final class RecordReader {
         fields.deallocate()
     }
 
+    /// What a scan with this reader can decide in the cursor's leaf loop
+    /// (`IntegerScan`): the condition when it is an interval of an `Int`
+    /// property, and with `tallying` the records in it counted there and,
+    /// with `summing` (an `Int` property's slot), their values added. Nil
+    /// when there is nothing to decide, the condition is anything else (a
+    /// record must be tested by `holds`), or the summed property is not an `Int`.
+    func integerScan(tallying: Bool, summing slot: Int? = nil) -> IntegerScan? {
+        guard isCompiled else { return nil }
+        var filter: (tag: Int, lower: Int64, upper: Int64)?
+        if let interval {
+            guard case .int = types[interval.slot] else { return nil }
+            filter = (tags[interval.slot], interval.lower, interval.upper)
+        } else if !program.instructions.isEmpty {
+            return nil
+        }
+        if let slot {
+            guard tallying, case .int = types[slot] else { return nil }
+        }
+        guard filter != nil || tallying else { return nil }
+        return IntegerScan(filter: filter, tallies: tallying, summing: slot.map { tags[$0] })
+    }
+
     /// The slot of schema index `index` (one the reader was made to read).
     func slot(of index: Int) -> Int { Self.slot(of: index, in: Array(tags.prefix(types.count))) }
 

@@ -69,12 +69,21 @@ extension Results {
         var integers = 0, reals = 0.0, count = 0
         // Integers are added as read from the records, no `FieldValue` made.
         if RecordReader.isInteger(Value._persistedType.type) {
-            try forEachRecord(of: keyPath, Value._persistedType) { (reader, slot) throws(FirnError) in
-                guard let x = try reader.integer(slot) else { return }
-                let (sum, overflow) = integers.addingReportingOverflow(Int(truncatingIfNeeded: x))
+            func add(_ x: Int) {
+                let (sum, overflow) = integers.addingReportingOverflow(x)
                 guard !overflow else { fatalError("Firn: the sum of \(Element.self).\(keyPath) is past Int.max") }
                 integers = sum
+            }
+            // Most records are added in the scan's leaf loop (`IntegerScan`);
+            // the rest (another width, null, or a defect to report) here.
+            let decided = try forEachRecord(of: keyPath, Value._persistedType, summing: true) { (reader, slot) throws(FirnError) in
+                guard let x = try reader.integer(slot) else { return }
+                add(Int(truncatingIfNeeded: x))
                 count += 1
+            }
+            if let decided {
+                add(decided.sum)
+                count += decided.count
             }
             return (integers, reals, count)
         }
@@ -121,8 +130,13 @@ extension Results {
     /// an index lookup) with the condition, the field read from the record
     /// in place (`RecordReader`); the keys (then the records) only when a
     /// `distinct` decides which objects are in.
-    private func forEachRecord<Value>(of keyPath: KeyPath<Element, Value>, _ stored: PersistedType,
-                                      _ body: (RecordReader, Int) throws(FirnError) -> Void) throws(DatabaseError) {
+    ///
+    /// `summing` (an `Int` property): the scan counts and adds the records
+    /// it can in its leaf loop, without calling `body`, and returns those
+    /// tallies (`IntegerScan`).
+    @discardableResult
+    private func forEachRecord<Value>(of keyPath: KeyPath<Element, Value>, _ stored: PersistedType, summing: Bool = false,
+                                      _ body: (RecordReader, Int) throws(FirnError) -> Void) throws(DatabaseError) -> IntegerScan? {
         source.checkAccess()
         let info = try source.info(Element.self)
         guard let index = info.index(of: keyPath), Query<Element>.matches(stored, info.schema.properties[index]) else {
@@ -140,11 +154,13 @@ extension Results {
                     }
                 }
             }
+            return nil
         } else {
             let plan = plan ?? QueryPlan()
             let reader = RecordReader(info.schema, condition: plan.condition, reading: [index])
             let slot = reader.slot(of: index)
-            try plan.scan(source, info, reader) { (_) throws(DatabaseError) in
+            let integers = summing ? reader.integerScan(tallying: true, summing: slot) : reader.integerScan(tallying: false)
+            return try plan.scan(source, info, reader, deciding: integers) { (_) throws(DatabaseError) in
                 try engine { () throws(FirnError) in try body(reader, slot) }
             }
         }

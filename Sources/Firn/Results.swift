@@ -43,7 +43,12 @@ public struct Results<Element: Object>: Sequence, @unchecked Sendable {
         var count = 0
         do {
             let info = info
-            try plan.scan(source, info, RecordReader(info.schema, condition: plan.condition)) { (_) throws(DatabaseError) in count += 1 }
+            let reader = RecordReader(info.schema, condition: plan.condition)
+            // The records the leaf loop decides are counted there.
+            let decided = try plan.scan(source, info, reader, deciding: reader.integerScan(tallying: true)) { (_) throws(DatabaseError) in
+                count += 1
+            }
+            count += decided?.count ?? 0
         } catch {
             fatalError("Firn: querying \(info.name): \(error)")
         }

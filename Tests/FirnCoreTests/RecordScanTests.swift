@@ -99,6 +99,121 @@ import Testing
         }
     }
 
+    /// `quickInteger` (what `IntegerScan` decides with) gives a value only
+    /// where the checked read gives the same `Int` without a defect, on
+    /// the valid record and on every damaged copy of it.
+    @Test func quickIntegersAreWhatTheCheckedReadFinds() {
+        /// The checked read's `Int`, nil for a defect, no field or null.
+        func checked(_ record: [UInt8], _ tag: Int) -> Int64? {
+            record.withUnsafeBytes { bytes in
+                do {
+                    guard let field = try ObjectRecord.checkedField(tag, in: bytes) else { return nil }
+                    return try ObjectRecord.integer(of: field, as: .int)
+                } catch { return nil }
+            }
+        }
+        let tags = [0, 1, 2, 3, 4, 200, 70_000]
+        Self.record.withUnsafeBytes { bytes in
+            #expect(tags.map { ObjectRecord.quickInteger($0, in: bytes) } == [7, nil, nil, -5, nil, nil, nil])
+        }
+        var damaged: [[UInt8]] = []
+        for i in Self.record.indices {
+            for value: UInt8 in [0, 1, 0x7F, 0x80, 0xFF, 14, 8, 3] {
+                var copy = Self.record
+                copy[i] = value
+                damaged.append(copy)
+            }
+        }
+        for length in 0..<Self.record.count { damaged.append(Array(Self.record.prefix(length))) }
+        var decided = 0
+        for record in damaged {
+            for tag in tags {
+                guard let quick = record.withUnsafeBytes({ ObjectRecord.quickInteger(tag, in: $0) }) else { continue }
+                decided += 1
+                #expect(checked(record, tag) == quick, "\(record) tag \(tag): quick \(quick)")
+            }
+        }
+        #expect(decided > 0)
+    }
+
+    /// A scan deciding an interval of an `Int` field in its leaf loop
+    /// (`IntegerScan`), tallying or not, gives the count and sum the
+    /// checked read of every record gives; every record it does not decide
+    /// (null, absent, another width, a damaged record) reaches the visit,
+    /// where the checked read reports its defect.
+    @Test(arguments: [false, true], [false, true])
+    func integerScansAgreeWithTheCheckedRead(tallying: Bool, summing: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("integers.db"))
+        defer { store.close() }
+        let n = 500
+        try store.write { txn in
+            let tree = try #require(try txn.tree("obj.T"))
+            for i in 0..<n {
+                let value: (PropertyType, FieldValue?)? =
+                    i % 5 == 0 ? (.int, nil) : i % 11 == 0 ? nil : i % 13 == 0 ? (.int32, .int(Int64(i))) : (.int, .int(Int64(i * 7 - 900)))
+                var fields: [(tag: Int, type: PropertyType, value: FieldValue?)] = [(0, .string, .string(String(repeating: "s", count: i % 40)))]
+                if let value { fields.append((3, value.0, value.1)) }
+                fields.append((4, .int, .int(Int64(i))))
+                try tree.put(Self.key(i), ObjectRecord.encode(fields))
+            }
+            // Damaged: tags out of order before field 3; and a value of 7 bytes.
+            try tree.put(Self.key(n), [1, 3, 2, 2, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 2, 8, 2, 0, 0, 0, 0, 0, 0, 0, 3, 2, 8, 5, 0, 0, 0, 0, 0, 0, 0])
+            try tree.put(Self.key(n + 1), [1, 1, 3, 2, 7, 1, 0, 0, 0, 0, 0, 0])
+        }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        let tree = try #require(try snapshot.tree("obj.T"))
+        let (lower, upper): (Int64, Int64) = (-500, 1_500)
+        /// The checked read of one record: its value (nil: none or null), or the defect.
+        func checked(_ record: UnsafeRawBufferPointer) -> Result<Int64?, FirnError> {
+            Result { () throws(FirnError) -> Int64? in
+                guard let field = try ObjectRecord.checkedField(3, in: record) else { return nil }
+                return try ObjectRecord.integer(of: field, as: .int)
+            }
+        }
+        func inside(_ x: Int64) -> Bool { x >= lower && x <= upper }
+        var expected = (count: 0, sum: 0, defects: [[UInt8]]())
+        var outside = 0
+        let stepper = tree.cursor()
+        try stepper.first()
+        while stepper.isValid, let key = try stepper.key, let value = try stepper.value {
+            switch value.withUnsafeBytes(checked) {
+            case let .success(x?) where inside(x): expected.count += 1; expected.sum += Int(x)
+            case .success(_?): outside += 1
+            case .success(nil): break
+            case .failure: expected.defects.append(key)
+            }
+            try stepper.next()
+        }
+        #expect(expected.defects.count == n / 13 - n / 65 - n / 143 + n / 715 + 2)
+
+        var found = (count: 0, sum: 0, defects: [[UInt8]]())
+        var scan = IntegerScan(filter: (3, lower, upper), tallies: tallying, summing: summing ? 3 : nil)
+        var visited = 0
+        let cursor = tree.cursor()
+        try cursor.first()
+        try withUnsafeMutablePointer(to: &scan) { scan in
+            try cursor.forEachEntry(deciding: scan) { key, value, _ in
+                visited += 1
+                switch checked(value) {
+                case let .success(x?) where inside(x): found.count += 1; found.sum += Int(x)
+                case .success: break
+                case .failure: found.defects.append(Array(key))
+                }
+                return true
+            }
+        }
+        #expect(found.count + scan.count == expected.count)
+        // Counting alone, the tallied records' values are not added.
+        if !tallying || summing { #expect(found.sum + scan.sum == expected.sum) }
+        #expect(found.defects == expected.defects)
+        // The leaf loop decided every record it could: those outside, and
+        // tallying those inside; the rest (null, absent, a defect) were visited.
+        #expect(visited == n + 2 - outside - (tallying ? expected.count : 0))
+        #expect(tallying ? scan.count == expected.count : scan.count == 0)
+    }
+
     @Test func typeCodesHaveNoGaps() {
         #expect(PropertyType.allCases.map(\.rawValue) == Array(1...PropertyType.maxTypeCode))
     }

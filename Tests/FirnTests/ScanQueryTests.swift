@@ -65,6 +65,8 @@ import Testing
         ("past Int.max", { $0.minutes > Int.max }, { _ in false }),
         ("below Int.min", { $0.minutes < Int.min }, { _ in false }),
         ("at most Int.max", { $0.minutes <= Int.max }, { $0.minutes != nil }),
+        ("id <, another property summed", { $0.id < 37 }, { $0.id < 37 }),
+        ("every id", { $0.id >= Int.min }, { _ in true }),
         ("Int8 >", { $0.priority > 10 }, { $0.priority > 10 }),
         ("Int8 ==", { $0.priority == -3 }, { $0.priority == -3 }),
         ("Int8 in", { $0.priority.in([1, 2, 3, -128]) }, { [1, 2, 3, -128].contains($0.priority) }),

@@ -129,6 +129,36 @@ package enum ObjectRecord {
     @inline(__always)
     private static func quickFields(_ tags: UnsafeBufferPointer<Int>, _ record: UnsafeRawBufferPointer,
                                     _ out: UnsafeMutableBufferPointer<Field?>) -> Bool {
+        quickWalk(tags, record) { slot, tag, code, bytes in
+            out[slot] = Field(tag: tag, type: code == nullType ? nil : PropertyType(rawValue: code), bytes: bytes)
+        }
+    }
+
+    /// The value of the 8-byte `Int` field tagged `tag` when the quick walk
+    /// (`quickFields`'s checks) reaches it without a defect; nil when it
+    /// cannot say: a defect on the way, no field, a null one, another type
+    /// code or length. What a scan tests in its leaf loop
+    /// (`IntegerScan`): a nil sends the record to the checked read, which
+    /// reads it as the schema says or names its defect.
+    @inline(__always)
+    package static func quickInteger(_ tag: Int, in record: UnsafeRawBufferPointer) -> Int64? {
+        var wanted = tag
+        var value: Int64?
+        let clean = withUnsafePointer(to: &wanted) { tags in
+            quickWalk(UnsafeBufferPointer(start: tags, count: 1), record) { _, _, code, bytes in
+                if code == PropertyType.int.rawValue, bytes.count == 8, let base = bytes.baseAddress {
+                    value = Int64(littleEndian: base.loadUnaligned(as: Int64.self))
+                }
+            }
+        }
+        return clean ? value : nil
+    }
+
+    /// The walk of `quickFields` and `quickInteger`: `found` gets the slot
+    /// of each tag asked for that the record has, its type code and bytes.
+    @inline(__always)
+    private static func quickWalk(_ tags: UnsafeBufferPointer<Int>, _ record: UnsafeRawBufferPointer,
+                                  _ found: (_ slot: Int, _ tag: Int, _ code: UInt8, _ bytes: UnsafeRawBufferPointer) -> Void) -> Bool {
         guard let base = record.baseAddress else { return false }
         let end = record.count
         guard end > 0, base.load(as: UInt8.self) == format else { return false }
@@ -170,8 +200,7 @@ package enum ObjectRecord {
                     wanted = tags[slot]
                 }
                 if wanted == tag {
-                    out[slot] = Field(tag: tag, type: code == nullType ? nil : PropertyType(rawValue: code),
-                                      bytes: UnsafeRawBufferPointer(start: base + p, count: length))
+                    found(slot, tag, code, UnsafeRawBufferPointer(start: base + p, count: length))
                     slot &+= 1
                     if slot == slots { return true }
                     wanted = tags[slot]

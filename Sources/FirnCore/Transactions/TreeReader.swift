@@ -199,11 +199,19 @@ public final class Cursor {
         // them every few MiB, as verify and export do, so iterating a big
         // tree (a million objects) keeps memory flat. Pointers stay valid.
         // (A merged walk's checkpoint cursor reads the same map as `core`.)
-        if readsSnapshot, entered >= nextResidencyDrop {
+        if readsSnapshot, !keepsResidentPages, entered >= nextResidencyDrop {
             nextResidencyDrop = entered + residencyPages
             if entered >= residencyPages { core.dropResidentPages() }
         }
     }
+
+    /// True for a scan whose caller keeps the records it visits (a query
+    /// iterated or sorted reads them again afterwards): its pages are not
+    /// dropped as it goes. Reading the kept records mapped them all again
+    /// (each fault maps the pages around it), so the drops bought no memory
+    /// and cost their unmapping and faults: ~20% of a range query's CPU
+    /// (perf, firn-sdk-probe range).
+    package var keepsResidentPages = false
 
     /// `Mapping.residencyBudget` in pages, and when the walk next drops them.
     private let residencyPages: Int
@@ -332,15 +340,21 @@ public final class Cursor {
     /// with `next()`, read each record through `withInlineValue`'s generic
     /// closure from another module and then walked it with another call,
     /// which together cost more than the condition on the record.
+    /// `deciding`: an `IntegerScan` that rejects or tallies records before
+    /// their fields are found, each record it cannot decide visited.
     package func forEachEntry(
         reading tags: UnsafeBufferPointer<Int> = UnsafeBufferPointer(start: nil, count: 0),
         into fields: UnsafeMutableBufferPointer<ObjectRecord.Field?> = UnsafeMutableBufferPointer(start: nil, count: 0),
+        deciding integers: UnsafeMutablePointer<IntegerScan>? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) -> Bool
     ) throws(FirnError) {
         let snapshotBytes = readsSnapshot
         let reads = !tags.isEmpty
         @inline(__always)
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ stable: Bool) throws(FirnError) -> Bool {
+            // Records `integers` rejects or tallies are not visited: no
+            // fields found for them, no call of `body`.
+            if let integers, integers.pointee.decide(value) != .visit { return true }
             if reads { try ObjectRecord.fields(tags, in: value, into: fields) }
             return body(key, value, stable)
         }
