@@ -28,11 +28,8 @@ import Testing
         return (ann, rex)
     }
 
-    @Test func aManagedObjectPrintsItsTypeAndEachStoredProperty() throws {
-        let scratch = Scratch()
-        let db = try Database(configuration: scratch.configuration())
-        let (ann, rex) = try Self.kennel(db)
-        #expect("\(rex)" == """
+    /// Rex, managed or not: his owner shown by primary key.
+    static let rexDescription = """
             Dog {
             \tid = 7;
             \tname = Rex;
@@ -40,7 +37,13 @@ import Testing
             \townerID = nil;
             \towner = Person(id = 00000000-0000-0000-0000-0000000000A1);
             }
-            """)
+            """
+
+    @Test func aManagedObjectPrintsItsTypeAndEachStoredProperty() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration())
+        let (ann, rex) = try Self.kennel(db)
+        #expect("\(rex)" == Self.rexDescription)
         #expect(ann.description == """
             Person {
             \tid = 00000000-0000-0000-0000-0000000000A1;
@@ -57,15 +60,7 @@ import Testing
         let ann = Person("Ann", id: Self.annID)
         let rex = Dog(7, "Rex", age: 3, owner: ann)
         try ann.nicknames.append(contentsOf: ["Annie", "A"])
-        #expect(rex.description == """
-            Dog {
-            \tid = 7;
-            \tname = Rex;
-            \tage = 3;
-            \townerID = nil;
-            \towner = Person(id = 00000000-0000-0000-0000-0000000000A1);
-            }
-            """)
+        #expect(rex.description == Self.rexDescription)
         #expect(ann.description.contains("\tnicknames = List<String> [Annie, A];\n"))
         #expect(ann.description.contains("\tdogs = List<Dog> [];\n"))
     }

@@ -45,6 +45,15 @@ final class SideThread<Result>: SideThreadRun, @unchecked Sendable {
     }
 }
 
+/// The walks over a whole file that split their work with a `SideThread`
+/// (the verifier's, the open-time check's).
+enum TwoCoreWalk {
+    /// Files of at least this many pages (32 MiB of 4 KiB pages) are walked
+    /// on two cores; a smaller one is done before a second thread would
+    /// have started.
+    static let minimumPages: UInt64 = 8192
+}
+
 /// The part of `SideThread` the thread's entry point calls: a C function
 /// cannot name the generic class.
 class SideThreadRun: @unchecked Sendable {

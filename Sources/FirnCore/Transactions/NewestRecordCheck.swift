@@ -95,10 +95,8 @@ struct NewestRecordCheck {
         if let proved = half.check.checkedPages { checkedPages?.formUnion(proved) }
     }
 
-    /// Files of at least this many pages are checked on two cores (a
-    /// smaller one is done before a thread would have started).
-    static let twoCoreMinimumPagesDefault: UInt64 = 8192
-    var twoCoreMinimumPages = twoCoreMinimumPagesDefault
+    /// Files of at least this many pages are checked on two cores.
+    var twoCoreMinimumPages = TwoCoreWalk.minimumPages
     /// How many queued references make the walk split (a branch's children).
     static let splitQueue = 8
 

@@ -20,9 +20,8 @@ package struct Verifier {
         /// Stop after this many findings.
         package var maxErrors = 100
         /// A file of at least this many pages has each big tree walked on
-        /// two cores (the halves of its root's children); below, one
-        /// thread is done before a second would have started.
-        package var twoCoreMinimumPages: UInt64 = 8192
+        /// two cores (the halves of its root's children).
+        package var twoCoreMinimumPages = TwoCoreWalk.minimumPages
         package init() {}
     }
 
