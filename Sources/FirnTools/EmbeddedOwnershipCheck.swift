@@ -23,39 +23,47 @@ enum EmbeddedOwnershipCheck {
             owners[type, default: [:]][key] = owner
         }
         for schema in schemas {
+            // The link fields of this type that hold embedded objects: one
+            // walk of its objects reads them all.
+            var links: [(tag: Int, property: PropertySchema, target: String)] = []
             for (tag, property) in schema.properties.enumerated() {
                 guard let target = property.objectType, embedded.contains(target) else { continue }
-                if property.isList {
-                    let name = schema.listTreeName(property)
-                    guard let list = try snapshot.tree(name) else { continue }
-                    let cursor = list.cursor()
-                    try cursor.first()
-                    while cursor.isValid {
-                        guard let key = try cursor.key, let value = try cursor.value else { break }
-                        let (owner, element) = try withBytes(key) { (keyBytes) throws(FirnError) in
-                            try withBytes(value) { (valueBytes) throws(FirnError) in
-                                (Array(try ListKey.decode(keyBytes).owner), try ListElement.decode(valueBytes, as: property.type))
-                            }
+                guard property.isList else {
+                    links.append((tag, property, target))
+                    continue
+                }
+                let name = schema.listTreeName(property)
+                guard let list = try snapshot.tree(name) else { continue }
+                let cursor = list.cursor()
+                try cursor.first()
+                while cursor.isValid {
+                    guard let key = try cursor.key, let value = try cursor.value else { break }
+                    let (owner, element) = try withBytes(key) { (keyBytes) throws(FirnError) in
+                        try withBytes(value) { (valueBytes) throws(FirnError) in
+                            (Array(try ListKey.decode(keyBytes).owner), try ListElement.decode(valueBytes, as: property.type))
                         }
-                        if case let .link(child)? = element {
-                            try claim(target, child, Owner(type: schema.name, key: owner, place: "\(name) key \(ByteText.short(key))"))
-                        }
-                        try cursor.next()
                     }
-                } else {
-                    guard let objects = try snapshot.tree(schema.treeName) else { continue }
-                    let cursor = objects.cursor()
-                    try cursor.first()
-                    while cursor.isValid {
-                        guard let key = try cursor.key, let record = try cursor.value else { break }
-                        let field = try withBytes(record) { (bytes) throws(FirnError) in try ObjectRecord.value(tag, as: property.type, in: bytes) }
-                        if case let .link(child)? = field {
-                            try claim(target, child, Owner(type: schema.name, key: key,
-                                                           place: "\(schema.name).\(property.name) of \(ByteText.short(key))"))
-                        }
-                        try cursor.next()
+                    if case let .link(child)? = element {
+                        try claim(target, child, Owner(type: schema.name, key: owner, place: "\(name) key \(ByteText.short(key))"))
+                    }
+                    try cursor.next()
+                }
+            }
+            guard !links.isEmpty, let objects = try snapshot.tree(schema.treeName) else { continue }
+            let cursor = objects.cursor()
+            try cursor.first()
+            while cursor.isValid {
+                guard let key = try cursor.key, let record = try cursor.value else { break }
+                for link in links {
+                    let field = try withBytes(record) { (bytes) throws(FirnError) in
+                        try ObjectRecord.value(link.tag, as: link.property.type, in: bytes)
+                    }
+                    if case let .link(child)? = field {
+                        try claim(link.target, child, Owner(type: schema.name, key: key,
+                                                            place: "\(schema.name).\(link.property.name) of \(ByteText.short(key))"))
                     }
                 }
+                try cursor.next()
             }
         }
         // Every embedded object has an owner, and the owners' chain ends at
