@@ -172,6 +172,16 @@ import Testing
         #expect(throws: DatabaseError.self) { try ClassInfo.of(EmbeddedWithKey.self) }
     }
 
+    @Test func objectsOfAnEmbeddedTypeStopTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let scratch = Scratch()
+            guard let db = try? Database(configuration: EmbeddedObjectTests.configuration(scratch)) else { return }
+            _ = db.objects(Address.self)
+        }
+        let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(text.contains("Address is an embedded object"), "\(text)")
+    }
+
     final class EmbeddedWithKey: EmbeddedObject {
         @Persisted(primaryKey: true) var id = 0
     }
