@@ -18,14 +18,22 @@ package struct ReadAccess {
 
     /// Opens `path` read-only and takes a snapshot of `version` (default:
     /// current); `forVerify` as in `DatabaseInput.openReadOnly`.
+    /// `defersCheck` (verify of the current version): the open-time
+    /// check's walk is left to the verifier (`StoreOptions.defersOpenCheck`);
+    /// `store.openCheck.checkDeferred` then says whether it was.
     package static func open(_ path: String, version: UInt64? = nil, kind: PinKind = .tool,
-                            label: String, forVerify: Bool = false) throws(FirnError) -> ReadAccess {
-        let store = try DatabaseInput.openReadOnly(path, forVerify: forVerify)
+                            label: String, forVerify: Bool = false, defersCheck: Bool = false) throws(FirnError) -> ReadAccess {
+        let store = try DatabaseInput.openReadOnly(path, forVerify: forVerify, defersCheck: defersCheck && version == nil)
         let snapshot: Snapshot
-        if let version {
-            snapshot = try store.snapshot(version: version, kind: kind, label: label)
-        } else {
-            snapshot = try store.snapshot(kind: kind, label: label)
+        do throws(FirnError) {
+            if let version {
+                snapshot = try store.snapshot(version: version, kind: kind, label: label)
+            } else {
+                snapshot = try store.deferredCheckSnapshot(kind: kind, label: label)
+            }
+        } catch {
+            store.close()
+            throw error
         }
         return ReadAccess(store: store, snapshot: snapshot, note: DatabaseInput.unpinnedNote(store))
     }
@@ -106,12 +114,15 @@ package enum DatabaseInput {
     /// and reports each finding rather than stopping at the first).
     /// `ownOutput`: a file this process just wrote and synced that nobody
     /// else can have open, verified next (`StoreOptions.skipsOpenCheck`).
-    package static func openReadOnly(_ path: String, forVerify: Bool = false, ownOutput: Bool = false) throws(FirnError) -> Store {
+    /// `defersCheck`: `StoreOptions.defersOpenCheck` (verify of the current version).
+    package static func openReadOnly(_ path: String, forVerify: Bool = false, ownOutput: Bool = false,
+                                     defersCheck: Bool = false) throws(FirnError) -> Store {
         try checkRegularFile(path)
         var options = StoreOptions()
         options.readOnly = true
         options.create = false
         options.skipsOpenCheck = ownOutput
+        options.defersOpenCheck = defersCheck
         options.keepOpenCheckPages = forVerify
         options.checksPages = !forVerify
         return try Store.open(path, options: options)

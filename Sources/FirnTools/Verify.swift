@@ -39,6 +39,22 @@ package enum Verify {
 
     package static func run(_ options: Options, progress: ProgressHandler? = nil) throws(FirnError) -> Report {
         let started = monotonicNanoseconds()
+        // First with the open-time check's walk left to the verifier's (one
+        // read of each page instead of two); when that walk finds anything,
+        // again as any open chooses the current version, and that is what
+        // is reported (the check may reject the newest record).
+        // An error opening that way is met again below, where the
+        // unreadable-log fallback handles it.
+        if options.version == nil,
+           let access = try? ReadAccess.open(options.path, label: "firn verify", forVerify: true, defersCheck: true) {
+            defer { access.close() }
+            let deferred = access.store.openCheck.checkDeferred
+            let outcome = try check(access, unreadable: nil, options: options, progress: progress)
+            if !deferred || outcome.pageWalkClean {
+                if deferred { try access.store.acceptDeferredCheck() }
+                return outcome.report(started: started)
+            }
+        }
         let access: ReadAccess
         var unreadable: UInt64?
         do {
@@ -51,6 +67,29 @@ package enum Verify {
             unreadable = checkpoint.version
         }
         defer { access.close() }
+        return try check(access, unreadable: unreadable, options: options, progress: progress).report(started: started)
+    }
+
+    /// What one walk found, before the report is timed.
+    private struct Outcome {
+        var path: String
+        var verify: VerifyReport
+        /// The verifier's walk (pages, trees, slots, log) found nothing;
+        /// the object layer is not part of the open-time check.
+        var pageWalkClean: Bool
+        var unreadable: UInt64?
+        var lockFile: LockFileState
+        var pinned: Bool
+        var note: String?
+
+        func report(started: UInt64) -> Report {
+            Report(path: path, clean: verify.isClean && unreadable == nil, unreadableVersion: unreadable,
+                   verify: verify, lockFile: lockFile, seconds: elapsedSeconds(since: started), pinned: pinned, note: note)
+        }
+    }
+
+    private static func check(_ access: ReadAccess, unreadable: UInt64?, options: Options,
+                              progress: ProgressHandler?) throws(FirnError) -> Outcome {
         var verifierOptions = Verifier.Options()
         verifierOptions.quick = options.quick
         verifierOptions.maxErrors = max(1, options.maxErrors)
@@ -61,6 +100,7 @@ package enum Verify {
                                      pagesRead: progress.map { progress in
                                          { pages in progress(ToolProgress(phase: .verifying, done: pages, total: total, unit: .pages)) }
                                      })
+        let pageWalkClean = report.isClean
         // The object layer, over pages the walk proved: a file that `dump
         // --objects` refuses never verifies clean.
         if report.isClean && unreadable == nil, let finding = ObjectLayerCheck.firstDefect(access.snapshot, path: options.path) {
@@ -79,9 +119,8 @@ package enum Verify {
         } else if lockState.stalePins > 0 {
             lockState.note = "\(lockState.stalePins) stale pin(s) of exited processes; `firn pins --clear-stale` frees them"
         }
-        let seconds = elapsedSeconds(since: started)
-        return Report(path: options.path, clean: report.isClean && unreadable == nil, unreadableVersion: unreadable,
-                      verify: report, lockFile: lockState, seconds: seconds, pinned: access.pinned, note: access.note)
+        return Outcome(path: options.path, verify: report, pageWalkClean: pageWalkClean, unreadable: unreadable,
+                       lockFile: lockState, pinned: access.pinned, note: access.note)
     }
 
     /// Verifies a file nobody else has open (a fresh compaction or import,

@@ -13,6 +13,11 @@ package struct CommitSlots: Sendable {
     package private(set) var pagesChecked = 0
     /// True once `validated(_:)` ran.
     package private(set) var isValidated = false
+    /// The newest record was taken unread although the open-time check
+    /// would have walked its pages (`StoreOptions.defersOpenCheck`): it is
+    /// current only for `verify`, whose walk decides, and nobody publishes it
+    /// until that walk found it clean (`Store.acceptDeferredCheck()`).
+    package private(set) var checkDeferred = false
     /// The references whose pages the check proved, by page (only when
     /// asked for: `StoreOptions.keepOpenCheckPages`).
     private(set) var checkedPages: ProvedPages? = nil
@@ -111,6 +116,22 @@ package struct CommitSlots: Sendable {
             result.rejected = Rejection(version: newest.version, page: error.page, reason: error.reason)
         }
         result.pagesChecked = check.pagesRead
+        return result
+    }
+
+    /// These slots for `verify` (`StoreOptions.defersOpenCheck`): when the
+    /// open-time check would walk the newest record's pages, the record is
+    /// taken unread with `checkDeferred` set, since the verifier's walk
+    /// checks every page that walk would, against the same references, and
+    /// more. Otherwise — no fallback, or an unsealed record, which is
+    /// rejected without reading a page — as `validated`, which reads nothing.
+    func deferringWalk(_ io: any FileIO) -> CommitSlots {
+        guard let newest, newest.version > 1, slotIndex(of: newest.version) != nil, !newest.unsealed,
+              valid.contains(where: { $0.version == newest.durableBase }) else {
+            return validated(io, keepingCheckedPages: false)
+        }
+        var result = takenAsChecked()
+        result.checkDeferred = true
         return result
     }
 

@@ -168,8 +168,13 @@ public final class Store: @unchecked Sendable {
                 // exited left a newer record, and publishing the older one
                 // would let a compaction pack it and drop that commit.
                 let read = try CommitSlots.read(io)
-                slots = options.skipsOpenCheck && lockFile == nil
-                    ? read.takenAsChecked() : read.validated(io, keepingCheckedPages: options.keepOpenCheckPages)
+                if options.skipsOpenCheck && lockFile == nil {
+                    slots = read.takenAsChecked()
+                } else if options.defersOpenCheck && options.readOnly {
+                    slots = read.deferringWalk(io)
+                } else {
+                    slots = read.validated(io, keepingCheckedPages: options.keepOpenCheckPages)
+                }
             }
             store = Store(
                 path: path, options: options, geometry: PageGeometry(pageSize: Int(newest.pageSize)),
@@ -181,14 +186,22 @@ public final class Store: @unchecked Sendable {
         }
         // From here the store owns the lock file and the file: an error
         // closes them as it goes.
-        let slots = store.openCheck
-        if let lockFile = store.lockFile, let accepted = slots.current, slots.isValidated {
+        // A deferred check publishes nothing until the verifier's walk
+        // accepts the record (`acceptDeferredCheck`).
+        if !store.openCheck.checkDeferred { try store.publishAccepted(store.openCheck) }
+        return store
+    }
+
+    /// Publishes the version `slots` make current as a first opener does:
+    /// the durable frame of its log when it has one, synced first.
+    func publishAccepted(_ slots: CommitSlots) throws(FirnError) {
+        if let lockFile, let accepted = slots.current, slots.isValidated {
             // A checkpoint with a log: its durable frame is current
             // (FORMAT.md 8.2). Frames after it are a group whose durability
             // point never came; a writer starts a new region rather than
             // chain to them.
             var current = accepted.version
-            if let scan = try store.log.frames(of: accepted) { current = scan.durableVersion }
+            if let scan = try log.frames(of: accepted) { current = scan.durableVersion }
             // Only over 0: a writer may already have committed on top of
             // a version another first opener published.
             // Durable only once synced: after a crash of a process (not
@@ -201,11 +214,10 @@ public final class Store: @unchecked Sendable {
             // instead of failing the open: the data is readable, and
             // the next durable commit or `sync()` meets the disk's
             // error itself, where the caller is asking for durability.
-            if lockFile.publishInitial(version: current), (try? store.io.sync()) != nil {
+            if lockFile.publishInitial(version: current), (try? io.sync()) != nil {
                 lockFile.publishDurable(version: current)
             }
         }
-        return store
     }
 
     /// Closes the store: no new snapshots or transactions. Snapshots still

@@ -29,6 +29,16 @@ public struct StoreOptions: Sendable {
     /// Ignored when the file has a lock file: a version it publishes there
     /// must have been checked.
     package var skipsOpenCheck = false
+    /// For `verify` of the current version, read-only: when this open would
+    /// run the open-time check's walk of the newest record (no lock file, or
+    /// nobody has published a version), take the record unread and publish
+    /// nothing (`CommitSlots.checkDeferred`). The verifier's walk then reads
+    /// each page once instead of twice; take its snapshot with
+    /// `Store.deferredCheckSnapshot`, and call `Store.acceptDeferredCheck()`
+    /// when it found nothing. On any finding, reopen without this option:
+    /// the check then chooses the current version as any open does, and
+    /// that version is the one verified.
+    package var defersOpenCheck = false
     /// Check every page a snapshot reads against the reference that names
     /// it, checksum included (`PageSource.checkedVersion`): the toolkit's
     /// reads, so a damaged page fails `dump`, `compact` and `export` with
