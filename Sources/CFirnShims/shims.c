@@ -333,6 +333,18 @@ int firn_start_writeback(int fd, int64_t offset, int64_t count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
 }
 
+// MARK: References
+
+// Exported by the Swift runtime with the C calling convention (every Swift
+// program links it). This toolchain's returns the object, retained, or NULL
+// when its strong count already reached zero (older runtimes returned a
+// bool); UnretainedReferenceTests fail if that changes.
+extern void *swift_tryRetain(void *object);
+
+_Bool firn_try_retain(void *object) {
+    return swift_tryRetain(object) != 0;
+}
+
 // MARK: Threads
 
 pthread_t firn_main_thread;

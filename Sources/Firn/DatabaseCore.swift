@@ -42,6 +42,9 @@ final class DatabaseCore: ObjectSource {
     private var closed = false
     /// The change observers (`observe`), made by the first one.
     var notifier: Notifier?
+    /// The references the instance cache and the autorefresh watcher hold
+    /// (not `weak`: see `UnretainedReference`), cleared by `deinit`.
+    private let unretainedReferences = Locked<[UnretainedReference<DatabaseCore>]>([])
 
     init(configuration: Configuration, store: Store, binding: InstanceBinding = .thread(.current)) throws(DatabaseError) {
         self.configuration = configuration
@@ -76,8 +79,18 @@ final class DatabaseCore: ObjectSource {
     }
 
     deinit {
+        // First: from here no cache or watcher can retain this instance.
+        for reference in unretainedReferences.withLock({ $0 }) { reference.clear() }
         transaction?.abort()
         snapshot.close()
+    }
+
+    /// A reference to this instance that does not keep it alive, cleared
+    /// when it goes (for the instance cache and the autorefresh watcher).
+    func unretainedReference() -> UnretainedReference<DatabaseCore> {
+        let reference = UnretainedReference(self)
+        unretainedReferences.withLock { $0.append(reference) }
+        return reference
     }
 
     var isFrozen: Bool { false }

@@ -3,17 +3,14 @@ import FirnCore
 
 /// The process's open stores (one per path, shared by every instance and
 /// frozen value of it) and live instances (one per configuration and
-/// binding: a thread or a serial queue), held weakly: they close with their
-/// last user.
+/// binding: a thread or a serial queue), held without keeping them alive
+/// (stores `weak`, instances by `UnretainedReference`, which keeps every
+/// object's retain of its instance on the runtime's fast path): they close
+/// with their last user.
 enum InstanceCache {
     private struct InstanceKey: Hashable {
         let configuration: [String]
         let binding: InstanceBinding.Key
-    }
-
-    private final class WeakCore: @unchecked Sendable {
-        weak var core: DatabaseCore?
-        init(_ core: DatabaseCore) { self.core = core }
     }
 
     private final class WeakStore: Sendable {
@@ -21,7 +18,7 @@ enum InstanceCache {
         init(_ store: Store) { self.store = store }
     }
 
-    private static let instances = Locked<[InstanceKey: WeakCore]>([:])
+    private static let instances = Locked<[InstanceKey: UnretainedReference<DatabaseCore>]>([:])
     private static let stores = Locked<[String: WeakStore]>([:])
 
     /// The caller's instance for `configuration`, opened when it has none:
@@ -82,10 +79,10 @@ enum InstanceCache {
         // Actors cannot be looked up from the running code: ask each
         // actor-bound instance of the configuration (few) whether it runs.
         let onActor = instances.withLock { instances in
-            instances.first { key, weak in
-                guard key.configuration == identity, case .actor = key.binding, let core = weak.core else { return false }
+            instances.first { key, reference in
+                guard key.configuration == identity, case .actor = key.binding, let core = reference.object else { return false }
                 return core.binding.isCurrent
-            }?.value.core
+            }?.value.object
         }
         if let onActor { return onActor }
         if QueueIdentity.main.isCurrent { return try mainActorInstance(configuration) }
@@ -103,8 +100,8 @@ enum InstanceCache {
     static func siblings(of core: DatabaseCore) -> [DatabaseCore] {
         let store = core.store
         let candidates = instances.withLock { instances in
-            instances.values.compactMap { weak -> DatabaseCore? in
-                guard let other = weak.core, other !== core, other.store === store else { return nil }
+            instances.values.compactMap { reference -> DatabaseCore? in
+                guard !reference.refers(to: core), let other = reference.object, other.store === store else { return nil }
                 return other
             }
         }
@@ -115,14 +112,14 @@ enum InstanceCache {
     /// and binding opens a new one.
     static func forget(_ core: DatabaseCore) {
         instances.withLock { instances in
-            instances = instances.filter { $0.value.core != nil && $0.value.core !== core }
+            instances = instances.filter { !$0.value.isCleared && !$0.value.refers(to: core) }
         }
     }
 
     private static func cached(_ key: InstanceKey) -> DatabaseCore? {
         // A thread id can be reused by a later thread: only an instance
         // whose binding is the caller's counts.
-        guard let core = instances.withLock({ $0[key]?.core }), core.binding.isCurrent else { return nil }
+        guard let core = instances.withLock({ $0[key]?.object }), core.binding.isCurrent else { return nil }
         return core
     }
 
@@ -135,8 +132,8 @@ enum InstanceCache {
         // queue) creates instances under this key: no race to guard.
         let core = try DatabaseCore(configuration: configuration, store: try store(configuration), binding: makeBinding())
         instances.withLock { instances in
-            instances = instances.filter { $0.value.core != nil }
-            instances[key] = WeakCore(core)
+            instances = instances.filter { !$0.value.isCleared }
+            instances[key] = core.unretainedReference()
         }
         return core
     }

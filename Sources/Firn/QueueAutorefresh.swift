@@ -11,16 +11,17 @@ import Foundation
 /// with a block already pending gets no second one: one refresh per burst.
 final class QueueAutorefresh: @unchecked Sendable {
     /// One watched instance. Its core is only used on its queue (the
-    /// watcher thread only tests the weak reference), hence unchecked.
+    /// watcher thread only tests whether it is gone), hence unchecked.
     private final class Watched: @unchecked Sendable {
-        weak var core: DatabaseCore?
+        /// Not `weak` (see `UnretainedReference`).
+        let core: UnretainedReference<DatabaseCore>
         /// Where the refresh runs: a block on the queue, a task on the actor.
         let binding: InstanceBinding
         /// True while a refresh block is enqueued and has not started.
         let pending = Locked(false)
 
         init(core: DatabaseCore, binding: InstanceBinding) {
-            self.core = core
+            self.core = core.unretainedReference()
             self.binding = binding
         }
     }
@@ -84,7 +85,7 @@ final class QueueAutorefresh: @unchecked Sendable {
             // Stopping is decided under the registry's lock (see `watch`).
             let done = Self.watchers.withLock { watchers -> Bool in
                 let alive = watched.withLock { watched -> Bool in
-                    watched.removeAll { $0.core == nil }
+                    watched.removeAll { $0.core.isCleared }
                     return !watched.isEmpty
                 }
                 if !alive, watchers[store.path] === self { watchers[store.path] = nil }
@@ -111,7 +112,7 @@ final class QueueAutorefresh: @unchecked Sendable {
         guard enqueue else { return }
         let scheduled = entry.binding.schedule {
             entry.pending.withLock { $0 = false }
-            entry.core?.autorefreshBetweenBlocks()
+            entry.core.object?.autorefreshBetweenBlocks()
         }
         if !scheduled { entry.pending.withLock { $0 = false } }
     }

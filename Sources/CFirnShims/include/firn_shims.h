@@ -88,6 +88,13 @@ static inline void firn_prefetch(const void *address) { __builtin_prefetch(addre
 /// does not declare): 0 or -1 with errno.
 int firn_start_writeback(int fd, int64_t offset, int64_t count);
 
+/// The Swift runtime's `swift_tryRetain`: retains `object` and returns true,
+/// unless its last strong reference is gone (it is being deinitialized),
+/// then returns false and leaves it alone. For references that must not
+/// keep an object alive without giving it a weak-reference side table (see
+/// `InstanceReference`). `object` must not have been freed.
+_Bool firn_try_retain(void *object);
+
 // MARK: Threads
 
 /// The process's main thread, recorded when the library was loaded on it
