@@ -45,12 +45,31 @@ package enum Export {
     }
 
     package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
+        // To a file, the current version: first with the source's open-time
+        // check left to the packing pass, which reads and checks every page
+        // the check would (`ReadAccess.open(defersCheck:)`). A damaged page
+        // fails that attempt before anything is committed, and the export
+        // runs again as any open chooses the version: the check may reject
+        // the newest record, and then the previous version is exported, as
+        // before. (Not to stdout: what went out cannot be taken back.)
+        if options.version == nil && options.output != "-" {
+            do {
+                return try export(options, progress: progress, defersCheck: true)
+            } catch let error as FirnError {
+                guard case .corrupt = error else { throw error }
+            }
+        }
+        return try export(options, progress: progress, defersCheck: false)
+    }
+
+    private static func export(_ options: Options, progress: ProgressHandler?, defersCheck: Bool) throws -> Report {
         let started = monotonicNanoseconds()
         let toStdout = options.output == "-"
         // Refuse an existing output before doing any work.
         let output = toStdout ? nil : try OutputFile(destination: options.output, replace: options.force)
         defer { output?.discard() }
-        let access = try ReadAccess.open(options.path, version: options.version, kind: .export, label: "firn export")
+        let access = try ReadAccess.open(options.path, version: options.version, kind: .export, label: "firn export",
+                                         defersCheck: defersCheck)
         defer { access.close() }
         let destination = toStdout ? "stdout" : options.output
         let snapshot = access.snapshot
@@ -140,6 +159,9 @@ package enum Export {
         }
         if let endFailure { throw endFailure }
         compressed += UInt64(LZ4BlockFrame.endMarkSize)
+        // Every page of the version checked out: the newest record passes
+        // the check it skipped, and is published as a first opener would.
+        try access.store.acceptDeferredCheck()
         access.close()
         try output?.commit()
         return Report(path: options.path, output: options.output, version: summary.version, imageBytes: summary.bytes,

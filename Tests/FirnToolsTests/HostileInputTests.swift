@@ -185,6 +185,19 @@ import FirnTestSupport
         #expect(infoJSON.currentVersion == newest - 1)
         let versions = try FirnRun.run(["versions", db])
         #expect(versions.status == 0 && versions.stdout.contains("rejected"), "\(versions.stdout)")
+        // Export and compaction to a file first try without the check (their
+        // packing pass checks every page): the damaged page fails that try,
+        // and they copy the version the check chooses, as before.
+        struct Copied: Decodable { let version: UInt64 }
+        let export = try FirnRun.run(["export", db, "-o", dir.file("rejected.lz4"), "--json"])
+        #expect(export.status == 0, "\(export.stdout)\(export.stderr)")
+        #expect(try export.json(Copied.self).version == newest - 1)
+        let compact = try FirnRun.run(["compact", db, "-o", dir.file("rejected-packed.firn"), "--json"])
+        #expect(compact.status == 0, "\(compact.stdout)\(compact.stderr)")
+        #expect(try compact.json(Copied.self).version == newest - 1)
+        let dryRun = try FirnRun.run(["compact", db, "-o", dir.file("dry.firn"), "--dry-run", "--json"])
+        #expect(dryRun.status == 0, "\(dryRun.stdout)\(dryRun.stderr)")
+        #expect(try dryRun.json(Copied.self).version == newest - 1)
         try Self.expectNoCrash(db, allowed: [0], "rejected newest record")
     }
 
