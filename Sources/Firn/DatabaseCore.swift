@@ -12,6 +12,8 @@ final class DatabaseCore: ObjectSource {
     /// made on every access compares it without copying the binding (whose
     /// payload holds a string to retain).
     private let boundThread: ThreadIdentity.Handle?
+    /// The binding is the main actor.
+    private let bindsMainActor: Bool
     /// Whether the instance moves to the latest version by itself, at the
     /// points docs/SDK.md lists (writes move it whatever this says).
     var autorefresh = true
@@ -51,6 +53,7 @@ final class DatabaseCore: ObjectSource {
         self.store = store
         self.binding = binding
         if case let .thread(thread) = binding { boundThread = thread.handle } else { boundThread = nil }
+        if case .mainActor = binding { bindsMainActor = true } else { bindsMainActor = false }
         var infos: [ObjectIdentifier: ClassInfo] = [:]
         for type in configuration.objectTypes { infos[ObjectIdentifier(type)] = try ClassInfo.of(type) }
         for info in infos.values { try info.checkLinkingProperties(in: infos) }
@@ -97,6 +100,9 @@ final class DatabaseCore: ObjectSource {
 
     @inline(__always)
     func checkAccess() {
+        // The main actor's instance on the main thread: one compare, not
+        // the binding's switch (two checks an object read in a loop).
+        if bindsMainActor, isProcessMainThread() { return }
         if let boundThread {
             if ThreadIdentity.isCurrent(boundThread) { return }
         } else if binding.isCurrent {
