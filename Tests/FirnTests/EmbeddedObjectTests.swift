@@ -165,6 +165,66 @@ import Testing
         token.invalidate()
     }
 
+    /// A results delivery applied to a mirror of the previous one (as a
+    /// table view applies it) names, among its modifications, the owners
+    /// whose embedded objects changed inside: directly, nested, in a list.
+    final class ContactMirror: @unchecked Sendable {
+        private let lock = NSLock()
+        private var rows: [Int] = []
+        private var log: [String] = []
+
+        func apply(_ change: ResultsChange<Contact>) {
+            lock.withLock {
+                switch change {
+                case let .initial(results): rows = results.map(\.id)
+                case let .update(results, deletions, insertions, modifications):
+                    let now = results.map(\.id)
+                    var next = rows
+                    for index in deletions.sorted(by: >) { next.remove(at: index) }
+                    for index in insertions.sorted() where index <= next.count && index < now.count { next.insert(now[index], at: index) }
+                    if next != now { log.append("mirror \(next) is not \(now)") }
+                    // Modifications are rows as they were.
+                    log.append("~\(modifications.map { rows[$0] }.sorted()) +\(insertions.map { now[$0] })")
+                    rows = now
+                case let .error(error): log.append("\(error)")
+                }
+            }
+        }
+
+        var entries: [String] { lock.withLock { log } }
+    }
+
+    @Test func resultsObserversHearOfChangesInsideTheirObjectsEmbeddedObjects() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write {
+            try db.add(try Self.contact(1, "Oslo", previous: ["A"]))
+            try db.add(try Self.contact(2, "Paris", previous: ["B"]))
+        }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let two = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2))
+        // Every contact (key order), and a query with a sort (recomputed).
+        let all = ContactMirror(), sorted = ContactMirror()
+        let tokens = [
+            try db.objects(Contact.self).observe { all.apply($0) },
+            try db.objects(Contact.self).where { $0.id > 0 }.sorted(by: \.name, ascending: false).observe { sorted.apply($0) },
+        ]
+        try db.write { one.address?.city = "Oslo S" }                                // inside the embedded object
+        try db.write { one.address?.geo?.lon = 10 }                                  // inside a nested one
+        try db.write { one.previous[0].city = "A2" }                                 // inside a list element
+        try db.write { two.address?.city = "Paris 2"; two.previous[0].city = "B2" }  // another owner's
+        try db.write { try db.add(try Self.contact(3, "Rome")) }                      // a new contact: no modification
+        try db.write {
+            try db.object(ofType: Contact.self, forPrimaryKey: 3)?.address?.geo?.lat = 5
+            one.address = Self.address("Oslo N")                                      // the owner's own field
+        }
+        try db.write { one.previous[0].geo = Geo() }                                 // a nested object added in a list element
+        for token in tokens { token.invalidate() }
+        let expected = ["~[1] +[]", "~[1] +[]", "~[1] +[]", "~[2] +[]", "~[] +[3]", "~[1, 3] +[]", "~[1] +[]"]
+        #expect(all.entries == expected)
+        #expect(sorted.entries == expected)
+    }
+
     @Test func objectsOfAnEmbeddedTypeAreRefusedAsATypeOfTheirOwn() throws {
         // `objects(Address.self)` stops the program; its message is the error's.
         let message = "\(DatabaseError.embeddedObject(type: "Address", operation: "be queried"))"
