@@ -225,6 +225,48 @@ import Testing
         #expect(sorted.entries == expected)
     }
 
+    /// A migration block that sets an embedded link (or list) deletes the
+    /// objects it took out, nested ones too, as assigning does in a write;
+    /// one it moves to another property stays. `firn verify` (its
+    /// object-layer check: every embedded object has one owner) passes.
+    @Test func aMigrationThatReplacesEmbeddedObjectsDeletesThem() throws {
+        let scratch = Scratch()
+        do {
+            let db = try Database(configuration: Self.configuration(scratch))
+            try db.write {
+                try db.add(try Self.contact(1, "Oslo", previous: ["P", "Q"]))
+                try db.add(try Self.contact(2, "Paris"))
+                try db.add(try Self.contact(3, "Rome"))
+            }
+        }
+        #expect(try Self.stored(scratch, "Address") == 5 && Self.stored(scratch, "Geo") == 3)
+        var configuration = Self.configuration(scratch)
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            try migration.enumerateObjects(ofType: "Contact") { old, new in
+                switch old["id"] as? Int {
+                case 1:
+                    // P moves from the list to the link; Oslo (and its Geo) goes.
+                    let previous = try #require(old["previous"] as? [Any?])
+                    new["address"] = previous[0]
+                    new["previous"] = [previous[1]]
+                case 2: try new.set(nil, for: "address")
+                default: break
+                }
+            }
+        }
+        do {
+            let db = try Database(configuration: configuration)
+            let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+            #expect(one.address?.city == "P" && one.previous.map(\.city) == ["Q"])
+            #expect(try db.object(ofType: Contact.self, forPrimaryKey: 2)?.address == nil)
+            #expect(try db.object(ofType: Contact.self, forPrimaryKey: 3)?.address?.geo?.lat == 3)
+        }
+        #expect(try Self.stored(scratch, "Address") == 3 && Self.stored(scratch, "Geo") == 1)
+        let verify = try FirnCommand.run(["verify", scratch.file])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+
     @Test func objectsOfAnEmbeddedTypeAreRefusedAsATypeOfTheirOwn() throws {
         // `objects(Address.self)` stops the program; its message is the error's.
         let message = "\(DatabaseError.embeddedObject(type: "Address", operation: "be queried"))"
