@@ -126,6 +126,40 @@ import Testing
         #expect(try Self.stored(scratch, "Address") == 1 && Self.stored(scratch, "Geo") == 1)
     }
 
+    /// Realm's self-assignment: a list (or link) assigned the embedded
+    /// objects it holds keeps them, in the new order; only the ones dropped
+    /// are deleted. The same object twice is still a second owner.
+    @Test func assigningAListOrLinkTheEmbeddedObjectsItHoldsKeepsThem() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write { try db.add(try Self.contact(1, "Oslo", previous: ["A", "B", "C"])) }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let (a, b, c) = (one.previous[0], one.previous[1], one.previous[2])
+        try db.write { one.previous = one.previous }
+        #expect(one.previous.map(\.city) == ["A", "B", "C"] && !a.isInvalidated && !b.isInvalidated && !c.isInvalidated)
+        try db.write {
+            let reordered = List<Address>()
+            try reordered.append(contentsOf: [one.previous[2], one.previous[0], Self.address("D")])
+            one.previous = reordered
+        }
+        #expect(one.previous.map(\.city) == ["C", "A", "D"] && b.isInvalidated && !a.isInvalidated && c.city == "C")
+        let address = try #require(one.address)
+        try db.write { one.address = one.address }
+        #expect(!address.isInvalidated && one.address?.city == "Oslo" && one.address?.geo?.lat == 1)
+        #expect(try Self.stored(scratch, "Address") == 4 && Self.stored(scratch, "Geo") == 1)
+        do {
+            try db.write {
+                let twice = List<Address>()
+                try twice.append(contentsOf: [one.previous[0], one.previous[0]])
+                one.previous = twice
+            }
+            Issue.record("one embedded object was accepted twice")
+        } catch DatabaseError.embeddedObject {}
+        #expect(one.previous.map(\.city) == ["C", "A", "D"])
+        let verify = try FirnCommand.run(["verify", scratch.file])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+
     @Test func deletingTheOwnerDeletesItsEmbeddedObjectsNestedOnesToo() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
