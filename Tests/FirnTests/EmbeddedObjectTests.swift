@@ -51,6 +51,15 @@ import Testing
         return contact
     }
 
+    /// Contacts 1 (Oslo, previous A) and 2 (Paris, previous B), added.
+    static func osloAndParis(_ db: Database) throws -> (Contact, Contact) {
+        try db.write {
+            try db.add(try contact(1, "Oslo", previous: ["A"]))
+            try db.add(try contact(2, "Paris", previous: ["B"]))
+        }
+        return (try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1)), try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2)))
+    }
+
     /// The number of stored objects of an embedded type (`objects(_:)` refuses them).
     static func stored(_ scratch: Scratch, _ type: String) throws -> UInt64 {
         try MigrationTests.count(scratch, "obj." + type) ?? 0
@@ -180,12 +189,7 @@ import Testing
     @Test func theOwnersObserverHearsOfChangesInsideItsEmbeddedObjects() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
-        try db.write {
-            try db.add(try Self.contact(1, "Oslo", previous: ["A"]))
-            try db.add(try Self.contact(2, "Paris", previous: ["B"]))
-        }
-        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
-        let two = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2))
+        let (one, two) = try Self.osloAndParis(db)
         let log = NotificationTests.Log<String>()
         let token = try one.observe { change in
             if case let .change(_, properties) = change { log.append(properties.map(\.name).joined(separator: ",")) }
@@ -231,12 +235,7 @@ import Testing
     @Test func resultsObserversHearOfChangesInsideTheirObjectsEmbeddedObjects() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
-        try db.write {
-            try db.add(try Self.contact(1, "Oslo", previous: ["A"]))
-            try db.add(try Self.contact(2, "Paris", previous: ["B"]))
-        }
-        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
-        let two = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2))
+        let (one, two) = try Self.osloAndParis(db)
         // Every contact (key order), and a query with a sort (recomputed).
         let all = ContactMirror(), sorted = ContactMirror()
         let tokens = [
