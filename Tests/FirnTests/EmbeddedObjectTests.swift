@@ -217,10 +217,7 @@ import Testing
                 case let .initial(results): rows = results.map(\.id)
                 case let .update(results, deletions, insertions, modifications):
                     let now = results.map(\.id)
-                    var next = rows
-                    for index in deletions.sorted(by: >) { next.remove(at: index) }
-                    for index in insertions.sorted() where index <= next.count && index < now.count { next.insert(now[index], at: index) }
-                    if next != now { log.append("mirror \(next) is not \(now)") }
+                    if let problem = Self.mirror(rows, deletions, insertions, now) { log.append(problem) }
                     // Modifications are rows as they were.
                     log.append("~\(modifications.map { rows[$0] }.sorted()) +\(insertions.map { now[$0] })")
                     rows = now
@@ -230,6 +227,15 @@ import Testing
         }
 
         var entries: [String] { lock.withLock { log } }
+
+        /// `rows` with a delivery's deletions, then insertions, applied as a
+        /// table view applies them; what is wrong when that does not give `now`.
+        static func mirror(_ rows: [Int], _ deletions: [Int], _ insertions: [Int], _ now: [Int]) -> String? {
+            var next = rows
+            for index in deletions.sorted(by: >) where index < next.count { next.remove(at: index) }
+            for index in insertions.sorted() where index <= next.count && index < now.count { next.insert(now[index], at: index) }
+            return next == now ? nil : "\(rows) -\(deletions) +\(insertions) gives \(next), not \(now)"
+        }
     }
 
     @Test func resultsObserversHearOfChangesInsideTheirObjectsEmbeddedObjects() throws {
@@ -298,6 +304,57 @@ import Testing
         #expect(try Self.stored(scratch, "Address") == 3 && Self.stored(scratch, "Geo") == 1)
         let verify = try FirnCommand.run(["verify", scratch.file])
         #expect(verify.status == 0, "\(verify.output)")
+    }
+
+    /// `for await change in contacts.changes` on an actor, while another
+    /// thread changes addresses inside contacts 1 and 2, then adds contact
+    /// 3: the contacts whose addresses changed come as modifications
+    /// (commits may arrive together in one element).
+    actor ContactScreen {
+        let configuration: Configuration
+        init(_ configuration: Configuration) { self.configuration = configuration }
+
+        func follow(writer: @escaping @Sendable () -> Void) async throws -> (modified: Set<Int>, problems: [String]) {
+            let db = try await Database.open(configuration: configuration)
+            var rows: [Int] = []
+            var modified = Set<Int>()
+            var problems: [String] = []
+            for await change in db.objects(Contact.self).changes {
+                switch change {
+                case let .initial(results):
+                    rows = results.map(\.id)
+                    Thread.detachNewThread(writer)
+                case let .update(results, deletions, insertions, modifications):
+                    let now = results.map(\.id)
+                    if let problem = ContactMirror.mirror(rows, deletions, insertions, now) { problems.append(problem) }
+                    modified.formUnion(modifications.map { rows[$0] })
+                    rows = now
+                case let .error(error): problems.append("\(error)")
+                }
+                if rows.contains(3) { break }
+            }
+            return (modified, problems)
+        }
+    }
+
+    @Test func resultsChangesCarryChangesInsideEmbeddedObjects() async throws {
+        let scratch = Scratch()
+        let configuration = Self.configuration(scratch)
+        try onNewThread { _ = try Self.osloAndParis(try Database(configuration: configuration)) }
+        let failures = Box<[String]>([])
+        let followed = try await ContactScreen(configuration).follow {
+            do {
+                let db = try Database(configuration: configuration)
+                let one = try db.object(ofType: Contact.self, forPrimaryKey: 1), two = try db.object(ofType: Contact.self, forPrimaryKey: 2)
+                try db.write { one?.address?.geo?.lon = 10 }
+                try db.write { two?.previous[0].city = "B2" }
+                try db.write { try db.add(try Self.contact(3, "Rome")) }
+            } catch {
+                failures.value.append("\(error)")
+            }
+        }
+        #expect(failures.value.isEmpty && followed.problems.isEmpty, "\(failures.value) \(followed.problems)")
+        #expect(followed.modified == [1, 2])
     }
 
     @Test func objectsOfAnEmbeddedTypeAreRefusedAsATypeOfTheirOwn() throws {
