@@ -31,6 +31,9 @@ indirect enum Condition: Sendable {
     case values(Int, Quantifier, Condition)
     /// The number of elements of the list property `Int` compared with a count.
     case count(Int, Comparison, Int)
+    /// The objects of another type linking to the object, counted (a
+    /// `LinkingObjects` property in a query, `Query-Linking.swift`).
+    case linking(LinkingTally)
     /// Holds for every object (a list's `isEmpty` is "no element is one").
     case constant(Bool)
     /// Holds for the null object only: what `$0.owner == nil` asks of the
@@ -56,6 +59,11 @@ indirect enum Condition: Sendable {
             trees.insert(schema.listTreeName(schema.properties[index]))
             trees.insert(target.treeName)
             condition.treesRead(target, into: &trees)
+        case let .linking(tally):
+            let origin = tally.origin.schema
+            trees.insert(origin.treeName)
+            if origin.properties[tally.index].isList { trees.insert(origin.listTreeName(origin.properties[tally.index])) }
+            tally.condition.treesRead(origin, into: &trees)
         }
     }
 
@@ -83,6 +91,10 @@ indirect enum Condition: Sendable {
                 guard var fields else { return try condition.matchesNull(target, reads) }
                 return try condition.matches(&fields, reads)
             }
+        case let .linking(tally):
+            // The null object has no objects linking to it.
+            guard let key = try record.key() else { return tally.holds(0) }
+            return tally.holds(try reads.linkingCount(tally, key))
         case let .count(index, comparison, count):
             let owner = try record.key()
             let elements = try owner.map { (owner) throws(DatabaseError) in try reads.listCount(record.schema, index, owner: owner) } ?? 0
@@ -260,6 +272,9 @@ struct RecordFields {
 final class QueryReads {
     let source: any ObjectSource
     private var listCursors: [String: Cursor?] = [:]
+    /// Each `LinkingTally` met and its tallies, found once per scan (the
+    /// tally is held, so its identity is not reused while this lives).
+    private var linkingTallies: [ObjectIdentifier: (tally: LinkingTally, counts: [[UInt8]: Int])] = [:]
 
     init(_ source: any ObjectSource) { self.source = source }
 
@@ -268,6 +283,15 @@ final class QueryReads {
     func withRecord<R>(_ schema: ObjectSchema, key: [UInt8], _ body: (RecordFields?) throws(DatabaseError) -> R) throws(DatabaseError) -> R {
         guard let record = try source.value(in: schema.treeName, key: key) else { return try body(nil) }
         return try record.withBytes { (bytes) throws(DatabaseError) in try body(RecordFields(bytes, schema, key: key)) }
+    }
+
+    /// How many origin objects satisfying `tally`'s condition link to the
+    /// object `key`; the first call walks the origin type, the rest look up.
+    func linkingCount(_ tally: LinkingTally, _ key: [UInt8]) throws(DatabaseError) -> Int {
+        if let known = linkingTallies[ObjectIdentifier(tally)] { return known.counts[key] ?? 0 }
+        let counts = try tally.tallies(source, self)
+        linkingTallies[ObjectIdentifier(tally)] = (tally, counts)
+        return counts[key] ?? 0
     }
 
     /// How many elements list property `index` of the object `owner` has:

@@ -39,15 +39,43 @@ extension List: PersistableValue {
         }
         let elements = Array(value)
         do {
-            // A list of embedded objects owns its elements: replaced, they are deleted.
-            let embedded = target.embeddedTarget()
-            let removed = embedded == nil ? [] : try target.linkKeys()
-            try target.removeAll(core)
-            try core.deleteEmbedded(embedded, removed)
-            try List(target).append(contentsOf: elements)
+            guard let embedded = target.embeddedTarget() else {
+                try target.removeAll(core)
+                try List(target).append(contentsOf: elements)
+                return
+            }
+            try Self.assignEmbedded(elements, to: target, embedded, core)
         } catch {
             core.defer(error)
         }
+    }
+
+    /// A list of embedded objects owns its elements: those the new value
+    /// drops are deleted. One it holds already (`past = past`, or the same
+    /// objects reordered) keeps its place in it, as in Realm, and is linked
+    /// again by key: it would otherwise be deleted before being appended
+    /// (or refused as an object that already has an owner).
+    private static func assignEmbedded(_ elements: [Element], to target: ListStorage, _ embedded: ClassInfo,
+                                       _ core: DatabaseCore) throws(DatabaseError) {
+        let current = try target.linkKeys()
+        var held = Set(current)
+        var kept: [Int: [UInt8]] = [:]
+        for (position, element) in elements.enumerated() {
+            // Each held object once: a second occurrence would be a second owner (refused below).
+            guard let managed = (element as? Object)?.managed, managed.source === core, managed.info === embedded,
+                  held.remove(managed.key) != nil else { continue }
+            kept[position] = managed.key
+        }
+        let (_, tree) = try target.writer("set")
+        try target.removeAll(core)
+        try core.deleteEmbedded(embedded, current.filter { held.contains($0) })
+        let context = _StoreContext(core: core, update: .error, operation: "append it to \(target.name)", owner: nil, ownerKey: [], index: target.index)
+        var values: [FieldValue?] = []
+        for (position, element) in elements.enumerated() {
+            if let key = kept[position] { values.append(.link(key)) } else { values.append(try element._stored(context).value) }
+        }
+        try target.insert(values, at: 0, core, tree)
+        core.changed()
     }
 
     /// Adding this list's object: its elements (read first, in case they are

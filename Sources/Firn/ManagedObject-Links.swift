@@ -40,12 +40,6 @@ extension ManagedObject {
     func writeLink(_ index: Int, _ target: Object?) {
         let (core, property) = settable(index)
         do {
-            var field: FieldValue?
-            if let target {
-                let context = _StoreContext(core: core, update: .error, operation: "link it from \(info.name).\(property.name)",
-                                            owner: nil, ownerKey: [], index: index)
-                field = .link(try core.linkKey(to: target, context))
-            }
             // An embedded object held here is deleted once it is replaced
             // (it has no other owner, FORMAT.md §12.7).
             var previous: FieldValue?
@@ -54,6 +48,14 @@ extension ManagedObject {
                 previous = try engine { () throws(FirnError) in
                     try record.withBytes { bytes throws(FirnError) in try ObjectRecord.value(index, as: property.type, in: bytes) }
                 }
+            }
+            // The embedded object held here, assigned again: kept, as in Realm.
+            if let held = target?.managed, held.source === core, case let .link(old)? = previous, old == held.key { return }
+            var field: FieldValue?
+            if let target {
+                let context = _StoreContext(core: core, update: .error, operation: "link it from \(info.name).\(property.name)",
+                                            owner: nil, ownerKey: [], index: index)
+                field = .link(try core.linkKey(to: target, context))
             }
             try core.update(info, key: key, index: index, field: PersistedField(field))
             if case let .link(old)? = previous, previous != field { try core.deleteEmbedded(embedded, [old]) }

@@ -42,15 +42,26 @@ extension ClassInfo {
     /// reads none (a computed property of other values). Learned once per
     /// key path, then cached.
     func index<Root: Object>(of keyPath: PartialKeyPath<Root>) -> Int? {
+        // A computed property (`LinkingObjects`) is not one a sort, a
+        // comparison or a checked read can name.
+        guard let index = wrapperIndex(of: keyPath), index < schema.properties.count else { return nil }
+        return index
+    }
+
+    /// The `LinkingObjects` property `keyPath` reads (a query goes through it), nil for any other.
+    func linkingProperty<Root: Object>(of keyPath: PartialKeyPath<Root>) -> LinkingProperty? {
+        wrapperIndex(of: keyPath).flatMap(linkingProperty)
+    }
+
+    /// The number of the `@Persisted` wrapper `keyPath` reads, stored or
+    /// computed, nil when it reads none.
+    private func wrapperIndex<Root: Object>(of keyPath: PartialKeyPath<Root>) -> Int? {
         if let cached = cachedIndex(keyPath) { return cached }
         guard let instance = type.init() as? Root else { return nil }
         let recorder = PropertyRecorder(root: instance)
         instance.recorder = recorder
         _ = instance[keyPath: keyPath]
-        // A computed property (`LinkingObjects`) is not one a query, a sort
-        // or a checked read can name.
-        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset),
-              index < schema.properties.count else { return nil }
+        guard let offset = recorder.wrapperOffset, let index = knownIndex(ofWrapperAt: offset) else { return nil }
         cache(keyPath, index)
         return index
     }

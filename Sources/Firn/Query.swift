@@ -66,7 +66,7 @@ public struct Query<Root: Object> {
         QueryList(source: source, state: state.flatMap { (info, path) in
             Self.stepIndex(info, keyPath, isList: true).flatMap { index in
                 Result { () throws(DatabaseError) in
-                    (path, index, try source.info(Target.self))
+                    (path, .list(index), try source.info(Target.self))
                 }
             }
         })
@@ -165,20 +165,22 @@ struct QueryOwner {
 /// objects whose properties it compares.
 enum QueryStep {
     case link(Int, ObjectSchema)
-    case list(Int, ObjectSchema, Condition.Quantifier)
+    /// Into a list's objects, or the objects linking here (`QueryCollection`).
+    case collection(QueryCollection, ObjectSchema, Condition.Quantifier)
 
     /// `condition`, on the objects `path` reaches, as a condition on the queried objects.
     static func wrap<Path: BidirectionalCollection<QueryStep>>(_ condition: Condition, in path: Path) -> Condition {
         path.reversed().reduce(condition) { inner, step in
             switch step {
             case let .link(index, schema): return .link(index, schema, inner)
-            case let .list(index, schema, quantifier): return .list(index, schema, quantifier, inner)
+            case let .collection(collection, schema, quantifier): return collection.quantified(quantifier, schema, inner)
             }
         }
     }
 }
 
-/// The objects of a list property in a query. Comparing one of their
+/// The objects of a list property (or of a `LinkingObjects` property:
+/// the objects linking here) in a query. Comparing one of their
 /// properties holds when it holds for some object of the list (Realm's
 /// ANY): `$0.dogs.age > 5`. `allSatisfy` asks it of every object (ALL;
 /// true for an empty list) and `contains(where:)` of one object at once
@@ -186,13 +188,13 @@ enum QueryStep {
 @dynamicMemberLookup
 public struct QueryList<Element: Object> {
     let source: any ObjectSource
-    /// The path to the list's owner, the list property, the elements' class info.
-    let state: Result<(path: [QueryStep], index: Int, target: ClassInfo), DatabaseError>
+    /// The path to the list's owner, the list (or linking objects), the elements' class info.
+    let state: Result<(path: [QueryStep], collection: QueryCollection, target: ClassInfo), DatabaseError>
 
     /// The list's objects, each reached for some (`.any`) or every (`.all`) element.
     private func elements(_ quantifier: Condition.Quantifier) -> Query<Element> {
-        Query(source: source, state: state.map { (path, index, target) in
-            (target, path + [.list(index, target.schema, quantifier)])
+        Query(source: source, state: state.map { (path, collection, target) in
+            (target, path + [.collection(collection, target.schema, quantifier)])
         })
     }
 
@@ -222,16 +224,16 @@ public struct QueryList<Element: Object> {
     /// True when the list has no objects.
     public var isEmpty: QueryPredicate {
         QueryPredicate { () throws(DatabaseError) in
-            let (path, index, target) = try state.get()
-            return QueryStep.wrap(.not(.list(index, target.schema, .any, .constant(true))), in: path)
+            let (path, collection, target) = try state.get()
+            return QueryStep.wrap(.not(collection.quantified(.any, target.schema, .constant(true))), in: path)
         }
     }
 
     private func quantified(_ quantifier: Condition.Quantifier, _ build: (Query<Element>) -> QueryPredicate) -> QueryPredicate {
         QueryPredicate { () throws(DatabaseError) in
-            let (path, index, target) = try state.get()
+            let (path, collection, target) = try state.get()
             let inner = try build(Query(source: source, info: target)).condition.get()
-            return QueryStep.wrap(.list(index, target.schema, quantifier, inner), in: path)
+            return QueryStep.wrap(collection.quantified(quantifier, target.schema, inner), in: path)
         }
     }
 }

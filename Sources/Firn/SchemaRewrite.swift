@@ -6,7 +6,9 @@ import FirnCore
 /// elements to their new trees, rebuilds the type's index trees, and — when
 /// a primary key change gave objects new keys — rewrites every link and
 /// list element that points to them (a link to a key that no longer names
-/// an object becomes null, so it cannot come to name a new one).
+/// an object becomes null, so it cannot come to name a new one); last,
+/// deletes the embedded objects the block's sets left without an owner
+/// (`MigrationEmbedded.swift`).
 struct SchemaRewrite {
     let transaction: WriteTransaction
     let plan: SchemaPlan
@@ -26,6 +28,7 @@ struct SchemaRewrite {
             }
             if let error = state.takeError() { throw error }
         }
+        let replaced = try embeddedReplaced(state)
         let schemaTree = try tree(ObjectSchema.schemaTreeName)
         for schema in plan.added + plan.changed {
             _ = try engine { () throws(FirnError) in try schemaTree.put(Array(schema.name.utf8), schema.encode()) }
@@ -44,6 +47,8 @@ struct SchemaRewrite {
             for (name, schema) in plan.schemas { finalSchemas[name] = schema }
             try remapLinks(keyMaps, schemas: finalSchemas)
         }
+        // What the block took out of an embedded link or list goes, as assigning it does in a write.
+        if !replaced.isEmpty { try deleteUnheldEmbedded(replaced) }
         if plan.configuredVersion != plan.storedVersion {
             let meta = try tree(SchemaMeta.treeName)
             _ = try engine { () throws(FirnError) in try meta.put(SchemaMeta.schemaVersionKey, SchemaMeta.encode(plan.configuredVersion)) }

@@ -51,6 +51,15 @@ import Testing
         return contact
     }
 
+    /// Contacts 1 (Oslo, previous A) and 2 (Paris, previous B), added.
+    static func osloAndParis(_ db: Database) throws -> (Contact, Contact) {
+        try db.write {
+            try db.add(try contact(1, "Oslo", previous: ["A"]))
+            try db.add(try contact(2, "Paris", previous: ["B"]))
+        }
+        return (try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1)), try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2)))
+    }
+
     /// The number of stored objects of an embedded type (`objects(_:)` refuses them).
     static func stored(_ scratch: Scratch, _ type: String) throws -> UInt64 {
         try MigrationTests.count(scratch, "obj." + type) ?? 0
@@ -126,6 +135,40 @@ import Testing
         #expect(try Self.stored(scratch, "Address") == 1 && Self.stored(scratch, "Geo") == 1)
     }
 
+    /// Realm's self-assignment: a list (or link) assigned the embedded
+    /// objects it holds keeps them, in the new order; only the ones dropped
+    /// are deleted. The same object twice is still a second owner.
+    @Test func assigningAListOrLinkTheEmbeddedObjectsItHoldsKeepsThem() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try db.write { try db.add(try Self.contact(1, "Oslo", previous: ["A", "B", "C"])) }
+        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+        let (a, b, c) = (one.previous[0], one.previous[1], one.previous[2])
+        try db.write { one.previous = one.previous }
+        #expect(one.previous.map(\.city) == ["A", "B", "C"] && !a.isInvalidated && !b.isInvalidated && !c.isInvalidated)
+        try db.write {
+            let reordered = List<Address>()
+            try reordered.append(contentsOf: [one.previous[2], one.previous[0], Self.address("D")])
+            one.previous = reordered
+        }
+        #expect(one.previous.map(\.city) == ["C", "A", "D"] && b.isInvalidated && !a.isInvalidated && c.city == "C")
+        let address = try #require(one.address)
+        try db.write { one.address = one.address }
+        #expect(!address.isInvalidated && one.address?.city == "Oslo" && one.address?.geo?.lat == 1)
+        #expect(try Self.stored(scratch, "Address") == 4 && Self.stored(scratch, "Geo") == 1)
+        do {
+            try db.write {
+                let twice = List<Address>()
+                try twice.append(contentsOf: [one.previous[0], one.previous[0]])
+                one.previous = twice
+            }
+            Issue.record("one embedded object was accepted twice")
+        } catch DatabaseError.embeddedObject {}
+        #expect(one.previous.map(\.city) == ["C", "A", "D"])
+        let verify = try FirnCommand.run(["verify", scratch.file])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+
     @Test func deletingTheOwnerDeletesItsEmbeddedObjectsNestedOnesToo() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
@@ -146,12 +189,7 @@ import Testing
     @Test func theOwnersObserverHearsOfChangesInsideItsEmbeddedObjects() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
-        try db.write {
-            try db.add(try Self.contact(1, "Oslo", previous: ["A"]))
-            try db.add(try Self.contact(2, "Paris", previous: ["B"]))
-        }
-        let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
-        let two = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 2))
+        let (one, two) = try Self.osloAndParis(db)
         let log = NotificationTests.Log<String>()
         let token = try one.observe { change in
             if case let .change(_, properties) = change { log.append(properties.map(\.name).joined(separator: ",")) }
@@ -163,6 +201,160 @@ import Testing
         try db.write { one.name = "Ann" }
         #expect(log.entries == ["address", "address", "previous", "name"])
         token.invalidate()
+    }
+
+    /// A results delivery applied to a mirror of the previous one (as a
+    /// table view applies it) names, among its modifications, the owners
+    /// whose embedded objects changed inside: directly, nested, in a list.
+    final class ContactMirror: @unchecked Sendable {
+        private let lock = NSLock()
+        private var rows: [Int] = []
+        private var log: [String] = []
+
+        func apply(_ change: ResultsChange<Contact>) {
+            lock.withLock {
+                switch change {
+                case let .initial(results): rows = results.map(\.id)
+                case let .update(results, deletions, insertions, modifications):
+                    let now = results.map(\.id)
+                    if let problem = Self.mirror(rows, deletions, insertions, now) { log.append(problem) }
+                    // Modifications are rows as they were.
+                    log.append("~\(modifications.map { rows[$0] }.sorted()) +\(insertions.map { now[$0] })")
+                    rows = now
+                case let .error(error): log.append("\(error)")
+                }
+            }
+        }
+
+        var entries: [String] { lock.withLock { log } }
+
+        /// `rows` with a delivery's deletions, then insertions, applied as a
+        /// table view applies them; what is wrong when that does not give `now`.
+        static func mirror(_ rows: [Int], _ deletions: [Int], _ insertions: [Int], _ now: [Int]) -> String? {
+            var next = rows
+            for index in deletions.sorted(by: >) where index < next.count { next.remove(at: index) }
+            for index in insertions.sorted() where index <= next.count && index < now.count { next.insert(now[index], at: index) }
+            return next == now ? nil : "\(rows) -\(deletions) +\(insertions) gives \(next), not \(now)"
+        }
+    }
+
+    @Test func resultsObserversHearOfChangesInsideTheirObjectsEmbeddedObjects() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        let (one, two) = try Self.osloAndParis(db)
+        // Every contact (key order), and a query with a sort (recomputed).
+        let all = ContactMirror(), sorted = ContactMirror()
+        let tokens = [
+            try db.objects(Contact.self).observe { all.apply($0) },
+            try db.objects(Contact.self).where { $0.id > 0 }.sorted(by: \.name, ascending: false).observe { sorted.apply($0) },
+        ]
+        try db.write { one.address?.city = "Oslo S" }                                // inside the embedded object
+        try db.write { one.address?.geo?.lon = 10 }                                  // inside a nested one
+        try db.write { one.previous[0].city = "A2" }                                 // inside a list element
+        try db.write { two.address?.city = "Paris 2"; two.previous[0].city = "B2" }  // another owner's
+        try db.write { try db.add(try Self.contact(3, "Rome")) }                      // a new contact: no modification
+        try db.write {
+            try db.object(ofType: Contact.self, forPrimaryKey: 3)?.address?.geo?.lat = 5
+            one.address = Self.address("Oslo N")                                      // the owner's own field
+        }
+        try db.write { one.previous[0].geo = Geo() }                                 // a nested object added in a list element
+        for token in tokens { token.invalidate() }
+        let expected = ["~[1] +[]", "~[1] +[]", "~[1] +[]", "~[2] +[]", "~[] +[3]", "~[1, 3] +[]", "~[1] +[]"]
+        #expect(all.entries == expected)
+        #expect(sorted.entries == expected)
+    }
+
+    /// A migration block that sets an embedded link (or list) deletes the
+    /// objects it took out, nested ones too, as assigning does in a write;
+    /// one it moves to another property stays. `firn verify` (its
+    /// object-layer check: every embedded object has one owner) passes.
+    @Test func aMigrationThatReplacesEmbeddedObjectsDeletesThem() throws {
+        let scratch = Scratch()
+        do {
+            let db = try Database(configuration: Self.configuration(scratch))
+            try db.write {
+                try db.add(try Self.contact(1, "Oslo", previous: ["P", "Q"]))
+                try db.add(try Self.contact(2, "Paris"))
+                try db.add(try Self.contact(3, "Rome"))
+            }
+        }
+        #expect(try Self.stored(scratch, "Address") == 5 && Self.stored(scratch, "Geo") == 3)
+        var configuration = Self.configuration(scratch)
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            try migration.enumerateObjects(ofType: "Contact") { old, new in
+                switch old["id"] as? Int {
+                case 1:
+                    // P moves from the list to the link; Oslo (and its Geo) goes.
+                    let previous = try #require(old["previous"] as? [Any?])
+                    new["address"] = previous[0]
+                    new["previous"] = [previous[1]]
+                case 2: try new.set(nil, for: "address")
+                default: break
+                }
+            }
+        }
+        do {
+            let db = try Database(configuration: configuration)
+            let one = try #require(try db.object(ofType: Contact.self, forPrimaryKey: 1))
+            #expect(one.address?.city == "P" && one.previous.map(\.city) == ["Q"])
+            #expect(try db.object(ofType: Contact.self, forPrimaryKey: 2)?.address == nil)
+            #expect(try db.object(ofType: Contact.self, forPrimaryKey: 3)?.address?.geo?.lat == 3)
+        }
+        #expect(try Self.stored(scratch, "Address") == 3 && Self.stored(scratch, "Geo") == 1)
+        let verify = try FirnCommand.run(["verify", scratch.file])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
+
+    /// `for await change in contacts.changes` on an actor, while another
+    /// thread changes addresses inside contacts 1 and 2, then adds contact
+    /// 3: the contacts whose addresses changed come as modifications
+    /// (commits may arrive together in one element).
+    actor ContactScreen {
+        let configuration: Configuration
+        init(_ configuration: Configuration) { self.configuration = configuration }
+
+        func follow(writer: @escaping @Sendable () -> Void) async throws -> (modified: Set<Int>, problems: [String]) {
+            let db = try await Database.open(configuration: configuration)
+            var rows: [Int] = []
+            var modified = Set<Int>()
+            var problems: [String] = []
+            for await change in db.objects(Contact.self).changes {
+                switch change {
+                case let .initial(results):
+                    rows = results.map(\.id)
+                    Thread.detachNewThread(writer)
+                case let .update(results, deletions, insertions, modifications):
+                    let now = results.map(\.id)
+                    if let problem = ContactMirror.mirror(rows, deletions, insertions, now) { problems.append(problem) }
+                    modified.formUnion(modifications.map { rows[$0] })
+                    rows = now
+                case let .error(error): problems.append("\(error)")
+                }
+                if rows.contains(3) { break }
+            }
+            return (modified, problems)
+        }
+    }
+
+    @Test func resultsChangesCarryChangesInsideEmbeddedObjects() async throws {
+        let scratch = Scratch()
+        let configuration = Self.configuration(scratch)
+        try onNewThread { _ = try Self.osloAndParis(try Database(configuration: configuration)) }
+        let failures = Box<[String]>([])
+        let followed = try await ContactScreen(configuration).follow {
+            do {
+                let db = try Database(configuration: configuration)
+                let one = try db.object(ofType: Contact.self, forPrimaryKey: 1), two = try db.object(ofType: Contact.self, forPrimaryKey: 2)
+                try db.write { one?.address?.geo?.lon = 10 }
+                try db.write { two?.previous[0].city = "B2" }
+                try db.write { try db.add(try Self.contact(3, "Rome")) }
+            } catch {
+                failures.value.append("\(error)")
+            }
+        }
+        #expect(failures.value.isEmpty && followed.problems.isEmpty, "\(failures.value) \(followed.problems)")
+        #expect(followed.modified == [1, 2])
     }
 
     @Test func objectsOfAnEmbeddedTypeAreRefusedAsATypeOfTheirOwn() throws {

@@ -183,4 +183,116 @@ import Testing
             _ = try Database(configuration: scratch.configuration([Broken.Bare.self, Broken.Pet.self]))
         }
     }
+
+    /// Ann has pets aged 1 and 7, Ben one aged 2, Cy none; pet 9 (age 8) has no owner.
+    static func petsOfThree(_ db: Database) throws {
+        let ann = owner("Ann"), ben = owner("Ben")
+        try db.write {
+            try db.add(owner("Cy"))
+            try db.add(pet(1, age: 1, owner: ann))
+            try db.add(pet(2, age: 7, owner: ann))
+            try db.add(pet(3, age: 2, owner: ben))
+            try db.add(pet(9, age: 8))
+        }
+    }
+
+    static func names(_ results: Results<Owner>) -> [String] { results.map(\.name).sorted() }
+
+    /// Realm's `ANY pets.age > 5`, `pets.@count`: a condition through a
+    /// `LinkingObjects` property holds for some object linking here (false
+    /// with none), `allSatisfy` for every one (true with none), as a list's.
+    @Test func aQueryThroughLinkingObjectsAsksSomeOrEveryObjectLinkingHere() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try Self.petsOfThree(db)
+        let owners = db.objects(Owner.self)
+        #expect(Self.names(try owners.where { $0.pets.age > 5 }) == ["Ann"])
+        #expect(Self.names(try owners.where { $0.pets.age > 0 }) == ["Ann", "Ben"])
+        #expect(Self.names(try owners.where { $0.pets.allSatisfy { $0.age < 5 } }) == ["Ben", "Cy"])
+        #expect(Self.names(try owners.where { $0.pets.contains { $0.age > 1 && $0.age < 5 } }) == ["Ben"])
+        #expect(Self.names(try owners.where { $0.pets.count >= 2 }) == ["Ann"])
+        #expect(Self.names(try owners.where { $0.pets.count == 1 }) == ["Ben"])
+        #expect(Self.names(try owners.where { $0.pets.isEmpty }) == ["Cy"])
+        #expect(Self.names(try owners.where { !($0.pets.age > 5) }) == ["Ben", "Cy"])
+        // With the owner's own properties, either way round.
+        #expect(Self.names(try owners.where { $0.name != "Ben" && $0.pets.age < 5 }) == ["Ann"])
+        #expect(Self.names(try owners.where { $0.pets.age == 2 || $0.name == "Cy" }) == ["Ben", "Cy"])
+        // Through a link: pets whose owner has a pet older than 5.
+        #expect(try db.objects(Pet.self).where { $0.owner.pets.age > 5 }.map(\.id) == [1, 2])
+        // Live: the same results follow the commits that change the pets.
+        let old = try owners.where { $0.pets.age > 5 }
+        try db.write {
+            try db.object(ofType: Pet.self, forPrimaryKey: 9)?.owner = try db.object(ofType: Owner.self, forPrimaryKey: "Cy")
+            try db.object(ofType: Pet.self, forPrimaryKey: 2)?.age = 3
+        }
+        #expect(Self.names(old) == ["Cy"])
+        #expect(Self.names(try owners.where { $0.pets.isEmpty }).isEmpty)
+    }
+
+    /// A list origin: each object whose list holds the owner counts once
+    /// (however often it holds it).
+    @Test func aQueryThroughLinkingObjectsOfAListCountsEachListOnce() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        let ann = Self.owner("Ann"), ben = Self.owner("Ben")
+        try db.write {
+            for owner in [ann, ben, Self.owner("Cy")] { try db.add(owner) }
+            let young = Self.pet(1, age: 1), old = Self.pet(2, age: 9)
+            try young.walkers.append(contentsOf: [ann, ben])
+            try old.walkers.append(contentsOf: [ann, ann])
+            try db.add(young)
+            try db.add(old)
+        }
+        let owners = db.objects(Owner.self)
+        #expect(Self.names(try owners.where { $0.walked.age > 5 }) == ["Ann"])
+        #expect(Self.names(try owners.where { $0.walked.count == 2 }) == ["Ann"])
+        #expect(Self.names(try owners.where { $0.walked.allSatisfy { $0.age < 5 } }) == ["Ben", "Cy"])
+        #expect(Self.names(try owners.where { $0.walked.isEmpty }) == ["Cy"])
+        // Two LinkingObjects properties in one condition.
+        #expect(Self.names(try owners.where { $0.walked.age < 5 && $0.pets.isEmpty }) == ["Ann", "Ben"])
+        try db.write { try db.object(ofType: Pet.self, forPrimaryKey: 2)?.walkers.removeAll() }
+        #expect(Self.names(try owners.where { $0.walked.count == 2 }).isEmpty)
+        #expect(Self.names(try owners.where { $0.walked.age > 0 }) == ["Ann", "Ben"])
+    }
+
+    @Test func aFrozenQueryThroughLinkingObjectsReadsItsVersion() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try Self.petsOfThree(db)
+        let frozen = try db.objects(Owner.self).where { $0.pets.age > 5 }.freeze()
+        let frozenDatabase = try db.freeze()
+        try db.write { try db.object(ofType: Pet.self, forPrimaryKey: 3)?.age = 6 }
+        #expect(frozen.isFrozen && Self.names(frozen) == ["Ann"])
+        #expect(Self.names(try frozenDatabase.objects(Owner.self).where { $0.pets.age > 5 }) == ["Ann"])
+        #expect(Self.names(try db.objects(Owner.self).where { $0.pets.age > 5 }) == ["Ann", "Ben"])
+    }
+
+    /// The results read the pets: a pet's change that moves its owner in
+    /// or out is heard by the owners' results.
+    @Test func anObserverOfAQueryThroughLinkingObjectsHearsThePetsChange() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        try Self.petsOfThree(db)
+        let heard = Box<[String]>([])
+        let token = try db.objects(Owner.self).where { $0.pets.age > 5 }.observe { change in
+            switch change {
+            case let .initial(owners): heard.value.append("initial \(owners.map(\.name))")
+            case let .update(owners, _, _, _): heard.value.append("\(owners.map(\.name))")
+            case let .error(error): heard.value.append("\(error)")
+            }
+        }
+        try db.write { try db.object(ofType: Pet.self, forPrimaryKey: 3)?.age = 6 }
+        try db.write { try db.object(ofType: Pet.self, forPrimaryKey: 2)?.owner = nil }
+        token.invalidate()
+        #expect(heard.value == ["initial [\"Ann\"]", "[\"Ann\", \"Ben\"]", "[\"Ben\"]"])
+    }
+
+    /// Only a `LinkingObjects` key path goes through; by name the property is not stored.
+    @Test func aLinkingObjectsPropertyByNameIsUnknown() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: Self.configuration(scratch))
+        #expect(throws: DatabaseError.unknownProperty(type: "Owner", property: "pets")) {
+            try db.objects(Owner.self).where { $0["pets"] == 1 }
+        }
+    }
 }

@@ -22,6 +22,7 @@ let snippets: [Snippet] = [
     SDKQueries.snippet,
     SDKEnums.snippet,
     SDKLinkingObjects.snippet,
+    SDKLinkingObjects.querySnippet,
     SDKEmbedded.snippet,
     SDKSets.snippet,
     SDKCodable.snippet,

@@ -62,3 +62,98 @@ extension VersionChanges {
         return [child]
     }
 }
+
+/// The same for an observer of results: the objects of the results' type
+/// whose embedded objects (directly, nested, or in a list) changed inside
+/// are modifications. With no back-reference from an embedded object to
+/// its owner, the changed keys are found from the diffs of the embedded
+/// types' trees, then their holders by one walk of each holding tree (the
+/// holder's records for a link, its list tree for a list), level by level
+/// up to the results' type; a step that touched no embedded tree reachable
+/// from it costs a look at the catalog diff only.
+extension VersionChanges {
+    func ownersOfChangedEmbedded(_ info: ClassInfo, core: DatabaseCore) throws(FirnError) -> Set<[UInt8]> {
+        if let known = embeddedOwners[info.name] { return known }
+        let owners = try findOwnersOfChangedEmbedded(info, core: core)
+        embeddedOwners[info.name] = owners
+        return owners
+    }
+
+    private func findOwnersOfChangedEmbedded(_ info: ClassInfo, core: DatabaseCore) throws(FirnError) -> Set<[UInt8]> {
+        // The embedded types reachable from `info`, and which changed directly.
+        var reachable: [String: ClassInfo] = [:]
+        var pending = [info]
+        while let type = pending.popLast() {
+            for property in type.schema.properties {
+                guard let target = core.embeddedTarget(property), reachable[target.name] == nil else { continue }
+                reachable[target.name] = target
+                pending.append(target)
+            }
+        }
+        var changed: [String: Set<[UInt8]>] = [:]
+        for (name, type) in reachable {
+            let direct = try directlyChanged(type)
+            if !direct.isEmpty { changed[name] = direct }
+        }
+        guard !changed.isEmpty else { return [] }
+        // An embedded object holding a changed one changed too: up the
+        // nesting until no holder is new (a type may hold its own type).
+        var frontier = changed
+        while !frontier.isEmpty {
+            var next: [String: Set<[UInt8]>] = [:]
+            for (name, holder) in reachable {
+                let found = try holders(holder, of: frontier, core: core).subtracting(changed[name] ?? [])
+                guard !found.isEmpty else { continue }
+                changed[name, default: []].formUnion(found)
+                next[name] = found
+            }
+            frontier = next
+        }
+        return try holders(info, of: changed, core: core)
+    }
+
+    /// The embedded objects of `info` whose record or list elements changed.
+    private func directlyChanged(_ info: ClassInfo) throws(FirnError) -> Set<[UInt8]> {
+        var keys = Set<[UInt8]>()
+        let tree = info.schema.treeName
+        if try touched(tree) { for change in try changes(in: tree) { keys.insert(change.key) } }
+        for property in info.schema.properties where property.isList {
+            let list = info.schema.listTreeName(property)
+            guard try touched(list) else { continue }
+            for change in try changes(in: list) {
+                keys.insert(try change.key.withUnsafeBytes { bytes in
+                    Result { () throws(FirnError) in Array(try ListKey.decode(bytes).owner) }
+                }.get())
+            }
+        }
+        return keys
+    }
+
+    /// The objects of `info` that hold, in the new version, one of the
+    /// embedded objects `keys` names (by type name) through a link or list.
+    private func holders(_ info: ClassInfo, of keys: [String: Set<[UInt8]>], core: DatabaseCore) throws(FirnError) -> Set<[UInt8]> {
+        var found = Set<[UInt8]>()
+        for (index, property) in info.schema.properties.enumerated() {
+            guard let target = core.embeddedTarget(property), let wanted = keys[target.name], !wanted.isEmpty else { continue }
+            let tree = property.isList ? info.schema.listTreeName(property) : info.schema.treeName
+            guard let reader = try new.tree(tree) else { continue }
+            let cursor = reader.cursor()
+            try cursor.first()
+            var failure: FirnError?
+            try cursor.forEachEntry { key, value, _ in
+                do throws(FirnError) {
+                    let held = property.isList ? try ListElement.decode(value, as: property.type)
+                                               : try ObjectRecord.value(index, as: property.type, in: value)
+                    guard case let .link(child)? = held, wanted.contains(child) else { return true }
+                    found.insert(property.isList ? Array(try ListKey.decode(key).owner) : Array(key))
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+        }
+        return found
+    }
+}

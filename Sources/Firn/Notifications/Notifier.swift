@@ -257,6 +257,9 @@ final class VersionChanges {
     let new: Snapshot
     private var trees: Set<String>?
     private var keys: [String: [KeyChange]] = [:]
+    /// `ownersOfChangedEmbedded` by type name, found once per step for
+    /// every results observer of the type.
+    var embeddedOwners: [String: Set<[UInt8]>] = [:]
 
     init(old: Snapshot, new: Snapshot) {
         self.old = old

@@ -23,7 +23,7 @@ extension Results {
     /// Calls `block` with `.initial`, then with `.update` after each
     /// refresh point (docs/SDK.md "Notifications") at which objects of the
     /// type were inserted, deleted or changed in these results (an object
-    /// whose list elements changed is a modification). Computed from the
+    /// whose list elements, or embedded objects, changed is a modification). Computed from the
     /// diffs of the type's tree and its list trees between the two
     /// versions: a version that touched none of them costs one catalog diff.
     /// `.initial` comes later on the instance's queue or actor, and inside
@@ -103,7 +103,10 @@ final class ResultsObservation<Element: Object>: Observation, FailableObservatio
         let diff: (deletions: [Int], insertions: [Int], modifications: [Int])
         do {
             let recordChanges = try engine { () throws(FirnError) in try changes.changes(in: tree) }
-            let owners = try engine { () throws(FirnError) in try listOwnersChanged(changes) }
+            // Objects whose list elements, or embedded objects, changed: modifications.
+            let owners = try engine { () throws(FirnError) in
+                try listOwnersChanged(changes).union(changes.ownersOfChangedEmbedded(info, core: core))
+            }
             let keyChanges = owners.isEmpty ? recordChanges : Self.merging(recordChanges, listOwners: owners)
             // A condition through links and lists also reads other trees:
             // a change there can move objects in or out without touching
