@@ -24,6 +24,7 @@ let snippets: [Snippet] = [
     SDKLinkingObjects.snippet,
     SDKEmbedded.snippet,
     SDKSets.snippet,
+    SDKMaps.snippet,
     SDKCodable.snippet,
 ]
 

@@ -48,7 +48,7 @@ extension VersionChanges {
             while cursor.isValid, let entry = try cursor.key, entry.starts(with: prefix) {
                 if let bytes = try cursor.value,
                    case let .link(child)? = try bytes.withUnsafeBytes({ buffer in
-                       Result { () throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
+                       Result { () throws(FirnError) in try ListElement.decode(buffer, of: property) }
                    }).get() {
                     keys.append(child)
                 }
