@@ -27,15 +27,7 @@ extension Map: PersistableValue {
     /// Assigning a map replaces the property's entries (as assigning a list
     /// does); outside a write or on a frozen object it stops the program.
     public static func _write(_ value: Map<Key, Value>, _ access: _ManagedAccess) {
-        let managed = access.managed
-        managed.source.checkAccess()
-        let target = ListStorage(source: managed.source, owner: managed.info, ownerKey: managed.key, index: access.index)
-        guard let core = managed.source as? DatabaseCore else {
-            fatalError("Firn: \(DatabaseError.frozen(type: managed.info.name, operation: "set \(target.property.name)"))")
-        }
-        guard core.transaction != nil else {
-            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(target.name)"))")
-        }
+        let (target, core) = ListStorage.assigned(access)
         let entries = value.entries
         do {
             try Map(target).removeAll()

@@ -33,11 +33,8 @@ extension String: _MapKey {
 public final class Map<Key: _MapKey, Value: PersistableValue>: RandomAccessCollection, @unchecked Sendable {
     public typealias Element = (key: Key, value: Value)
 
-    enum Storage {
-        /// Entries sorted by their keys' UTF-8 bytes, as the stored ones are.
-        case unmanaged([(key: String, value: Value)])
-        case managed(ListStorage)
-    }
+    /// Unmanaged: the entries sorted by their keys' UTF-8 bytes, as the stored ones are.
+    typealias Storage = ViewStorage<[(key: String, value: Value)]>
 
     // As a List's: only an unmanaged map changes its storage (to managed, once).
     var storage: Storage
@@ -47,17 +44,10 @@ public final class Map<Key: _MapKey, Value: PersistableValue>: RandomAccessColle
     init(_ managed: ListStorage) { storage = .managed(managed) }
 
     /// True when this map reads a fixed version (safe from any thread).
-    public var isFrozen: Bool {
-        if case let .managed(list) = storage { return list.source.isFrozen }
-        return false
-    }
+    public var isFrozen: Bool { storage.isFrozen }
 
     /// True for a map of a deleted object.
-    public var isInvalidated: Bool {
-        guard case let .managed(list) = storage else { return false }
-        list.source.checkAccess()
-        return (try? list.ownerExists()) != true
-    }
+    public var isInvalidated: Bool { storage.isInvalidated }
 
     // MARK: reading
 
@@ -67,9 +57,7 @@ public final class Map<Key: _MapKey, Value: PersistableValue>: RandomAccessColle
     public var count: Int {
         switch storage {
         case let .unmanaged(entries): return entries.count
-        case let .managed(list):
-            list.source.checkAccess()
-            do { return try list.count() } catch { fatalError("Firn: \(list.name): \(error)") }
+        case let .managed(list): return list.viewCount
         }
     }
 
@@ -252,9 +240,7 @@ public final class Map<Key: _MapKey, Value: PersistableValue>: RandomAccessColle
         guard case let .managed(list) = storage else {
             throw DatabaseError.unmanagedObject(type: "Map<\(Key.self), \(Value.self)>", operation: "freeze")
         }
-        guard let core = list.source as? DatabaseCore else { return self }
-        let frozen = try core.frozenVersion(operation: "freeze \(list.name)")
-        return Map(ListStorage(source: frozen, owner: list.owner, ownerKey: list.ownerKey, index: list.index))
+        return try list.frozenCopy().map(Map.init) ?? self
     }
 
     /// The live map in the caller's instance, or nil when its object was deleted since.
@@ -262,11 +248,8 @@ public final class Map<Key: _MapKey, Value: PersistableValue>: RandomAccessColle
         guard case let .managed(list) = storage else {
             throw DatabaseError.unmanagedObject(type: "Map<\(Key.self), \(Value.self)>", operation: "thaw")
         }
-        guard let frozen = list.source as? FrozenVersion else { return self }
-        let core = try InstanceCache.callersInstance(frozen.configuration)
-        try core.catchUp(to: frozen.version)
-        let live = ListStorage(source: core, owner: list.owner, ownerKey: list.ownerKey, index: list.index)
-        return try live.ownerExists() ? Map(live) : nil
+        guard let live = try list.liveCopy() else { return self }
+        return live.map(Map.init)
     }
 }
 

@@ -274,33 +274,25 @@ final class MigrationState {
 
     /// The elements of `owner`'s list `property` as stored.
     func oldList(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [FieldValue?] {
-        guard let tree = try transaction.tree(schema.listTreeName(property), create: false) else { return [] }
-        let prefix = ListKey.prefix(owner)
-        let cursor = try tree.cursor()
-        try cursor.seek(ListKey.key(prefix: prefix, 0))
-        var out: [FieldValue?] = []
-        while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
-            guard let bytes = try cursor.value else { break }
-            out.append(try bytes.withUnsafeBytes { buffer in
-                Result { () throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
-            }.get())
-            try cursor.next()
-        }
-        return out
+        try oldEntries(schema, property, owner: owner) { (buffer) throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
     }
 
     /// The entries of `owner`'s map `property` as stored, in key order.
     func oldMap(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [(key: String, value: FieldValue?)] {
+        try oldEntries(schema, property, owner: owner) { (buffer) throws(FirnError) in try MapEntry.decode(buffer, as: property.type) }
+    }
+
+    /// Each value of `owner`'s run in the list tree of `property`, decoded, in position order.
+    private func oldEntries<T>(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8],
+                               _ decode: (UnsafeRawBufferPointer) throws(FirnError) -> T) throws(FirnError) -> [T] {
         guard let tree = try transaction.tree(schema.listTreeName(property), create: false) else { return [] }
         let prefix = ListKey.prefix(owner)
         let cursor = try tree.cursor()
         try cursor.seek(ListKey.key(prefix: prefix, 0))
-        var out: [(key: String, value: FieldValue?)] = []
+        var out: [T] = []
         while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
             guard let bytes = try cursor.value else { break }
-            out.append(try bytes.withUnsafeBytes { buffer in
-                Result { () throws(FirnError) in try MapEntry.decode(buffer, as: property.type) }
-            }.get())
+            out.append(try bytes.withUnsafeBytes { buffer in Result { () throws(FirnError) in try decode(buffer) } }.get())
             try cursor.next()
         }
         return out

@@ -10,10 +10,6 @@ import Testing
 @Suite struct MapTests {
     final class Dog: Object {
         @Persisted(primaryKey: true) var name = ""
-        convenience init(_ name: String) {
-            self.init()
-            self.name = name
-        }
     }
 
     final class Team: Object {
@@ -25,11 +21,16 @@ import Testing
 
     static func configuration(_ scratch: Scratch) -> Configuration { scratch.configuration([Team.self, Dog.self]) }
 
-    static func team(_ id: Int) -> Team {
-        let team = Team()
-        team.id = id
-        return team
+    /// A new unmanaged object with one property set.
+    static func made<T: Object, V>(_ keyPath: ReferenceWritableKeyPath<T, V>, _ value: V) -> T {
+        let object = T()
+        object[keyPath: keyPath] = value
+        return object
     }
+
+    static func team(_ id: Int) -> Team { made(\.id, id) }
+    static func dog(_ name: String) -> Dog { made(\.name, name) }
+    static func badge(_ label: String) -> Badge { made(\.label, label) }
 
     @Test func anUnmanagedMapKeepsItsKeysInOrderAndAddingItsObjectStoresThem() throws {
         let scratch = Scratch()
@@ -40,7 +41,7 @@ import Testing
         team.scores["é"] = 3
         team.scores["b"] = 20
         team.notes["x"] = .some(nil)
-        team.dogs["rex"] = Dog("Rex")
+        team.dogs["rex"] = Self.dog("Rex")
         #expect(team.scores.keys == ["a", "b", "é"] && team.scores.values == [1, 20, 3] && team.notes.count == 1)
         try db.write { try db.add(team) }
         #expect(team.scores.keys == ["a", "b", "é"] && team.scores.values == [1, 20, 3])
@@ -114,8 +115,8 @@ import Testing
         let team = Self.team(1)
         let other = Self.team(2)
         try db.write {
-            team.dogs["a"] = Dog("Ace")
-            team.dogs["b"] = Dog("Bo")
+            team.dogs["a"] = Self.dog("Ace")
+            team.dogs["b"] = Self.dog("Bo")
             try db.add(team)
             try other.dogs.updateValue(try #require(try db.object(ofType: Dog.self, forPrimaryKey: "Ace")), forKey: "z")
             try db.add(other)
@@ -139,14 +140,10 @@ import Testing
 
     final class Badge: EmbeddedObject {
         @Persisted var label = ""
-        convenience init(_ label: String) {
-            self.init()
-            self.label = label
-        }
     }
 
+    /// With generated keys.
     final class Club: Object {
-        @Persisted(primaryKey: true) var id = 0
         @Persisted var badges = Map<String, Badge?>()
     }
 
@@ -157,16 +154,13 @@ import Testing
         let scratch = Scratch()
         do {
             let db = try Database(configuration: scratch.configuration([Club.self, Badge.self]))
-            let club = Club()
-            club.id = 1
-            club.badges["gold"] = Badge("g1")
-            club.badges["blue"] = Badge("b1")
-            let other = Club()
-            other.id = 2
-            other.badges["red"] = Badge("r1")
+            let (club, other) = (Club(), Club())
+            club.badges["gold"] = Self.badge("g1")
+            club.badges["blue"] = Self.badge("b1")
+            other.badges["red"] = Self.badge("r1")
             try db.write { try db.add(club); try db.add(other) }
             #expect(try MigrationTests.count(scratch, "obj.Badge") == 3)
-            try db.write { club.badges["gold"] = Badge("g2") }
+            try db.write { club.badges["gold"] = Self.badge("g2") }
             #expect(try club.badges["gold"]??.label == "g2" && MigrationTests.count(scratch, "obj.Badge") == 3)
             try db.write { try club.badges.removeValue(forKey: "blue") }
             #expect(try club.badges.keys == ["gold"] && MigrationTests.count(scratch, "obj.Badge") == 2)
@@ -183,11 +177,13 @@ import Testing
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
         let team = Self.team(1)
-        team.scores["b"] = 2
+        try team.scores.updateValue(2, forKey: "b")
         team.scores["a"] = 1
         let unmanaged = "\(team)"
         try db.write { try db.add(team) }
-        let json = String(decoding: try JSONEncoder().encode(team.scores), as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys   // a JSON object's keys have no order of their own
+        let json = String(decoding: try encoder.encode(team.scores), as: UTF8.self)
         #expect(json == #"{"a":1,"b":2}"#, "\(json)")
         let decoded = try JSONDecoder().decode(Map<String, Int>.self, from: Data(#"{"y":2,"x":1}"#.utf8))
         #expect(decoded.keys == ["x", "y"] && decoded["y"] == 2 && !decoded.isFrozen)
@@ -220,7 +216,7 @@ import Testing
                 team.scores["b"] = 2
                 team.scores["a"] = 1
                 team.notes["n"] = "note"
-                team.dogs["d"] = Dog("Rex")
+                team.dogs["d"] = Self.dog("Rex")
                 try db.add(team)
             }
         }
@@ -250,15 +246,18 @@ import Testing
     }
 
     @Test func aListCannotBecomeAMapInAMigration() throws {
-        let scratch = Scratch()
-        do {
-            let db = try Database(configuration: scratch.configuration([AsList.Team.self]))
-            #expect(db.objects(AsList.Team.self).isEmpty)
-        }
-        let configuration = Configuration(path: scratch.file, objectTypes: [Team.self, Dog.self], schemaVersion: 1, migrationBlock: { _, _ in })
-        let error = #expect(throws: DatabaseError.self) { _ = try Database(configuration: configuration) }
-        let message = error.map { "\($0)" } ?? ""
+        let message = try Self.migrationRefusal(from: [AsList.Team.self], to: [Team.self, Dog.self])
         #expect(message.contains("Team.scores") && message.contains("between List<Int> and Map<String, Int>"), "\(message)")
+    }
+
+    /// What opening a file made with the types `before` with the types
+    /// `after` (schema version 1, a block that does nothing) throws, in words.
+    static func migrationRefusal(from before: [Object.Type], to after: [Object.Type]) throws -> String {
+        let scratch = Scratch()
+        _ = try Database(configuration: scratch.configuration(before))   // closed as it goes
+        let configuration = Configuration(path: scratch.file, objectTypes: after, schemaVersion: 1, migrationBlock: { _, _ in })
+        let error = #expect(throws: DatabaseError.self) { _ = try Database(configuration: configuration) }
+        return error.map { "\($0)" } ?? ""
     }
 
     enum Required {
@@ -285,7 +284,7 @@ import Testing
         do {
             let db = try Database(configuration: Self.configuration(scratch))
             try db.write {
-                let dogs = (0..<3).map { Dog("d\($0)") }
+                let dogs = (0..<3).map { Self.dog("d\($0)") }
                 for dog in dogs { try db.add(dog) }
                 for id in 1...20 {
                     let team = Self.team(id)
