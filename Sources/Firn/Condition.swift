@@ -32,6 +32,10 @@ indirect enum Condition: Sendable {
     /// The condition on each key of the map property `Int` (as a String
     /// property 0), quantified: `$0.scores.keys.contains("a")`.
     case keys(Int, Quantifier, Condition)
+    /// The condition on the value of map property `Int` at key `String`
+    /// (read as property 0; a map without the key reads null there):
+    /// `$0.scores["ann"] == 5`.
+    case mapValue(Int, String, Condition)
     /// The number of elements of the list property `Int` compared with a count.
     case count(Int, Comparison, Int)
     /// Holds for every object (a list's `isEmpty` is "no element is one").
@@ -53,7 +57,7 @@ indirect enum Condition: Sendable {
         case let .link(_, target, condition):
             trees.insert(target.treeName)
             condition.treesRead(target, into: &trees)
-        case let .values(index, _, _), let .keys(index, _, _), let .count(index, _, _):
+        case let .values(index, _, _), let .keys(index, _, _), let .mapValue(index, _, _), let .count(index, _, _):
             trees.insert(schema.listTreeName(schema.properties[index]))
         case let .list(index, target, _, condition):
             trees.insert(schema.listTreeName(schema.properties[index]))
@@ -90,6 +94,11 @@ indirect enum Condition: Sendable {
             let owner = try record.key()
             let elements = try owner.map { (owner) throws(DatabaseError) in try reads.listCount(record.schema, index, owner: owner) } ?? 0
             return Self.compare(.int(Int64(elements)), comparison, .int(Int64(count)))
+        case let .mapValue(index, key, condition):
+            // The null object's maps are empty: every key reads null.
+            let value = try record.key().map { (owner) throws(DatabaseError) in try reads.mapValue(record.schema, index, owner: owner, key: key) } ?? nil
+            var fields = RecordFields(value: value, record.schema)
+            return try condition.matches(&fields, reads)
         case let .values(index, quantifier, condition), let .keys(index, quantifier, condition):
             guard let owner = try record.key() else { return quantifier == .all }
             let elements: [FieldValue?]
@@ -294,6 +303,33 @@ final class QueryReads {
         let cursor = try source.cursor(in: name)
         listCursors[name] = .some(cursor)
         return cursor
+    }
+
+    /// The value at `key` of map property `index` of the object `owner` of
+    /// `schema`, nil for no such key: a walk of the owner's entries until
+    /// the key, which they hold in order (FORMAT.md §12.4).
+    func mapValue(_ schema: ObjectSchema, _ index: Int, owner: [UInt8], key: String) throws(DatabaseError) -> FieldValue? {
+        let property = schema.properties[index]
+        guard let cursor = try listCursor(schema, index) else { return nil }
+        let prefix = ListKey.prefix(owner)
+        let wanted = Array(key.utf8)
+        return try engine { () throws(FirnError) -> FieldValue? in
+            try cursor.seek(prefix)
+            while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
+                guard let bytes = try cursor.value else { return nil }
+                let found = try bytes.withUnsafeBytes { buffer in
+                    Result { () throws(FirnError) -> (order: Int, value: FieldValue?) in
+                        let (entryKey, element) = try MapEntry.split(buffer)
+                        if entryKey.elementsEqual(wanted) { return (0, try ListElement.decode(element, as: property.type)) }
+                        return (entryKey.lexicographicallyPrecedes(wanted) ? -1 : 1, nil)
+                    }
+                }.get()
+                if found.order == 0 { return found.value }
+                if found.order > 0 { return nil }   // past where the key would be
+                try cursor.next()
+            }
+            return nil
+        }
     }
 
     /// The keys of map property `index` of the object `owner` of `schema`, in order.

@@ -1,6 +1,7 @@
 import FirnCore
 
-/// Map properties in queries: `$0.scores.keys.contains("a")` (some key
+/// Map properties in queries: `$0.scores["a"] == 5` (the value at a key),
+/// `$0.scores.keys.contains("a")` (some key
 /// equals), `$0.scores.values.contains(5)` and the same closures as a
 /// list's values take (`$0.scores.values.allSatisfy { $0 > 0 }`). A map is
 /// stored as a list of keyed entries (docs/FORMAT.md §12.4): each condition
@@ -33,4 +34,14 @@ public struct QueryMap<Value: PersistableValue> {
     public let keys: QueryValues<String>
     /// The map's values: `$0.scores.values.contains(5)` (maps of scalars).
     public let values: QueryValues<Value>
+
+    /// The value at `key`, compared as a property is (`$0.scores["ann"] == 5`,
+    /// `$0.scores["ann"] > 3`); a map without the key reads nil there, so
+    /// `$0.scores["ann"] == nil` holds for it (maps of scalars).
+    public subscript(key: String) -> QueryProperty<Value> {
+        switch values.state {
+        case let .success((path, index, element)): return QueryProperty(owner: element, index: .success(0), path: path + [.mapValue(index, key)])
+        case let .failure(error): return QueryProperty(failure: error)
+        }
+    }
 }

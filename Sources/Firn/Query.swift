@@ -166,6 +166,8 @@ struct QueryOwner {
 enum QueryStep {
     case link(Int, ObjectSchema)
     case list(Int, ObjectSchema, Condition.Quantifier)
+    /// The value at a key of a map property (`Query-Maps.swift`).
+    case mapValue(Int, String)
 
     /// `condition`, on the objects `path` reaches, as a condition on the queried objects.
     static func wrap<Path: BidirectionalCollection<QueryStep>>(_ condition: Condition, in path: Path) -> Condition {
@@ -173,6 +175,7 @@ enum QueryStep {
             switch step {
             case let .link(index, schema): return .link(index, schema, inner)
             case let .list(index, schema, quantifier): return .list(index, schema, quantifier, inner)
+            case let .mapValue(index, key): return .mapValue(index, key, inner)
             }
         }
     }

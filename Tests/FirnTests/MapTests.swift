@@ -80,6 +80,7 @@ import Testing
                 let team = Self.team(id)
                 team.scores[id % 2 == 0 ? "even" : "odd"] = id * 10
                 team.scores["n\(id)"] = id
+                if id == 1 { team.notes["x"] = "y" }
                 try db.add(team)
             }
         }
@@ -87,7 +88,13 @@ import Testing
         #expect(try teams.where { $0.scores.keys.contains("even") }.map(\.id) == [2, 4])
         #expect(try teams.where { $0.scores.values.contains(30) }.map(\.id) == [3])
         #expect(try teams.where { $0.scores.values.allSatisfy { $0 < 25 } }.map(\.id) == [1, 2])
-        #expect(try teams.where { $0.scores.keys.contains { $0.beginsWith("o") } && !$0.notes.keys.isEmpty }.isEmpty)
+        #expect(try teams.where { $0.scores.keys.contains { $0.beginsWith("o") } && !$0.notes.keys.isEmpty }.map(\.id) == [1])
+        #expect(try teams.where { $0.scores["even"] == 40 }.map(\.id) == [4])
+        #expect(try teams.where { $0.scores["odd"] > 10 || $0.scores["n2"] == 2 }.map(\.id) == [2, 3])
+        // A map without the key reads nil there.
+        #expect(try teams.where { $0.scores["even"] != 20 }.map(\.id) == [1, 3, 4])
+        #expect(try teams.where { $0.notes["x"] == nil }.map(\.id) == [2, 3, 4])
+        #expect(try teams.where { $0.notes["x"] == "y" }.map(\.id) == [1])
     }
 
     @Test func changesNeedAWriteAndAFrozenMapRefusesThem() throws {
