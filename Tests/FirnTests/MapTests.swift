@@ -10,6 +10,8 @@ import Testing
 @Suite struct MapTests {
     final class Dog: Object {
         @Persisted(primaryKey: true) var name = ""
+        /// The teams whose `dogs` map holds this dog (under any key).
+        @Persisted(originProperty: "dogs") var teams: LinkingObjects<Team>
     }
 
     final class Team: Object {
@@ -128,11 +130,13 @@ import Testing
             try other.dogs.updateValue(try #require(try db.object(ofType: Dog.self, forPrimaryKey: "Ace")), forKey: "z")
             try db.add(other)
         }
+        let ace = try #require(try db.object(ofType: Dog.self, forPrimaryKey: "Ace"))
+        #expect(ace.teams.map(\.id) == [1, 2] && team.dogs["b"]??.teams.map(\.id) == [1])
         let log = NotificationTests.Log<String>()
         let token = try team.observe { change in
             if case let .change(_, properties) = change { log.append(properties.map(\.name).joined(separator: ",")) }
         }
-        try db.write { try db.delete(try #require(try db.object(ofType: Dog.self, forPrimaryKey: "Ace"))) }
+        try db.write { try db.delete(ace) }
         #expect(team.dogs.keys == ["a", "b"] && team.dogs["a"].map { $0 == nil } == true && team.dogs["b"]??.name == "Bo")
         #expect(other.dogs.count == 1 && other.dogs["z"].map { $0 == nil } == true)
         // Stored as null, not as a link to the deleted dog (FORMAT.md §12.4).
