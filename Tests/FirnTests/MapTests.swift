@@ -184,6 +184,24 @@ import Testing
         #expect(verify.status == 0, "\(verify.output)")
     }
 
+    final class Board: Object, Codable {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var scores = Map<String, Int>()
+    }
+
+    /// A `Codable` object with a map decodes it from a JSON object and
+    /// encodes it back, managed.
+    @Test func aCodableObjectsMapIsAJSONObject() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration([Board.self]))
+        let board = try JSONDecoder().decode(Board.self, from: Data(#"{"id": 1, "scores": {"b": 2, "a": 1}}"#.utf8))
+        #expect(board.scores.keys == ["a", "b"])
+        try db.write { try db.add(board) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(board), as: UTF8.self) == #"{"id":1,"scores":{"a":1,"b":2}}"#)
+    }
+
     @Test func codableAndDescription() throws {
         let scratch = Scratch()
         let db = try Database(configuration: Self.configuration(scratch))
