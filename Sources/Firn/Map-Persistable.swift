@@ -31,8 +31,7 @@ extension Map: PersistableValue {
         let entries = value.entries
         do {
             try Map(target).removeAll()
-            let map = Map(target)
-            for entry in entries { try map.update(entry.value, forKey: entry.key, ownerStored: true) }
+            try fill(target, with: entries, ownerStored: true)
         } catch {
             core.defer(error)
         }
@@ -47,10 +46,26 @@ extension Map: PersistableValue {
         let entries = self.entries
         let target = ListStorage(source: context.core, owner: owner, ownerKey: context.ownerKey, index: context.index)
         if context.replacing { try target.removeAll(context.core) }
-        let map = Map(target)
-        for entry in entries { try map.update(entry.value, forKey: entry.key, ownerStored: false) }
+        try Self.fill(target, with: entries, ownerStored: false)
         if case .unmanaged = storage { storage = .managed(target) }
         return PersistedField(nil)
+    }
+}
+
+extension Map {
+    /// Writes `entries` — in key order, each key once, as a map's entries
+    /// always are — into the owner's empty run: one put per entry, where
+    /// adding them one key at a time would search and shift for each.
+    static func fill(_ target: ListStorage, with entries: [(key: String, value: Value)], ownerStored: Bool) throws(DatabaseError) {
+        guard !entries.isEmpty else { return }
+        let (core, tree) = try target.writer("store the entries of", ownerStored: ownerStored)
+        let context = _StoreContext(core: core, update: .error, operation: "store it in \(target.name)", owner: nil, ownerKey: [], index: target.index)
+        var encoded: [[UInt8]] = []
+        for entry in entries {
+            encoded.append(MapEntry.encode(key: entry.key, element: try target.encode(try entry.value._stored(context).value)))
+        }
+        try target.insert(encoded: encoded, at: 0, count: 0, core, tree)
+        core.changed()
     }
 }
 
