@@ -66,7 +66,7 @@ final class ClassInfo: @unchecked Sendable {
             properties.append(PropertySchema(
                 name: label, type: stored.type, isOptional: stored.isOptional,
                 isPrimaryKey: property.isPrimaryKey, isIndexed: property.isIndexed,
-                isList: stored.isList, objectType: stored.objectType, isSet: stored.isSet))
+                isList: stored.isList, objectType: stored.objectType, isSet: stored.isSet, isMap: stored.isMap))
         }
         guard let fields = Self.layout(of: prototype, ordinals: wrappers.map(\.1.ordinal)) else {
             throw DatabaseError.invalidSchema(

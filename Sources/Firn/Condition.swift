@@ -29,6 +29,13 @@ indirect enum Condition: Sendable {
     /// The condition on each value of the list property `Int` (a list of
     /// values), quantified; the condition reads the value as property 0.
     case values(Int, Quantifier, Condition)
+    /// The condition on each key of the map property `Int` (as a String
+    /// property 0), quantified: `$0.scores.keys.contains("a")`.
+    case keys(Int, Quantifier, Condition)
+    /// The condition on the value of map property `Int` at key `String`
+    /// (read as property 0; a map without the key reads null there):
+    /// `$0.scores["ann"] == 5`.
+    case mapValue(Int, String, Condition)
     /// The number of elements of the list property `Int` compared with a count.
     case count(Int, Comparison, Int)
     /// The objects of another type linking to the object, counted (a
@@ -53,7 +60,7 @@ indirect enum Condition: Sendable {
         case let .link(_, target, condition):
             trees.insert(target.treeName)
             condition.treesRead(target, into: &trees)
-        case let .values(index, _, _), let .count(index, _, _):
+        case let .values(index, _, _), let .keys(index, _, _), let .mapValue(index, _, _), let .count(index, _, _):
             trees.insert(schema.listTreeName(schema.properties[index]))
         case let .list(index, target, _, condition):
             trees.insert(schema.listTreeName(schema.properties[index]))
@@ -99,9 +106,20 @@ indirect enum Condition: Sendable {
             let owner = try record.key()
             let elements = try owner.map { (owner) throws(DatabaseError) in try reads.listCount(record.schema, index, owner: owner) } ?? 0
             return Self.compare(.int(Int64(elements)), comparison, .int(Int64(count)))
-        case let .values(index, quantifier, condition):
+        case let .mapValue(index, key, condition):
+            // The null object's maps are empty: every key reads null.
+            let value = try record.key().map { (owner) throws(DatabaseError) in try reads.mapValue(record.schema, index, owner: owner, key: key) } ?? nil
+            var fields = RecordFields(value: value, record.schema)
+            return try condition.matches(&fields, reads)
+        case let .values(index, quantifier, condition), let .keys(index, quantifier, condition):
             guard let owner = try record.key() else { return quantifier == .all }
-            for element in try reads.listElements(record.schema, index, owner: owner) {
+            let elements: [FieldValue?]
+            if case .keys = self {
+                elements = try reads.mapKeys(record.schema, index, owner: owner).map { .string($0) }
+            } else {
+                elements = try reads.listElements(record.schema, index, owner: owner)
+            }
+            for element in elements {
                 var fields = RecordFields(value: element, record.schema)
                 let holds = try condition.matches(&fields, reads)
                 if holds, quantifier == .any { return true }
@@ -311,6 +329,52 @@ final class QueryReads {
         return cursor
     }
 
+    /// The value at `key` of map property `index` of the object `owner` of
+    /// `schema`, nil for no such key: a walk of the owner's entries until
+    /// the key, which they hold in order (FORMAT.md §12.4).
+    func mapValue(_ schema: ObjectSchema, _ index: Int, owner: [UInt8], key: String) throws(DatabaseError) -> FieldValue? {
+        let property = schema.properties[index]
+        guard let cursor = try listCursor(schema, index) else { return nil }
+        let prefix = ListKey.prefix(owner)
+        let wanted = Array(key.utf8)
+        return try engine { () throws(FirnError) -> FieldValue? in
+            try cursor.seek(prefix)
+            while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
+                guard let bytes = try cursor.value else { return nil }
+                let found = try bytes.withUnsafeBytes { buffer in
+                    Result { () throws(FirnError) -> (order: Int, value: FieldValue?) in
+                        let (entryKey, element) = try MapEntry.split(buffer)
+                        if entryKey.elementsEqual(wanted) { return (0, try ListElement.decode(element, as: property.type)) }
+                        return (entryKey.lexicographicallyPrecedes(wanted) ? -1 : 1, nil)
+                    }
+                }.get()
+                if found.order == 0 { return found.value }
+                if found.order > 0 { return nil }   // past where the key would be
+                try cursor.next()
+            }
+            return nil
+        }
+    }
+
+    /// The keys of map property `index` of the object `owner` of `schema`, in order.
+    func mapKeys(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> [String] {
+        guard let cursor = try listCursor(schema, index) else { return [] }
+        let prefix = ListKey.prefix(owner)
+        return try engine { () throws(FirnError) -> [String] in
+            var keys: [String] = []
+            try cursor.seek(prefix)
+            while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
+                if let key = try cursor.withInlineValue({ bytes in Result { () throws(FirnError) in try MapEntry.key(bytes) } }) {
+                    keys.append(try key.get())
+                } else if let value = try cursor.value {
+                    keys.append(try value.withUnsafeBytes { bytes in Result { () throws(FirnError) in try MapEntry.key(bytes) } }.get())
+                }
+                try cursor.next()
+            }
+            return keys
+        }
+    }
+
     /// The elements of list property `index` of the object `owner` of `schema`.
     func listElements(_ schema: ObjectSchema, _ index: Int, owner: [UInt8]) throws(DatabaseError) -> [FieldValue?] {
         let property = schema.properties[index]
@@ -320,10 +384,10 @@ final class QueryReads {
             var elements: [FieldValue?] = []
             try cursor.seek(prefix)
             while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
-                if let element = try cursor.withInlineValue({ bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, as: property.type) } }) {
+                if let element = try cursor.withInlineValue({ bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, of: property) } }) {
                     elements.append(try element.get())
                 } else if let value = try cursor.value {
-                    elements.append(try value.withUnsafeBytes { bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, as: property.type) } }.get())
+                    elements.append(try value.withUnsafeBytes { bytes in Result { () throws(FirnError) in try ListElement.decode(bytes, of: property) } }.get())
                 }
                 try cursor.next()
             }

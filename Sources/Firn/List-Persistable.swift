@@ -28,15 +28,7 @@ extension List: PersistableValue {
     /// object it stops the program (as every setter does); an element that
     /// cannot be stored fails the commit.
     public static func _write(_ value: List<Element>, _ access: _ManagedAccess) {
-        let managed = access.managed
-        managed.source.checkAccess()
-        let target = ListStorage(source: managed.source, owner: managed.info, ownerKey: managed.key, index: access.index)
-        guard let core = managed.source as? DatabaseCore else {
-            fatalError("Firn: \(DatabaseError.frozen(type: managed.info.name, operation: "set \(target.property.name)"))")
-        }
-        guard core.transaction != nil else {
-            fatalError("Firn: \(DatabaseError.notInWriteTransaction(operation: "setting \(target.name)"))")
-        }
+        let (target, core) = ListStorage.assigned(access)
         let elements = Array(value)
         do {
             guard let embedded = target.embeddedTarget() else {

@@ -17,10 +17,7 @@ import FirnCore
 /// throws `.frozen` and says to thaw it; appending an unmanaged object adds
 /// it (with `add`'s default policy: an existing primary key throws).
 public final class List<Element: PersistableValue>: RandomAccessCollection, @unchecked Sendable {
-    enum Storage {
-        case unmanaged([Element])
-        case managed(ListStorage)
-    }
+    typealias Storage = ViewStorage<[Element]>
 
     // Only an unmanaged list changes its storage (to managed, once, when
     // its object is added); a managed list's storage is immutable, which is
@@ -32,17 +29,10 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
     init(_ managed: ListStorage) { storage = .managed(managed) }
 
     /// True when this list reads a fixed version (safe from any thread).
-    public var isFrozen: Bool {
-        if case let .managed(list) = storage { return list.source.isFrozen }
-        return false
-    }
+    public var isFrozen: Bool { storage.isFrozen }
 
     /// True for a list of a deleted object.
-    public var isInvalidated: Bool {
-        guard case let .managed(list) = storage else { return false }
-        list.source.checkAccess()
-        return (try? list.ownerExists()) != true
-    }
+    public var isInvalidated: Bool { storage.isInvalidated }
 
     // MARK: reading
 
@@ -52,9 +42,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
     public var count: Int {
         switch storage {
         case let .unmanaged(elements): return elements.count
-        case let .managed(list):
-            list.source.checkAccess()
-            do { return try list.count() } catch { fatalError("Firn: \(list.name): \(error)") }
+        case let .managed(list): return list.viewCount
         }
     }
 
@@ -188,9 +176,7 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
         guard case let .managed(list) = storage else {
             throw DatabaseError.unmanagedObject(type: "List<\(Element.self)>", operation: "freeze")
         }
-        guard let core = list.source as? DatabaseCore else { return self }
-        let frozen = try core.frozenVersion(operation: "freeze \(list.name)")
-        return List(ListStorage(source: frozen, owner: list.owner, ownerKey: list.ownerKey, index: list.index))
+        return try list.frozenCopy().map(List.init) ?? self
     }
 
     /// The live list in the caller's instance (its actor's, its queue's or
@@ -199,11 +185,8 @@ public final class List<Element: PersistableValue>: RandomAccessCollection, @unc
         guard case let .managed(list) = storage else {
             throw DatabaseError.unmanagedObject(type: "List<\(Element.self)>", operation: "thaw")
         }
-        guard let frozen = list.source as? FrozenVersion else { return self }
-        let core = try InstanceCache.callersInstance(frozen.configuration)
-        try core.catchUp(to: frozen.version)
-        let live = ListStorage(source: core, owner: list.owner, ownerKey: list.ownerKey, index: list.index)
-        return try live.ownerExists() ? List(live) : nil
+        guard let live = try list.liveCopy() else { return self }
+        return live.map(List.init)
     }
 }
 

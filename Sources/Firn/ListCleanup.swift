@@ -1,7 +1,8 @@
 import FirnCore
 
 /// A deleted object leaves every list of objects that held it, as in
-/// Realm: a list never holds an element that reads as nothing. Links need
+/// Realm: a list never holds an element that reads as nothing; a map keeps
+/// the key with a null value (Realm's rule for dictionaries). Links need
 /// no such step (they read nil once their target is gone).
 extension DatabaseCore {
     /// Removes the objects `keys` of `target` from every list of objects
@@ -21,7 +22,15 @@ extension DatabaseCore {
                     let cursor = try tree.cursor()
                     try cursor.first()
                     while cursor.isValid {
-                        if try cursor.withInlineValue({ elements.contains(Array($0)) }) == true, let entry = try cursor.key {
+                        // A map entry's value is the list element after its key (MapEntry).
+                        let test = { (value: UnsafeRawBufferPointer) -> Bool in
+                            property.isMap ? ((try? MapEntry.split(value)).map { elements.contains(Array($0.element)) } ?? false)
+                                : elements.contains(Array(value))
+                        }
+                        var holds = try cursor.withInlineValue(test)
+                        // A long key can put a map entry out of line (a list of objects' elements are always inline).
+                        if holds == nil, property.isMap, let value = try cursor.value { holds = value.withUnsafeBytes(test) }
+                        if holds == true, let entry = try cursor.key {
                             let hit = try entry.withUnsafeBytes { buffer in
                                 Result { () throws(FirnError) -> (owner: [UInt8], position: Int) in
                                     let decoded = try ListKey.decode(buffer)
@@ -32,6 +41,16 @@ extension DatabaseCore {
                         }
                         try cursor.next()
                     }
+                }
+                // A map keeps the key, its value now null (as Realm does):
+                // nothing shifts, and the key order holds.
+                if property.isMap {
+                    for hit in hits {
+                        let list = ListStorage(source: self, owner: owner, ownerKey: hit.owner, index: index)
+                        guard let entry = try list.mapEntry(at: hit.position), let null = ListElement.encode(nil, as: property.type) else { continue }
+                        try list.replace(at: hit.position, encoded: MapEntry.encode(key: entry.key, element: null), tree)
+                    }
+                    continue
                 }
                 // Last first: removing shifts only the positions after it
                 // (hits are in key order: by owner, then position).

@@ -32,14 +32,20 @@ struct ListStorage {
         return try engine { () throws(FirnError) -> Int in try cursor.listCount(prefix: prefix) }
     }
 
-    /// The element at `position`, nil when the list has none there.
+    /// The element at `position`, nil when the list has none there (for a
+    /// map, the value of the entry there).
     func element(at position: Int) throws(DatabaseError) -> FieldValue?? {
-        guard position >= 0, position < ListKey.maximumCount,
-              let bytes = try source.value(in: treeName, key: ListKey.key(prefix: prefix, position)) else { return nil }
-        let type = property.type
+        guard let bytes = try storedBytes(at: position) else { return nil }
+        let property = property
         return .some(try engine { () throws(FirnError) in
-            try bytes.withBytes { (b) throws(FirnError) in try ListElement.decode(b, as: type) }
+            try bytes.withBytes { (b) throws(FirnError) in try ListElement.decode(b, of: property) }
         })
+    }
+
+    /// The stored value of the entry at `position`, nil when there is none.
+    func storedBytes(at position: Int) throws(DatabaseError) -> RecordBytes? {
+        guard position >= 0, position < ListKey.maximumCount else { return nil }
+        return try source.value(in: treeName, key: ListKey.key(prefix: prefix, position))
     }
 
     /// Whether the owner still exists in the source's version.
@@ -71,7 +77,8 @@ struct ListStorage {
         return key
     }
 
-    private func encode(_ value: FieldValue?) throws(DatabaseError) -> [UInt8] {
+    /// `value` as a list element of this property (a map entry's value part, for a map).
+    func encode(_ value: FieldValue?) throws(DatabaseError) -> [UInt8] {
         if value == nil, !property.isOptional {
             throw DatabaseError.typeMismatch(type: owner.name, property: property.name, expected: property.elementDescription, found: "nil")
         }
@@ -108,6 +115,16 @@ struct ListStorage {
         }
         var encoded: [[UInt8]] = []
         for value in values { encoded.append(try encode(value)) }
+        try insert(encoded: encoded, at: position, count: count, core, tree)
+    }
+
+    /// Inserts already encoded entries (a map's, `Map.swift`) at `position`
+    /// of a list of `count` entries.
+    func insert(encoded: [[UInt8]], at position: Int, count: Int, _ core: DatabaseCore, _ tree: WriteTree) throws(DatabaseError) {
+        guard count <= ListKey.maximumCount - encoded.count else {
+            throw DatabaseError.invalidValue(type: owner.name, property: property.name, detail: "a list holds at most \(ListKey.maximumCount) elements")
+        }
+        let values = encoded
         // Shift the tail up, last first, so no entry is overwritten before it moved.
         var from = count - 1
         while from >= position {
@@ -137,7 +154,11 @@ struct ListStorage {
         guard position >= 0, position < count else {
             throw DatabaseError.listIndexOutOfRange(type: owner.name, property: property.name, index: position, count: count)
         }
-        let bytes = try encode(value)
+        try replace(at: position, encoded: try encode(value), tree)
+    }
+
+    /// Puts the already encoded entry `bytes` at `position` (which exists).
+    func replace(at position: Int, encoded bytes: [UInt8], _ tree: WriteTree) throws(DatabaseError) {
         let key = key(position)
         _ = try engine { () throws(FirnError) in try tree.put(key, bytes) }
     }

@@ -125,6 +125,11 @@ public final class MigrationObject {
             var out: [Any?] = []
             for value in values { out.append(try state.swiftValue(value, property)) }
             return out
+        case let .map(entries):
+            // A dictionary, as a map reads in Swift.
+            var out: [String: Any?] = [:]
+            for (key, value) in entries { out[key] = .some(try state.swiftValue(value, property)) }
+            return out
         }
     }
 
@@ -138,7 +143,16 @@ public final class MigrationObject {
             throw DatabaseError.unknownProperty(type: schema.name, property: name)
         }
         let stored: MigrationState.Stored
-        if property.isList {
+        if property.isMap {
+            guard let value, let entries = Self.entries(value) else {
+                throw DatabaseError.typeMismatch(type: schema.name, property: name, expected: "[String: \(property.elementDescription)]",
+                                                 found: value.map { "\(type(of: $0))" } ?? "nil")
+            }
+            var out: [(key: String, value: FieldValue?)] = []
+            for (key, element) in entries { out.append((key, try state.fieldValue(element, for: property, of: schema.name))) }
+            // Stored in key order (FORMAT.md §12.4).
+            stored = .map(out.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) })
+        } else if property.isList {
             guard let value, let elements = Self.elements(value) else {
                 throw DatabaseError.typeMismatch(type: schema.name, property: name, expected: "[\(property.elementDescription)]",
                                                  found: value.map { "\(type(of: $0))" } ?? "nil")
@@ -155,6 +169,12 @@ public final class MigrationObject {
         state.sets[schema.name, default: [:]][key, default: [:]][name] = stored
     }
 
+    private static func entries(_ value: Any) -> [(String, Any?)]? {
+        if let dictionary = value as? [String: Any?] { return dictionary.map { ($0.key, $0.value) } }
+        if let dictionary = value as? [String: Any] { return dictionary.map { ($0.key, $0.value) } }
+        return nil
+    }
+
     private static func elements(_ value: Any) -> [Any?]? {
         if let array = value as? [Any?] { return array }
         if let array = value as? [Any] { return array.map { $0 } }
@@ -169,6 +189,8 @@ final class MigrationState {
     enum Stored {
         case scalar(FieldValue?)
         case list([FieldValue?])
+        /// A map's entries, in key order.
+        case map([(key: String, value: FieldValue?)])
     }
 
     let transaction: WriteTransaction
@@ -201,7 +223,7 @@ final class MigrationState {
 
     /// Whether a value of old property `old` keeps its meaning as new property `new`.
     static func carries(_ old: PropertySchema, _ new: PropertySchema) -> Bool {
-        guard old.type == new.type, old.objectType == new.objectType, old.isList == new.isList else { return false }
+        guard old.type == new.type, old.objectType == new.objectType, old.isList == new.isList, old.isMap == new.isMap else { return false }
         // A list's elements carry when the new list accepts every old one.
         return !old.isList || old.isOptional == new.isOptional || new.isOptional
     }
@@ -231,6 +253,9 @@ final class MigrationState {
 
     func oldValue(of object: MigrationObject, _ property: PropertySchema) throws(DatabaseError) -> Stored {
         guard let tag = object.schema.properties.firstIndex(of: property) else { return .scalar(nil) }
+        if property.isMap {
+            return .map(try engine { () throws(FirnError) in try oldMap(object.schema, property, owner: object.key) })
+        }
         if property.isList {
             return .list(try engine { () throws(FirnError) in try oldList(object.schema, property, owner: object.key) })
         }
@@ -249,16 +274,25 @@ final class MigrationState {
 
     /// The elements of `owner`'s list `property` as stored.
     func oldList(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [FieldValue?] {
+        try oldEntries(schema, property, owner: owner) { (buffer) throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
+    }
+
+    /// The entries of `owner`'s map `property` as stored, in key order.
+    func oldMap(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [(key: String, value: FieldValue?)] {
+        try oldEntries(schema, property, owner: owner) { (buffer) throws(FirnError) in try MapEntry.decode(buffer, as: property.type) }
+    }
+
+    /// Each value of `owner`'s run in the list tree of `property`, decoded, in position order.
+    private func oldEntries<T>(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8],
+                               _ decode: (UnsafeRawBufferPointer) throws(FirnError) -> T) throws(FirnError) -> [T] {
         guard let tree = try transaction.tree(schema.listTreeName(property), create: false) else { return [] }
         let prefix = ListKey.prefix(owner)
         let cursor = try tree.cursor()
         try cursor.seek(ListKey.key(prefix: prefix, 0))
-        var out: [FieldValue?] = []
+        var out: [T] = []
         while cursor.isValid, try cursor.withKey({ $0.starts(with: prefix) }) == true {
             guard let bytes = try cursor.value else { break }
-            out.append(try bytes.withUnsafeBytes { buffer in
-                Result { () throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
-            }.get())
+            out.append(try bytes.withUnsafeBytes { buffer in Result { () throws(FirnError) in try decode(buffer) } }.get())
             try cursor.next()
         }
         return out
@@ -269,12 +303,13 @@ final class MigrationState {
     func newValue(of object: MigrationObject, _ property: PropertySchema) throws(DatabaseError) -> Stored {
         if let set = sets[object.schema.name]?[object.key]?[property.name] { return set }
         guard let old = oldSchemas[object.schema.name], let source = source(of: property, in: object.schema.name) else {
-            return property.isList ? .list([]) : .scalar(property.absentValue)
+            return property.isMap ? .map([]) : property.isList ? .list([]) : .scalar(property.absentValue)
         }
         let view = MigrationObject(state: self, schema: old, key: object.key, record: object.record, isNew: false)
         switch try oldValue(of: view, source) {
         case let .scalar(value): return .scalar(value ?? property.absentValue)
         case let .list(values): return .list(values)
+        case let .map(entries): return .map(entries)
         }
     }
 

@@ -24,6 +24,7 @@ extension SchemaRewrite {
                     switch try state.oldValue(of: object, source) {
                     case let .scalar(value): held = [value]
                     case let .list(values): held = values
+                    case let .map(entries): held = entries.map(\.value)
                     }
                     for case let .link(child)? in held { replaced[target, default: []].insert(child) }
                 }
@@ -62,7 +63,7 @@ extension SchemaRewrite {
                     let field = try engine { () throws(FirnError) in
                         try value.withUnsafeBytes { bytes in
                             Result { () throws(FirnError) in
-                                property.isList ? try ListElement.decode(bytes, as: property.type) : try ObjectRecord.value(tag, as: property.type, in: bytes)
+                                property.isList ? try ListElement.decode(bytes, of: property) : try ObjectRecord.value(tag, as: property.type, in: bytes)
                             }
                         }.get()
                     }
@@ -98,7 +99,7 @@ extension SchemaRewrite {
                             entries.append(entry)
                             if embedded, let value = try cursor.value,
                                case let .link(child)? = try value.withUnsafeBytes({ bytes in
-                                   Result { () throws(FirnError) in try ListElement.decode(bytes, as: property.type) }
+                                   Result { () throws(FirnError) in try ListElement.decode(bytes, of: property) }
                                }).get(), let target = property.objectType {
                                 children[target, default: []].insert(child)
                             }

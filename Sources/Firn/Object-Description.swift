@@ -65,10 +65,15 @@ enum ObjectDescription {
                     let count = try list.count()
                     var shown: [String] = []
                     for position in 0..<min(count, listShown) {
-                        guard let element = try list.element(at: position) else { break }
-                        shown.append(try text(element, property, source))
+                        if property.isMap {
+                            guard let entry = try list.mapEntry(at: position) else { break }
+                            shown.append("\(entry.key): " + (try text(entry.value, property, source)))
+                        } else {
+                            guard let element = try list.element(at: position) else { break }
+                            shown.append(try text(element, property, source))
+                        }
                     }
-                    value = "\(property.isSet ? "MutableSet" : "List")<\(property.elementDescription)> " + listText(shown, count: count)
+                    value = property.collectionDescription + " " + listText(shown, count: count)
                 } else {
                     let type = property.type
                     let stored = try engine { () throws(FirnError) in

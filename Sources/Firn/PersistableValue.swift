@@ -2,7 +2,8 @@ import FirnCore
 
 /// A value `@Persisted` can store: Bool, Int, Int8…Int64, Double, Float,
 /// String, Data, Date, UUID, Decimal, `PersistableEnum`s and optionals of
-/// each, links (`Dog?`), lists (`List<Dog>`, `List<Int>`) and sets (`MutableSet<String>`). The
+/// each, links (`Dog?`), lists (`List<Dog>`, `List<Int>`), sets (`MutableSet<String>`) and maps
+/// (`Map<String, Int>`). The
 /// underscored requirements are the SDK's; applications do not implement them.
 public protocol PersistableValue {
     /// The stored type.
@@ -110,15 +111,18 @@ public struct PersistedType: Sendable {
     package let invalid: String?
     /// A `MutableSet`: a list of unique elements.
     package let isSet: Bool
+    /// A `Map<String, V>`: a list of keyed entries; `type` and `isOptional` describe the values.
+    package let isMap: Bool
 
     package init(_ type: PropertyType, optional: Bool = false, list: Bool = false,
-                 objectType: String? = nil, invalid: String? = nil, set: Bool = false) {
+                 objectType: String? = nil, invalid: String? = nil, set: Bool = false, map: Bool = false) {
         self.type = type
         isOptional = optional
         isList = list
         self.objectType = objectType
         self.invalid = invalid
         isSet = set
+        isMap = map
     }
 }
 

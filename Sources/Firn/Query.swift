@@ -167,6 +167,8 @@ enum QueryStep {
     case link(Int, ObjectSchema)
     /// Into a list's objects, or the objects linking here (`QueryCollection`).
     case collection(QueryCollection, ObjectSchema, Condition.Quantifier)
+    /// The value at a key of a map property (`Query-Maps.swift`).
+    case mapValue(Int, String)
 
     /// `condition`, on the objects `path` reaches, as a condition on the queried objects.
     static func wrap<Path: BidirectionalCollection<QueryStep>>(_ condition: Condition, in path: Path) -> Condition {
@@ -174,6 +176,7 @@ enum QueryStep {
             switch step {
             case let .link(index, schema): return .link(index, schema, inner)
             case let .collection(collection, schema, quantifier): return collection.quantified(quantifier, schema, inner)
+            case let .mapValue(index, key): return .mapValue(index, key, inner)
             }
         }
     }

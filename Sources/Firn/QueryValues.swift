@@ -8,6 +8,8 @@ public struct QueryValues<Element: PersistableValue> {
     /// The path to the list's owner, the list property, and the element
     /// schema: one property, named for the list, of the element's type.
     let state: Result<(path: [QueryStep], index: Int, element: QueryOwner), DatabaseError>
+    /// A map's keys (`Condition.keys`) rather than a list's or map's values.
+    var ofKeys = false
 
     /// True when some element equals `value`.
     public func contains(_ value: Element) -> QueryPredicate {
@@ -28,7 +30,7 @@ public struct QueryValues<Element: PersistableValue> {
     public var isEmpty: QueryPredicate {
         QueryPredicate { () throws(DatabaseError) in
             let (path, index, _) = try state.get()
-            return QueryStep.wrap(.not(.values(index, .any, .constant(true))), in: path)
+            return QueryStep.wrap(.not(ofKeys ? .keys(index, .any, .constant(true)) : .values(index, .any, .constant(true))), in: path)
         }
     }
 
@@ -36,7 +38,7 @@ public struct QueryValues<Element: PersistableValue> {
         QueryPredicate { () throws(DatabaseError) in
             let (path, index, element) = try state.get()
             let inner = try build(QueryProperty(owner: element, index: .success(0), path: [])).condition.get()
-            return QueryStep.wrap(.values(index, quantifier, inner), in: path)
+            return QueryStep.wrap(ofKeys ? .keys(index, quantifier, inner) : .values(index, quantifier, inner), in: path)
         }
     }
 

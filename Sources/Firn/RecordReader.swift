@@ -166,7 +166,7 @@ final class RecordReader {
             return collect(lhs, into: &indices) && collect(rhs, into: &indices)
         case let .not(operand): return collect(operand, into: &indices)
         case .constant, .isNull: return true
-        case .link, .list, .values, .count, .linking: return false
+        case .link, .list, .values, .keys, .mapValue, .count, .linking: return false
         }
     }
 
@@ -207,7 +207,7 @@ final class RecordReader {
         case .isNull:
             // A scanned record is an object, never the null object.
             instruction = Instruction(kind: .constant, operands: (0, 0))
-        case .link, .list, .values, .count, .linking:
+        case .link, .list, .values, .keys, .mapValue, .count, .linking:
             preconditionFailure("not compiled: \(condition)")
         }
         program.instructions.append(instruction)

@@ -140,6 +140,11 @@ struct SchemaPlan {
                     throw DatabaseError.invalidMigration(type: schema.name, property: property.name,
                                                          detail: "a property cannot change between List and MutableSet")
                 }
+                // A map's entries have keys no list element has (and back).
+                if let before = old.properties.first(where: { $0.name == property.name }), before.isList, property.isList, before.isMap != property.isMap {
+                    throw DatabaseError.invalidMigration(type: schema.name, property: property.name,
+                                                         detail: "a property cannot change between \(before.collectionDescription) and \(property.collectionDescription)")
+                }
             }
             if old.isEmbedded != schema.isEmbedded {
                 throw DatabaseError.invalidMigration(type: schema.name, property: "(type)",

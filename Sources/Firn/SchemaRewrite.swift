@@ -125,7 +125,8 @@ struct SchemaRewrite {
         }
 
         // Lists: read every kept or set list before any list tree changes.
-        var lists: [(property: PropertySchema, elements: [[UInt8]: [FieldValue?]])] = []
+        // Per owner, its elements; a map's each with its key (in key order).
+        var lists: [(property: PropertySchema, elements: [[UInt8]: [(key: String?, value: FieldValue?)]])] = []
         var listTreesKept = Set<String>()
         for property in new.properties where property.isList {
             let source = state.source(of: property, in: new.name)
@@ -134,10 +135,14 @@ struct SchemaRewrite {
                 listTreesKept.insert(new.listTreeName(property))
                 continue
             }
-            var elements: [[UInt8]: [FieldValue?]] = [:]
+            var elements: [[UInt8]: [(key: String?, value: FieldValue?)]] = [:]
             for (oldKey, oldRecord) in objects {
                 let newObject = MigrationObject(state: state, schema: new, key: oldKey, record: oldRecord, isNew: true)
-                if case let .list(values) = try state.newValue(of: newObject, property), !values.isEmpty { elements[oldKey] = values }
+                switch try state.newValue(of: newObject, property) {
+                case let .list(values) where !values.isEmpty: elements[oldKey] = values.map { (nil, $0) }
+                case let .map(entries) where !entries.isEmpty: elements[oldKey] = entries.map { ($0.key, $0.value) }
+                default: break
+                }
             }
             lists.append((property, elements))
         }
@@ -152,15 +157,16 @@ struct SchemaRewrite {
             let listTree = try tree(name)
             for (oldKey, values) in elements {
                 let prefix = ListKey.prefix(newKeys[oldKey] ?? oldKey)
-                for (position, value) in values.enumerated() {
+                for (position, (mapKey, value)) in values.enumerated() {
                     let key = ListKey.key(prefix: prefix, position)
                     guard key.count <= limit else {
                         throw DatabaseError.invalidValue(type: new.name, property: property.name, detail: "the owner's key is too long for a list entry")
                     }
-                    guard let bytes = ListElement.encode(value, as: property.type), value != nil || property.isOptional else {
+                    guard let element = ListElement.encode(value, as: property.type), value != nil || property.isOptional else {
                         throw DatabaseError.typeMismatch(type: new.name, property: property.name, expected: property.elementDescription,
                                                          found: value.map { "\($0)" } ?? "nil")
                     }
+                    let bytes = mapKey.map { MapEntry.encode(key: $0, element: element) } ?? element
                     _ = try engine { () throws(FirnError) in try listTree.put(key, bytes) }
                 }
             }
@@ -223,11 +229,19 @@ struct SchemaRewrite {
                 guard let map = keyMaps[property.objectType ?? ""],
                       let listTree = try engine({ () throws(FirnError) in try transaction.tree(schema.listTreeName(property), create: false) }) else { continue }
                 for (key, value) in try engine({ () throws(FirnError) in try SchemaMigration.entries(listTree) }) {
-                    let element = try engine { () throws(FirnError) in
-                        try value.withUnsafeBytes { buffer in Result { () throws(FirnError) in try ListElement.decode(buffer, as: .object) } }.get()
+                    let (mapKey, element) = try engine { () throws(FirnError) in
+                        try value.withUnsafeBytes { buffer in
+                            Result { () throws(FirnError) -> (String?, FieldValue?) in
+                                guard property.isMap else { return (nil, try ListElement.decode(buffer, as: .object)) }
+                                let entry = try MapEntry.decode(buffer, as: .object)
+                                return (entry.key, entry.value)
+                            }
+                        }.get()
                     }
                     guard case let .link(target)? = element, let mapped = map[target], mapped != target,
-                          let bytes = ListElement.encode(.link(mapped), as: .object) else { continue }
+                          let element = ListElement.encode(.link(mapped), as: .object) else { continue }
+                    // A map entry keeps its key.
+                    let bytes = mapKey.map { MapEntry.encode(key: $0, element: element) } ?? element
                     _ = try engine { () throws(FirnError) in try listTree.put(key, bytes) }
                 }
             }

@@ -40,7 +40,7 @@ enum EmbeddedOwnershipCheck {
                     guard let key = try cursor.key, let value = try cursor.value else { break }
                     let (owner, element) = try withBytes(key) { (keyBytes) throws(FirnError) in
                         try withBytes(value) { (valueBytes) throws(FirnError) in
-                            (Array(try ListKey.decode(keyBytes).owner), try ListElement.decode(valueBytes, as: property.type))
+                            (Array(try ListKey.decode(keyBytes).owner), try ListElement.decode(valueBytes, of: property))
                         }
                     }
                     if case let .link(child)? = element {

@@ -28,6 +28,14 @@ package enum ObjectDump {
         /// primary key's value, or `.generatedID`).
         case link(type: String, key: Value)
         case list([Value])
+        /// A map's entries (§12.4), in key order.
+        case map([MapItem])
+    }
+
+    /// One entry of a map property.
+    package struct MapItem: Sendable, Equatable {
+        package var key: String
+        package var value: Value
     }
 
 
@@ -177,7 +185,8 @@ package enum ObjectDump {
                     }
                 }
                 for (index, property) in schema.properties.enumerated() where property.isList {
-                    values[index] = .list(try list(schema, property, owner: key))
+                    let elements = try list(schema, property, owner: key)
+                    values[index] = property.isMap ? .map(elements.map { MapItem(key: $0.key ?? "", value: $0.value) }) : .list(elements.map(\.value))
                 }
                 let fields = zip(schema.properties, values).map { Field(name: $0.name, value: $1) }
                 let objectKey = try keyValue(schema, key)
@@ -194,7 +203,7 @@ package enum ObjectDump {
         /// What a property without a field reads as (§12.2,
         /// `PropertySchema.absentValue`).
         static func absent(_ property: PropertySchema) -> Value {
-            if property.isList { return .list([]) }
+            if property.isList { return property.isMap ? .map([]) : .list([]) }
             return property.absentValue.flatMap(plain) ?? .null
         }
 
@@ -235,16 +244,18 @@ package enum ObjectDump {
             }
         }
 
-        /// The elements of `owner`'s list `property`, in position order;
-        /// positions must be exactly 0 ..< count (§12.4).
-        private func list(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [Value] {
+        /// The elements of `owner`'s list `property`, in position order, each
+        /// with its key for a map; positions must be exactly 0 ..< count, a
+        /// map's keys increase (§12.4).
+        private func list(_ schema: ObjectSchema, _ property: PropertySchema, owner: [UInt8]) throws(FirnError) -> [(key: String?, value: Value)] {
             let treeName = schema.listTreeName(property)
             guard let tree = listTrees[treeName] else { return [] }
             let prefix = ListKey.prefix(owner)
             let cursor = tree.cursor()
             try cursor.seek(prefix)
-            var elements: [Value] = []
+            var elements: [(key: String?, value: Value)] = []
             var seen = Set<[UInt8]>()
+            var previousKey: [UInt8]?
             while cursor.isValid {
                 guard let key = try cursor.key, key.starts(with: prefix) else { break }
                 let position = key.withUnsafeBytes { ListKey.position($0, prefix: prefix) }
@@ -256,10 +267,21 @@ package enum ObjectDump {
                 guard !property.isSet || seen.insert(bytes).inserted else {
                     throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) repeats an element of its set")
                 }
-                let element = try withBytes(bytes) { (buffer) throws(FirnError) in
-                    try ListElement.decode(buffer, as: property.type)
+                let (mapKey, element) = try withBytes(bytes) { (buffer) throws(FirnError) -> ([UInt8]?, FieldValue?) in
+                    guard property.isMap else { return (nil, try ListElement.decode(buffer, as: property.type)) }
+                    let (key, element) = try MapEntry.split(buffer)
+                    return (Array(key), try ListElement.decode(element, as: property.type))
                 }
-                elements.append(try element.map { (e) throws(FirnError) in try value(e, of: property, checkTarget: false) } ?? .null)
+                // A map's keys strictly increase in byte order: no key twice, a lookup's search holds (§12.4).
+                if let mapKey {
+                    if let previousKey, !previousKey.lexicographicallyPrecedes(mapKey) {
+                        throw ByteScanner.defect("\(treeName): element \(ByteText.short(key)) has key \(String(reflecting: String(decoding: mapKey, as: UTF8.self))), "
+                            + (previousKey == mapKey ? "a key its map already has" : "not after the key before it"))
+                    }
+                    previousKey = mapKey
+                }
+                elements.append((mapKey.map { String(decoding: $0, as: UTF8.self) },
+                                 try element.map { (e) throws(FirnError) in try value(e, of: property, checkTarget: false) } ?? .null))
                 try cursor.next()
             }
             return elements
@@ -293,6 +315,7 @@ extension ObjectDump.Value: CustomStringConvertible {
         case let .generatedID(id): return "generatedID(\(id))"
         case let .link(type, key): return "link(type: \(String(reflecting: type)), key: \(key))"
         case let .list(elements): return "list([\(elements.map(\.description).joined(separator: ", "))])"
+        case let .map(entries): return "map([\(entries.map { "\(String(reflecting: $0.key)): \($0.value)" }.joined(separator: ", "))])"
         }
     }
 }

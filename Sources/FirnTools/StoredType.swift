@@ -14,9 +14,11 @@ package struct StoredType: Codable, Sendable, Equatable {
         package var list: Bool
         /// A list of unique elements (a `MutableSet`).
         package var set: Bool
+        /// A list of keyed entries (a `Map<String, V>`); `type` is the values'.
+        package var map: Bool
         /// The type a link or a list of objects points to.
         package var target: String?
-        /// As Swift declares it: `List<Dog>`, `String?`, `Person?`.
+        /// As Swift declares it: `List<Dog>`, `Map<String, Int>`, `String?`, `Person?`.
         package var declaration: String
     }
 
@@ -36,8 +38,8 @@ package struct StoredType: Codable, Sendable, Equatable {
         embedded = schema.isEmbedded
         properties = schema.properties.map {
             Property(name: $0.name, type: $0.type.description, optional: $0.isOptional, primaryKey: $0.isPrimaryKey,
-                     indexed: $0.isIndexed, list: $0.isList, set: $0.isSet, target: $0.objectType,
-                     declaration: $0.isList ? "\($0.isSet ? "MutableSet" : "List")<\($0.elementDescription)>" : $0.elementDescription)
+                     indexed: $0.isIndexed, list: $0.isList, set: $0.isSet, map: $0.isMap, target: $0.objectType,
+                     declaration: $0.isList ? $0.collectionDescription : $0.elementDescription)
         }
     }
 }

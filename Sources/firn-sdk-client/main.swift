@@ -11,6 +11,7 @@ final class Note: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var text = ""
     @Persisted var attachments = List<Attachment>()
+    @Persisted var counts = Map<String, Int>()
 }
 
 /// Lives in its note's list (`EmbeddedObject`): added and deleted with it.
@@ -242,6 +243,26 @@ case "embedded-objects":
     let db = try Database(configuration: configuration)
     _ = db.objects(Attachment.self).count
     print("not stopped")
+
+case "map":
+    // A note's counts (`Map`): a key added on another thread is heard by
+    // `for await` over the note's changes, naming the map.
+    let db = try Database(configuration: configuration)
+    let first = note(1, "counted")
+    first.counts["a"] = 1
+    try db.write { try db.add(first) }
+    var changes = first.changes.makeAsyncIterator()
+    Thread.detachNewThread {
+        do {
+            let other = try Database(configuration: configuration)
+            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.counts["b"] = 2 }
+        } catch {
+            print("other thread: \(error)")
+        }
+    }
+    if case let .change(object, properties) = await changes.next(), let counts = (object as? Note)?.counts {
+        print("changed: \(properties.map(\.name)), counts [\(counts.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", "))]")
+    }
 
 default:
     FileHandle.standardError.write(Data("firn-sdk-client: unknown scenario \(scenario)\n".utf8))

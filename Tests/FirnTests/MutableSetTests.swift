@@ -126,14 +126,7 @@ import Testing
     }
 
     @Test func aListCannotBecomeASetInAMigration() throws {
-        let scratch = Scratch()
-        do {
-            let db = try Database(configuration: scratch.configuration([AsList.Note.self]))
-            #expect(db.objects(AsList.Note.self).isEmpty)
-        }
-        let configuration = Configuration(path: scratch.file, objectTypes: [Note.self, Tag.self], schemaVersion: 1, migrationBlock: { _, _ in })
-        let error = #expect(throws: DatabaseError.self) { _ = try Database(configuration: configuration) }
-        let message = error.map { "\($0)" } ?? ""
+        let message = try MapTests.migrationRefusal(from: [AsList.Note.self], to: [Note.self, Tag.self])
         #expect(message.contains("Note.labels") && message.contains("between List and MutableSet"), "\(message)")
     }
 

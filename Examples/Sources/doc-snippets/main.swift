@@ -25,6 +25,7 @@ let snippets: [Snippet] = [
     SDKLinkingObjects.querySnippet,
     SDKEmbedded.snippet,
     SDKSets.snippet,
+    SDKMaps.snippet,
     SDKCodable.snippet,
 ]
 

@@ -48,7 +48,7 @@ extension VersionChanges {
             while cursor.isValid, let entry = try cursor.key, entry.starts(with: prefix) {
                 if let bytes = try cursor.value,
                    case let .link(child)? = try bytes.withUnsafeBytes({ buffer in
-                       Result { () throws(FirnError) in try ListElement.decode(buffer, as: property.type) }
+                       Result { () throws(FirnError) in try ListElement.decode(buffer, of: property) }
                    }).get() {
                     keys.append(child)
                 }
@@ -142,7 +142,7 @@ extension VersionChanges {
             var failure: FirnError?
             try cursor.forEachEntry { key, value, _ in
                 do throws(FirnError) {
-                    let held = property.isList ? try ListElement.decode(value, as: property.type)
+                    let held = property.isList ? try ListElement.decode(value, of: property)
                                                : try ObjectRecord.value(index, as: property.type, in: value)
                     guard case let .link(child)? = held, wanted.contains(child) else { return true }
                     found.insert(property.isList ? Array(try ListKey.decode(key).owner) : Array(key))

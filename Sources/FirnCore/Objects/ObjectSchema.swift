@@ -8,7 +8,7 @@
 /// |-----:|-------|
 /// | 1 | kind: 1 a top-level type, 2 an embedded type (owned by the one link or list element naming it) |
 /// | varint | property count `n` |
-/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list, 16 set: a list of unique elements), and for type 13 (object): varint target name length, target name |
+/// | n × | varint name length, name (UTF-8, non-empty, unique, no "."), u8 type, u8 flags (1 optional, 2 primary key, 4 indexed, 8 list, 16 set: a list of unique elements, 32 map: a list of keyed entries), and for type 13 (object): varint target name length, target name |
 ///
 /// At most one property is the primary key; it is not optional and its type
 /// has a key encoding (`PropertyType.canBePrimaryKey`). A link (type 13, not
@@ -96,11 +96,17 @@ package struct ObjectSchema: Sendable, Equatable {
         if property.type == .object, !property.isList, !property.isOptional {
             return "is a link and must be optional (it reads nil once its target is deleted)"
         }
-        if property.type == .object, property.isList, property.isOptional {
+        if property.type == .object, property.isList, property.isOptional, !property.isMap {
             return "is a list of optional objects (lists of objects hold objects, not nil)"
         }
         if property.isSet, !property.isList {
             return "has the set flag without the list flag (a set is a list of unique elements)"
+        }
+        if property.isMap, !property.isList || property.isSet {
+            return "has the map flag without the list flag or with the set flag (a map is a list of keyed entries)"
+        }
+        if property.type == .object, property.isMap, !property.isOptional {
+            return "is a map of objects and must be optional (a value reads nil once its target is deleted)"
         }
         if property.isIndexed, !property.type.isIndexable || property.isList {
             return "cannot be indexed (indexes hold Bool, Int, Int8…Int64, String, Date and UUID properties, not lists)"
@@ -164,7 +170,7 @@ package struct ObjectSchema: Sendable, Equatable {
                     isPrimaryKey: flags & PropertySchema.primaryKeyFlag != 0,
                     isIndexed: flags & PropertySchema.indexedFlag != 0,
                     isList: flags & PropertySchema.listFlag != 0, objectType: target,
-                    isSet: flags & PropertySchema.setFlag != 0))
+                    isSet: flags & PropertySchema.setFlag != 0, isMap: flags & PropertySchema.mapFlag != 0))
             }
             guard scanner.isAtEnd else { throw ByteScanner.defect("\(scanner.remaining) bytes after the last property") }
             return try ObjectSchema(name: name, properties: properties, isEmbedded: kind == Self.embeddedKind)

@@ -16,12 +16,15 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     /// A list whose elements are unique (`MutableSet`): stored as a list,
     /// so every list rule holds, with no two elements of equal bytes.
     package let isSet: Bool
+    /// A list of (String key, value) entries in key order (`Map`): `type`
+    /// and `isOptional` describe the values (FORMAT.md §12.4, `MapEntry`).
+    package let isMap: Bool
     /// The type a link (or a list of objects) points to; nil for other types.
     package let objectType: String?
 
     package init(name: String, type: PropertyType, isOptional: Bool = false,
                  isPrimaryKey: Bool = false, isIndexed: Bool = false,
-                 isList: Bool = false, objectType: String? = nil, isSet: Bool = false) {
+                 isList: Bool = false, objectType: String? = nil, isSet: Bool = false, isMap: Bool = false) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -30,6 +33,7 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
         self.isList = isList
         self.objectType = objectType
         self.isSet = isSet
+        self.isMap = isMap
     }
 
     /// Flag bits of the schema record.
@@ -38,11 +42,13 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
     static let indexedFlag: UInt8 = 4
     static let listFlag: UInt8 = 8
     static let setFlag: UInt8 = 16
-    static let knownFlags = optionalFlag | primaryKeyFlag | indexedFlag | listFlag | setFlag
+    static let mapFlag: UInt8 = 32
+    static let knownFlags = optionalFlag | primaryKeyFlag | indexedFlag | listFlag | setFlag | mapFlag
 
     var flags: UInt8 {
         (isOptional ? Self.optionalFlag : 0) | (isPrimaryKey ? Self.primaryKeyFlag : 0)
             | (isIndexed ? Self.indexedFlag : 0) | (isList ? Self.listFlag : 0) | (isSet ? Self.setFlag : 0)
+            | (isMap ? Self.mapFlag : 0)
     }
 
     /// What a record without this property's field reads as (FORMAT.md
@@ -71,8 +77,13 @@ package struct PropertySchema: Sendable, Equatable, CustomStringConvertible {
         (type == .object ? objectType ?? "Object" : type.description) + (isOptional ? "?" : "")
     }
 
+    /// A list property as Swift declares it: `List<Dog>`, `MutableSet<String>`, `Map<String, Int?>`.
+    package var collectionDescription: String {
+        isMap ? "Map<String, \(elementDescription)>" : "\(isSet ? "MutableSet" : "List")<\(elementDescription)>"
+    }
+
     package var description: String {
-        var text = "\(name): " + (isList ? "\(isSet ? "MutableSet" : "List")<\(elementDescription)>" : elementDescription)
+        var text = "\(name): " + (isList ? collectionDescription : elementDescription)
         if isPrimaryKey { text += " (primary key)" }
         if isIndexed { text += " (indexed)" }
         return text

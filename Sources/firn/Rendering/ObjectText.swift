@@ -43,6 +43,7 @@ enum ObjectText {
         case let .generatedID(id): "#\(id)"
         case let .link(type, key): "\(type)[\(text(key))]"
         case let .list(elements): "[" + elements.map(text).joined(separator: ", ") + "]"
+        case let .map(entries): "[" + (entries.isEmpty ? ":" : entries.map { quoted($0.key) + ": " + text($0.value) }.joined(separator: ", ")) + "]"
         }
     }
 
@@ -75,6 +76,7 @@ enum ObjectText {
         case let .generatedID(id): String(id)
         case let .link(_, key): json(key)
         case let .list(elements): "[" + elements.map(json).joined(separator: ",") + "]"
+        case let .map(entries): "{" + entries.map { quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
         }
     }
 
