@@ -184,6 +184,28 @@ import Testing
         #expect(verify.status == 0, "\(verify.output)")
     }
 
+    /// A results observer of the owners hears a change inside an embedded
+    /// value of a map as a modification of the owner that holds it (the
+    /// holders are found by reading the map's entries, keys and all).
+    @Test func resultsObserversHearOfChangesInsideAMapsEmbeddedValues() throws {
+        let scratch = Scratch()
+        let db = try Database(configuration: scratch.configuration([Club.self, Badge.self]))
+        let (club, other) = (Club(), Club())
+        club.badges["gold"] = Self.badge("g1")
+        other.badges["red"] = Self.badge("r1")
+        try db.write { try db.add(club); try db.add(other) }
+        let clubs = db.objects(Club.self)
+        let row = try #require(clubs.firstIndex { $0.badges["gold"] != nil })
+        let log = NotificationTests.Log<[Int]>()
+        let token = try clubs.observe { change in
+            if case let .update(_, _, _, modifications) = change { log.append(modifications) }
+        }
+        try db.write { club.badges["gold"]??.label = "g2" }
+        try db.write { other.badges["red"]??.label = "r2" }
+        token.invalidate()
+        #expect(log.entries == [[row], [1 - row]])
+    }
+
     final class Board: Object, Codable {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var scores = Map<String, Int>()
