@@ -12,6 +12,14 @@ final class Note: Object {
     @Persisted var text = ""
     @Persisted var attachments = List<Attachment>()
     @Persisted var counts = Map<String, Int>()
+    /// The tags naming this note (`Tag.note`): computed, not stored.
+    @Persisted(originProperty: "note") var tags: LinkingObjects<Tag>
+}
+
+/// Names one note (`Note.tags` is its inverse).
+final class Tag: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var note: Note?
 }
 
 /// Lives in its note's list (`EmbeddedObject`): added and deleted with it.
@@ -34,7 +42,7 @@ guard arguments.count == 3 else {
     exit(64)
 }
 let scenario = arguments[1]
-let configuration = Configuration(path: arguments[2], objectTypes: [Note.self, Attachment.self])
+let configuration = Configuration(path: arguments[2], objectTypes: [Note.self, Attachment.self, Tag.self])
 
 /// A value shared with callbacks that may run on other threads.
 final class Locked<Value>: @unchecked Sendable {
@@ -262,6 +270,40 @@ case "map":
     }
     if case let .change(object, properties) = await changes.next(), let counts = (object as? Note)?.counts {
         print("changed: \(properties.map(\.name)), counts [\(counts.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", "))]")
+    }
+
+case "linking":
+    // A query through the inverse relationship (`$0.tags.name`), and a
+    // results observer (`for await` over `changes`) that hears a change
+    // inside a note's attachment, made on another thread, as a
+    // modification of that note.
+    let db = try Database(configuration: configuration)
+    let tagged = note(1, "tagged"), plain = note(2, "plain")
+    let file = Attachment()
+    file.name = "a.png"
+    try tagged.attachments.append(file)
+    try db.write {
+        try db.add(tagged)
+        try db.add(plain)
+        let tag = Tag()
+        tag.name = "urgent"
+        tag.note = tagged
+        try db.add(tag)
+    }
+    print("tagged urgent: \(try db.objects(Note.self).where { $0.tags.name == "urgent" }.map(\.id))")
+    print("untagged: \(try db.objects(Note.self).where { $0.tags.isEmpty }.map(\.id))")
+    var changes = db.objects(Note.self).changes.makeAsyncIterator()
+    if case let .initial(results)? = await changes.next() { print("initial: \(results.count) notes") }
+    Thread.detachNewThread {
+        do {
+            let other = try Database(configuration: configuration)
+            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 7 }
+        } catch {
+            print("other thread: \(error)")
+        }
+    }
+    if case let .update(_, deletions, insertions, modifications)? = await changes.next() {
+        print("update: -\(deletions) +\(insertions) ~\(modifications)")
     }
 
 default:

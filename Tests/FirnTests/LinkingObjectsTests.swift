@@ -295,4 +295,16 @@ import Testing
             try db.objects(Owner.self).where { $0["pets"] == 1 }
         }
     }
+
+    /// An app's `main.swift` (firn-sdk-client): a query through the inverse
+    /// relationship, and a results observer hearing a change inside an
+    /// embedded object, made on another thread, as its owner's modification.
+    @Test func anAppQueriesThroughTheInverseAndHearsEmbeddedChanges() throws {
+        let scratch = Scratch()
+        let outcome = try SDKClient.run("linking", database: scratch.file)
+        #expect(!outcome.crashed && outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.split(separator: "\n") == [
+            "tagged urgent: [1]", "untagged: [2]", "initial: 2 notes", "update: -[] +[] ~[0]",
+        ], "\(outcome.stdout)")
+    }
 }
