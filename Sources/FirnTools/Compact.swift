@@ -87,36 +87,21 @@ package enum Compact {
     }
 
     private static func copy(_ options: Options, progress: ProgressHandler?) throws -> Report {
-        // The current version: first with the source's open-time check left
-        // to the packing pass, which reads and checks every page the check
-        // would (`ReadAccess.open(defersCheck:)`). A damaged page fails that
-        // attempt before the rename, and so does a skip (its figures would
-        // be the unchecked record's): the copy then runs again as any open
-        // chooses the version, which may be the previous one.
-        if options.version == nil {
-            do {
-                if let report = try copy(options, progress: progress, defersCheck: true) { return report }
-            } catch let error as FirnError {
-                guard case .corrupt = error else { throw error }
-            }
-        }
-        guard let report = try copy(options, progress: progress, defersCheck: false) else {
-            throw ToolError.usage("compact: no report")  // not reached: only a deferred check gives none
-        }
-        return report
+        // The current version with the source's check left to the packing
+        // pass, which reads and checks every page (`ReadAccess.deferringCheck`).
+        try ReadAccess.deferringCheck(if: options.version == nil) { try copy(options, progress: progress, defersCheck: $0) }
     }
 
-    /// Nil when the check was deferred and the copy was skipped.
-    private static func copy(_ options: Options, progress: ProgressHandler?, defersCheck: Bool) throws -> Report? {
+    private static func copy(_ options: Options, progress: ProgressHandler?, defersCheck: Bool) throws -> Report {
         let started = monotonicNanoseconds()
         guard let outputPath = options.output else { throw ToolError.usage("compact: no output") }
         let access = try ReadAccess.open(options.path, version: options.version, kind: .compact, label: "firn compact",
                                          defersCheck: defersCheck)
         defer { access.close() }
-        let deferred = access.store.openCheck.checkDeferred
         let e = try estimate(access.snapshot, store: access.store)
         if let skip = skipReport(options, version: access.snapshot.version, estimate: e, output: outputPath) {
-            return deferred ? nil : skip
+            if access.store.openCheck.checkDeferred { throw ReadAccess.NeedsOpenCheck() }
+            return skip
         }
         let output = try OutputFile(destination: outputPath, replace: options.force)
         defer { output.discard() }

@@ -88,6 +88,33 @@ package struct ReadAccess {
     }
 }
 
+extension ReadAccess {
+    /// Why a try with the open-time check deferred cannot stand: its result
+    /// would rest on the unchecked newest record (a compaction skipped by
+    /// `--dry-run` or `--if-free-over` reports that record's figures).
+    package struct NeedsOpenCheck: Error {}
+
+    /// `work` on the current version, first (when `eligible`) with the
+    /// source's open-time check left to `work`'s own reads
+    /// (`open(defersCheck:)`): for a tool whose pass reads and checks every
+    /// page of the version, space tree included (`compact -o`, `export` to a
+    /// file). A damaged page (`.corrupt`) or `NeedsOpenCheck` ends that try,
+    /// which must keep nothing, and `work` runs again as any open chooses
+    /// the version: the check may reject the newest record, and the previous
+    /// version is then the one worked on.
+    package static func deferringCheck<R>(if eligible: Bool, _ work: (_ defersCheck: Bool) throws -> R) throws -> R {
+        if eligible {
+            do {
+                return try work(true)
+            } catch is NeedsOpenCheck {
+            } catch let error as FirnError {
+                guard case .corrupt = error else { throw error }
+            }
+        }
+        return try work(false)
+    }
+}
+
 package enum DatabaseInput {
     /// Refuses what is not a regular file before anything opens it (opening
     /// a FIFO would wait for a writer).

@@ -45,21 +45,13 @@ package enum Export {
     }
 
     package static func run(_ options: Options, progress: ProgressHandler? = nil) throws -> Report {
-        // To a file, the current version: first with the source's open-time
-        // check left to the packing pass, which reads and checks every page
-        // the check would (`ReadAccess.open(defersCheck:)`). A damaged page
-        // fails that attempt before anything is committed, and the export
-        // runs again as any open chooses the version: the check may reject
-        // the newest record, and then the previous version is exported, as
-        // before. (Not to stdout: what went out cannot be taken back.)
-        if options.version == nil && options.output != "-" {
-            do {
-                return try export(options, progress: progress, defersCheck: true)
-            } catch let error as FirnError {
-                guard case .corrupt = error else { throw error }
-            }
+        // To a file, the current version with the source's check left to
+        // the packing pass, which reads and checks every page
+        // (`ReadAccess.deferringCheck`). Not to stdout: what went out of a
+        // try that then met a damaged page cannot be taken back.
+        try ReadAccess.deferringCheck(if: options.version == nil && options.output != "-") {
+            try export(options, progress: progress, defersCheck: $0)
         }
-        return try export(options, progress: progress, defersCheck: false)
     }
 
     private static func export(_ options: Options, progress: ProgressHandler?, defersCheck: Bool) throws -> Report {

@@ -65,6 +65,19 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+/// Commits `change` on a thread of its own, in its own instance (another
+/// part of the app writing); a failure is printed.
+func writeOnAnotherThread(_ change: @escaping @Sendable (Database) throws -> Void) {
+    Thread.detachNewThread {
+        do {
+            let other = try Database(configuration: configuration)
+            try other.write { try change(other) }
+        } catch {
+            print("other thread: \(error)")
+        }
+    }
+}
+
 switch scenario {
 case "main-actor":
     // Opened at top level: bound to the main actor, not to the thread that
@@ -100,17 +113,10 @@ case "main-actor":
     var counts = heard.stream.makeAsyncIterator()
     screen.show("initial: \(await counts.next() ?? -2) notes")
     // A commit on another thread is heard here, after an `await`.
-    Thread.detachNewThread {
-        do {
-            let other = try Database(configuration: configuration)
-            try other.write {
-                let note = Note()
-                note.id = 3
-                try other.add(note)
-            }
-        } catch {
-            print("other thread: \(error)")
-        }
+    writeOnAnotherThread { other in
+        let note = Note()
+        note.id = 3
+        try other.add(note)
     }
     screen.show("update: \(await counts.next() ?? -2) notes")
     // writeAsync: the block and its completion run on the main actor.
@@ -232,14 +238,7 @@ case "embedded":
     try first.attachments.append(file)
     try db.write { try db.add(first) }
     var changes = first.changes.makeAsyncIterator()
-    Thread.detachNewThread {
-        do {
-            let other = try Database(configuration: configuration)
-            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 42 }
-        } catch {
-            print("other thread: \(error)")
-        }
-    }
+    writeOnAnotherThread { other in try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 42 }
     if case let .change(object, properties) = await changes.next() {
         print("changed: \(properties.map(\.name)), size \((object as? Note)?.attachments.first?.size ?? -1)")
     }
@@ -260,14 +259,7 @@ case "map":
     first.counts["a"] = 1
     try db.write { try db.add(first) }
     var changes = first.changes.makeAsyncIterator()
-    Thread.detachNewThread {
-        do {
-            let other = try Database(configuration: configuration)
-            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.counts["b"] = 2 }
-        } catch {
-            print("other thread: \(error)")
-        }
-    }
+    writeOnAnotherThread { other in try other.object(ofType: Note.self, forPrimaryKey: 1)?.counts["b"] = 2 }
     if case let .change(object, properties) = await changes.next(), let counts = (object as? Note)?.counts {
         print("changed: \(properties.map(\.name)), counts [\(counts.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", "))]")
     }
@@ -294,14 +286,7 @@ case "linking":
     print("untagged: \(try db.objects(Note.self).where { $0.tags.isEmpty }.map(\.id))")
     var changes = db.objects(Note.self).changes.makeAsyncIterator()
     if case let .initial(results)? = await changes.next() { print("initial: \(results.count) notes") }
-    Thread.detachNewThread {
-        do {
-            let other = try Database(configuration: configuration)
-            try other.write { try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 7 }
-        } catch {
-            print("other thread: \(error)")
-        }
-    }
+    writeOnAnotherThread { other in try other.object(ofType: Note.self, forPrimaryKey: 1)?.attachments.first?.size = 7 }
     if case let .update(_, deletions, insertions, modifications)? = await changes.next() {
         print("update: -\(deletions) +\(insertions) ~\(modifications)")
     }

@@ -92,7 +92,7 @@ int firn_start_writeback(int fd, int64_t offset, int64_t count);
 /// unless its last strong reference is gone (it is being deinitialized),
 /// then returns false and leaves it alone. For references that must not
 /// keep an object alive without giving it a weak-reference side table (see
-/// `InstanceReference`). `object` must not have been freed.
+/// `UnretainedReference`). `object` must not have been freed.
 _Bool firn_try_retain(void *object);
 
 // MARK: Threads

@@ -129,10 +129,10 @@ public final class Cursor {
     /// Set for a tree of a version between checkpoints: the walk merges the
     /// log's entries over the checkpoint's tree, and `core` is not used.
     @exclusivity(unchecked) private var merge: LogMergeCursor?
-    /// `merge != nil` (set with it), tested first on every step: testing
-    /// the optional itself called an outlined copy of the merge cursor each
-    /// time (1 % of iterating objects, even with no merge).
-    @exclusivity(unchecked) private var merges = false
+    /// `merge != nil`, fixed when the cursor is made and tested first on
+    /// every step: testing the optional itself called an outlined copy of
+    /// the merge cursor each time (1 % of iterating objects, even with no merge).
+    private let merges: Bool
     private let owner: AnyObject
     private let path: String
     /// The tree walked and the version read, named in a corrupt page's
@@ -142,8 +142,10 @@ public final class Cursor {
     /// The cursor reads a snapshot, whose pages never change while it lives.
     private let readsSnapshot: Bool
 
-    init(_ core: TreeCursor, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {
+    init(_ core: TreeCursor, merge: LogMergeCursor? = nil, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {
         self.core = core
+        self.merge = merge
+        merges = merge != nil
         self.owner = owner
         self.path = path
         self.tree = tree
@@ -153,9 +155,7 @@ public final class Cursor {
     }
 
     convenience init(_ merge: LogMergeCursor, owner: AnyObject, path: String, tree: String? = nil, version: UInt64? = nil) {
-        self.init(merge.base, owner: owner, path: path, tree: tree, version: version)
-        self.merge = merge
-        merges = true
+        self.init(merge.base, merge: merge, owner: owner, path: path, tree: tree, version: version)
     }
 
     private func locate(_ error: FirnError) -> FirnError {
