@@ -110,4 +110,45 @@ import FirnTestSupport
         #expect(try snapshot.tree("t")?.count == 5_000)
         #expect(Verifier.verify(snapshot, slots: try store.readSlots()).findings == [])
     }
+
+    /// Keys put in ascending order (a bulk import, a commit log's sorted
+    /// replay) leave full branches as they leave full leaves: a full branch
+    /// on the rightmost path stays full and the new child starts a branch to
+    /// its right. Halving them left every branch of such a tree half empty,
+    /// twice the branch pages a lookup walks through. Later puts in the
+    /// middle split those full branches as usual.
+    @Test func anAscendingLoadLeavesFullBranches() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(dir.file("ascending.firn"), options: Self.options())
+        func key(_ i: Int) -> [UInt8] { (0..<16).map { UInt8(truncatingIfNeeded: (i * 2) >> (8 * (15 - $0))) } }
+        let count = 100_000
+        try store.write { txn in
+            let tree = try #require(try txn.tree("t"))
+            for i in 0..<count { try tree.put(key(i), [UInt8](repeating: UInt8(i % 251), count: 20)) }
+        }
+        var report = Verifier.verify(try store.snapshot(), slots: try store.readSlots())
+        #expect(report.findings == [])
+        let shape = try #require(report.trees.first { $0.name == "t" })
+        // About 100 separators fit a branch: full branches give about one
+        // branch page per 100 leaves, halved ones one per 50.
+        #expect(shape.branchPages * 70 < shape.leafPages, "\(shape.branchPages) branches over \(shape.leafPages) leaves")
+
+        // Keys between the loaded ones split the full branches.
+        try store.write { txn in
+            let tree = try #require(try txn.tree("t"))
+            for i in stride(from: 1, to: 2 * count, by: 13) { try tree.put(Self.odd(i), [2]) }
+        }
+        let snapshot = try store.snapshot()
+        report = Verifier.verify(snapshot, slots: try store.readSlots())
+        #expect(report.findings == [])
+        let tree = try #require(try snapshot.tree("t"))
+        for i in stride(from: 0, to: count, by: 997) { #expect(try tree.get(key(i)) != nil) }
+        for i in stride(from: 1, to: 2 * count, by: 13) { #expect(try tree.get(Self.odd(i))?.array == [2]) }
+    }
+
+    /// The 16-byte key of odd number `i` (between the ascending load's keys).
+    static func odd(_ i: Int) -> [UInt8] {
+        let n = i | 1
+        return (0..<16).map { UInt8(truncatingIfNeeded: n >> (8 * (15 - $0))) }
+    }
 }

@@ -56,6 +56,19 @@ struct CheckedTreeWalk: EntryWalk {
         return try top.view.leafCell(top.index).value
     }
 
+    /// The leaf whose first entry the walk stands at: a page `descend`
+    /// checked in full (reference, checksum, type, level, cell table).
+    var leafAtStart: PageView? {
+        guard let top = path.last, top.index == 0, top.view.count > 0 else { return nil }
+        return top.view
+    }
+
+    mutating func skipLeaf() throws(FirnError) {
+        guard !path.isEmpty else { return }
+        path[path.count - 1].index = path[path.count - 1].view.count
+        try settle()
+    }
+
     /// The whole value of an overflow cell, its chain read and checked
     /// through a frame above the path.
     func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8] {

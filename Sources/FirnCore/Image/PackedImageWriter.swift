@@ -19,6 +19,9 @@ package struct PackedImageWriter {
         package var bytes: UInt64
         package var trees: Int
         package var entries: UInt64
+        /// Leaves copied whole (`NodePage.adoptAppendedLeaf`) rather than
+        /// cell by cell.
+        package var wholeLeaves: UInt64 = 0
         /// The image's commit record.
         package var record: CommitRecord
     }
@@ -29,6 +32,7 @@ package struct PackedImageWriter {
     private let version: UInt64
     private var nextPage: UInt64 = 2
     private var entries: UInt64 = 0
+    private var wholeLeaves: UInt64 = 0
     private let progress: ((UInt64) -> Void)?
     private let scratch: UnsafeMutableRawBufferPointer
     /// Pages emitted but not yet given to the sink: they go out 1 MiB at a time.
@@ -218,7 +222,7 @@ package struct PackedImageWriter {
         if slotsLast { try emitSlots(record) }
         return Summary(
             version: version, pages: nextPage, bytes: nextPage * UInt64(pageSize), trees: roots.count,
-            entries: entries, record: record)
+            entries: entries, wholeLeaves: wholeLeaves, record: record)
     }
 
     private static func addHistory<W: PageEmitter>(
@@ -247,6 +251,17 @@ package struct PackedImageWriter {
         let geometry = PageGeometry(pageSize: pageSize)
         try cursor.first()
         while cursor.isValid {
+            // A leaf laid out as the loader would lay it out goes over whole
+            // (the same bytes, one copy); any other goes cell by cell.
+            if let page = cursor.leafAtStart {
+                try loader.flushLeafIfFull(before: page, writer: &self)
+                if loader.leafIsEmpty, loader.adoptAppendedLeaf(page, geometry: geometry) {
+                    entries += UInt64(page.count)
+                    wholeLeaves += 1
+                    try cursor.skipLeaf()
+                    continue
+                }
+            }
             guard let stored = try cursor.storedValue() else { break }
             let value: StoredValue
             switch stored {
@@ -341,6 +356,28 @@ struct TreeLoader {
         leaf = NodePage(pageSize: pageSize, isLeaf: true)
     }
 
+    /// True while the leaf being filled has no entries (at the start, and
+    /// after each leaf written).
+    var leafIsEmpty: Bool { leaf.count == 0 }
+
+    /// Writes the leaf being filled when `page`'s first entry, an inline
+    /// cell, would not fit in it: what `add` of that entry would do first.
+    mutating func flushLeafIfFull<W: PageEmitter>(before page: PageView, writer: inout W) throws(FirnError) {
+        guard leaf.count > 0, page.count > 0 else { return }
+        let cell = try page.leafCell(0)
+        guard case .inline = cell.value else { return }
+        if !leaf.fits(leaf.leafCellSize(keyLength: cell.key.count, value: cell.value)) {
+            try flushLeaf(writer: &writer)
+        }
+    }
+
+    /// Takes every entry of a checked source leaf at once when that gives the
+    /// leaf `add` would build from them (`NodePage.adoptAppendedLeaf`); only
+    /// while the leaf being filled is empty. False: nothing was taken.
+    mutating func adoptAppendedLeaf(_ view: PageView, geometry: PageGeometry) -> Bool {
+        leaf.adoptAppendedLeaf(view, geometry: geometry)
+    }
+
     mutating func add<W: PageEmitter>(key: UnsafeRawBufferPointer, value: StoredValue, writer: inout W) throws(FirnError) {
         let size = leaf.leafCellSize(keyLength: key.count, value: value)
         if !leaf.fits(size) {
@@ -420,6 +457,18 @@ protocol EntryWalk {
     func storedValue() throws(FirnError) -> StoredValue?
     /// An overflow value's bytes, its chain read the way the walk reads pages.
     func readOverflow(_ head: PageRef, length: UInt64) throws(FirnError) -> [UInt8]
+    /// The checked leaf page the walk stands at the first entry of, when the
+    /// walk reads whole pages of one tree (nil otherwise: a merge of the log).
+    var leafAtStart: PageView? { get }
+    /// Moves past the leaf `leafAtStart` gave, to the next leaf's first entry.
+    mutating func skipLeaf() throws(FirnError)
+}
+
+extension EntryWalk {
+    var leafAtStart: PageView? { nil }
+    mutating func skipLeaf() throws(FirnError) {
+        throw FirnError.misuse("skipLeaf on a walk that gives no whole leaves")
+    }
 }
 
 extension TreeCursor: EntryWalk {}

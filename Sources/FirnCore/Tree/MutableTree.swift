@@ -119,7 +119,7 @@ final class MutableTree {
             // leaf of such a load half empty, for good.
             let right = Node(page: NodePage(pageSize: context.geometry.pageSize, isLeaf: true), level: 0)
             right.page.insert(at: 0, key: key, value: value)
-            addSibling(right, separator: Array(key), of: node, path: &path)
+            addSibling(right, separator: Array(key), of: node, path: &path, appending: true)
         } else {
             // Split first, then insert into the half the key belongs to. A key
             // at the boundary goes left, so the right half's first key (the
@@ -320,8 +320,14 @@ final class MutableTree {
 
     /// Puts `right` (split off `left`) next to it in the parent, splitting
     /// branches upward as they fill (each split before its insert); a split
-    /// root gets a new root above it.
-    private func addSibling(_ right: Node, separator: [UInt8], of left: Node, path: inout [(Node, Int)]) {
+    /// root gets a new root above it. `appending`: `right` is a new last leaf
+    /// past the tree's last key, on a path of last children; a full branch on
+    /// it then stays full and a new branch to its right takes the child, as
+    /// the full leaf did. Halving it would leave every branch of an
+    /// ascending load (or a commit log's sorted replay) half empty for good:
+    /// twice the branch pages a lookup's cache must hold.
+    private func addSibling(_ right: Node, separator: [UInt8], of left: Node, path: inout [(Node, Int)],
+                            appending: Bool = false) {
         var left = left
         var right = right
         var separator = separator
@@ -341,6 +347,15 @@ final class MutableTree {
                 separator.withUnsafeBytes { parent.page.insert(at: position, key: $0, child: .none) }
                 parent.children.insert(.node(right), at: position)
                 return
+            }
+            if appending && position == parent.page.count {
+                let parentRight = Node(page: NodePage(pageSize: context.geometry.pageSize, isLeaf: false), level: parent.level)
+                // A branch's first cell stores no key: the separator goes up.
+                parentRight.page.insert(at: 0, key: UnsafeRawBufferPointer(start: nil, count: 0), child: .none)
+                parentRight.children = [.node(right)]
+                left = parent
+                right = parentRight
+                continue
             }
             let (parentRight, parentSeparator) = parent.split(
                 pendingSize: BranchLayout.cellHeaderSize + separator.count, at: position)

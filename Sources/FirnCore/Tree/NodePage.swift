@@ -300,6 +300,46 @@ final class NodePage {
         }
     }
 
+    /// Takes a source leaf's entries whole when its cells lie exactly where
+    /// appending them one by one (`insert(at: count, …)`) would put them:
+    /// cell 0 against the page's end, each next cell right below the one
+    /// before, all inline, their flag and reserved bytes zero, each value
+    /// short enough to stay inline here. Copying the offset table and the
+    /// cell area then gives this page byte for byte what the appends would
+    /// (the header and the free gap are written when it is sealed), so an
+    /// image built either way is the same. Leaves that a bulk load, a packed
+    /// image or an ascending load wrote lie this way; others (edited in
+    /// place, split) return false and are copied cell by cell. Every offset
+    /// and length is checked against the page before anything is copied.
+    /// Only for an empty leaf.
+    func adoptAppendedLeaf(_ view: PageView, geometry: PageGeometry) -> Bool {
+        guard isLeaf, count == 0, view.pageSize == pageSize else { return false }
+        let n = view.count
+        let table = PageHeader.size + 2 * n
+        guard n > 0, table <= pageSize else { return false }
+        let source = view.base
+        var expected = pageSize
+        for i in 0..<n {
+            let offset = Int(source.le(UInt16.self, at: PageHeader.size + 2 * i))
+            guard offset >= table, offset + LeafLayout.cellHeaderSize <= expected else { return false }
+            let keyLength = Int(source.le(UInt16.self, at: offset))
+            let flags = source.load(fromByteOffset: offset + 2, as: UInt8.self)
+            let reserved = source.load(fromByteOffset: offset + 3, as: UInt8.self)
+            let valueLength = Int(source.le(UInt32.self, at: offset + 4))
+            guard flags == 0, reserved == 0, geometry.isInline(keyLength: keyLength, valueLength: valueLength) else {
+                return false
+            }
+            // Inline: the cell is shorter than a page, so this cannot overflow.
+            guard offset + LeafLayout.cellHeaderSize + keyLength + valueLength == expected else { return false }
+            expected = offset
+        }
+        (base + PageHeader.size).copyMemory(from: source + PageHeader.size, byteCount: 2 * n)
+        (base + expected).copyMemory(from: source + expected, byteCount: pageSize - expected)
+        count = n
+        cellTop = expected
+        return true
+    }
+
     /// Empties the page for reuse (the packed-image writer fills one page
     /// per tree level over and over).
     func removeAll() {
