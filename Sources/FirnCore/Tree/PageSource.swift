@@ -1,3 +1,5 @@
+import CFirnShims
+
 /// Resolves page numbers of one version to views into the map, refusing
 /// numbers outside the version's pages or the map: the single bounds check
 /// every page read passes through.
@@ -82,6 +84,7 @@ struct PageSource {
         try view.checkTreePage(expectLeaf: nil)
         while view.typeByte == PageType.branch.rawValue {
             let child = try view.branchChild(try view.branchSearch(key))
+            prefetchFirstProbes(child.page)
             let next = try self.view(child, level: view.level - 1)
             try next.checkTreePage(expectLeaf: nil)
             view = next
@@ -89,6 +92,35 @@ struct PageSource {
         let (index, found) = try view.leafSearch(key)
         guard found else { return nil }
         return try view.leafCell(index).value
+    }
+
+    /// Asks for the lines of page `page` a search reads first, before its
+    /// header is read: the header and the start of the cell table, and the
+    /// lines around the page's middle and quarters. A page filled in key
+    /// order (an ascending load, a commit log's sorted replay, a packed
+    /// image: cells from the end down) keeps the cells a binary search
+    /// probes first about there, wherever their exact size puts them, so
+    /// those misses overlap the header's instead of following it one after
+    /// another. A page laid out otherwise wastes the hint. Measured on the
+    /// bench's get row (a million random lookups in a 131 MB file, the two
+    /// builds alternating): 1.16–1.26M reads/s without, 1.30–1.46M with;
+    /// the header lines alone gave nothing, three single lines at the
+    /// middle and quarters about half of it. Only a hint: a prefetch never
+    /// faults, and a number outside the map is skipped (`view` refuses it next).
+    @inline(__always)
+    private func prefetchFirstProbes(_ page: UInt64) {
+        guard page < pageLimit else { return }
+        let offset = Int(page) &* pageSize
+        guard offset &+ pageSize <= map.length else { return }
+        let base = map.base + offset
+        let line = 64, middle = pageSize / 2, quarter = pageSize / 4
+        firn_prefetch(base)
+        firn_prefetch(base + line)
+        for i in -2...2 { firn_prefetch(base + middle + line * i) }
+        for i in -1...1 {
+            firn_prefetch(base + quarter + line * i)
+            firn_prefetch(base + pageSize - quarter + line * i)
+        }
     }
 
     /// Reads a whole value, following its overflow chain.
