@@ -79,6 +79,48 @@ import FirnTestSupport
         #expect(!Self.adopt(long).0)
     }
 
+    /// Before taking a leaf whole, the loader writes the leaf it was filling
+    /// when the source's first entry would not fit, as `add` would; an
+    /// inline value too long to stay inline goes to an overflow chain in
+    /// `add`, so its (smaller) cell must not make the loader write early.
+    @Test func aFirstValueThatGoesToAnOverflowChainDoesNotEndTheLeafEarly() throws {
+        let geometry = PageGeometry(pageSize: Self.pageSize)
+        var loader = TreeLoader(pageSize: Self.pageSize)
+        var counter = PageCounter(pageNumberForNextEmit: 2, birth: 1)
+        // 60 cells of 63 bytes: 284 bytes left in the leaf being filled.
+        for i in 0..<60 {
+            let key: [UInt8] = [0, UInt8(i), 1]
+            try key.withUnsafeBytes { k in try [UInt8](repeating: 3, count: 50).withUnsafeBytes { v in
+                try loader.add(key: k, value: .inline(v), writer: &counter)
+            } }
+        }
+        #expect(counter.pageNumberForNextEmit == 2)
+        let long = [UInt8](repeating: 9, count: 2000)
+        #expect(!geometry.isInline(keyLength: 3, valueLength: long.count))
+        let source = NodePage(pageSize: Self.pageSize, isLeaf: true)
+        [UInt8]([1, 0, 0]).withUnsafeBytes { k in long.withUnsafeBytes { v in source.insert(at: 0, key: k, value: .inline(v)) } }
+        let bytes = Self.sealed(source)
+        try bytes.withUnsafeBytes { raw in
+            let view = PageView(base: raw.baseAddress!, pageSize: Self.pageSize, number: 9)
+            try loader.flushLeafIfFull(before: view, geometry: geometry, writer: &counter)
+        }
+        #expect(counter.pageNumberForNextEmit == 2)
+
+        // A first value that stays inline and does not fit: the leaf is written.
+        let wide = NodePage(pageSize: Self.pageSize, isLeaf: true)
+        [UInt8]([1, 0, 0]).withUnsafeBytes { k in [UInt8](repeating: 4, count: 900).withUnsafeBytes { v in
+            wide.insert(at: 0, key: k, value: .inline(v))
+        } }
+        #expect(geometry.isInline(keyLength: 3, valueLength: 900))
+        let wideBytes = Self.sealed(wide)
+        try wideBytes.withUnsafeBytes { raw in
+            let view = PageView(base: raw.baseAddress!, pageSize: Self.pageSize, number: 9)
+            try loader.flushLeafIfFull(before: view, geometry: geometry, writer: &counter)
+        }
+        #expect(counter.pageNumberForNextEmit == 3)
+        #expect(loader.leafIsEmpty)
+    }
+
     /// A churned file's leaves were edited in place (cell by cell); its
     /// packed image's leaves are appended (whole). Packing the image again
     /// takes every leaf whole and must give the same file.

@@ -254,7 +254,7 @@ package struct PackedImageWriter {
             // A leaf laid out as the loader would lay it out goes over whole
             // (the same bytes, one copy); any other goes cell by cell.
             if let page = cursor.leafAtStart {
-                try loader.flushLeafIfFull(before: page, writer: &self)
+                try loader.flushLeafIfFull(before: page, geometry: geometry, writer: &self)
                 if loader.leafIsEmpty, loader.adoptAppendedLeaf(page, geometry: geometry) {
                     entries += UInt64(page.count)
                     wholeLeaves += 1
@@ -361,11 +361,16 @@ struct TreeLoader {
     var leafIsEmpty: Bool { leaf.count == 0 }
 
     /// Writes the leaf being filled when `page`'s first entry, an inline
-    /// cell, would not fit in it: what `add` of that entry would do first.
-    mutating func flushLeafIfFull<W: PageEmitter>(before page: PageView, writer: inout W) throws(FirnError) {
+    /// cell that stays inline, would not fit in it: what `add` of that entry
+    /// would do first (a value too long to stay inline goes to an overflow
+    /// chain, and its smaller cell is left to `add`).
+    mutating func flushLeafIfFull<W: PageEmitter>(
+        before page: PageView, geometry: PageGeometry, writer: inout W
+    ) throws(FirnError) {
         guard leaf.count > 0, page.count > 0 else { return }
         let cell = try page.leafCell(0)
-        guard case .inline = cell.value else { return }
+        guard case let .inline(bytes) = cell.value,
+              geometry.isInline(keyLength: cell.key.count, valueLength: bytes.count) else { return }
         if !leaf.fits(leaf.leafCellSize(keyLength: cell.key.count, value: cell.value)) {
             try flushLeaf(writer: &writer)
         }
