@@ -7,7 +7,7 @@ BUILD_FLAGS ?=
 # Release builds of firn carry the Swift runtime and Foundation inside the
 # binary: it runs on a host without a Swift toolchain (cron and CI machines),
 # and starts in about 3 ms instead of 9 (no dynamic loading and binding of a
-# dozen Swift libraries on every run; docs/ARCHITECTURE.md, "The binary").
+# dozen Swift libraries on every run; docs/ARCHITECTURE.md, Modules).
 RELEASE_FLAGS ?= --static-swift-stdlib
 FIRN_FLAGS = $(BUILD_FLAGS) $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS))
 

@@ -129,16 +129,12 @@ import FirnTestSupport
         let store = try Store.open(dir.file("source.firn"))
         _ = try PackedImageTests.fill(store, records: 4000, seed: 11)
         let snapshot = try store.snapshot()
-        let first = try POSIXFile(path: dir.file("first.firn"), writable: true, create: true)
-        let one = try PackedImageWriter.write(snapshot, to: first)
-        first.close()
+        let (one, a) = try pack(snapshot, to: dir.file("first.firn"))
         snapshot.close()
 
         let packed = try Store.open(dir.file("first.firn"))
         let again = try packed.snapshot()
-        let second = try POSIXFile(path: dir.file("second.firn"), writable: true, create: true)
-        let two = try PackedImageWriter.write(again, to: second)
-        second.close()
+        let (two, b) = try pack(again, to: dir.file("second.firn"))
         // Every leaf of the trees without overflow values goes whole.
         let report = Verifier.verify(again, slots: try packed.readSlots())
         #expect(report.findings == [])
@@ -147,17 +143,18 @@ import FirnTestSupport
 
         #expect(two.wholeLeaves > one.wholeLeaves)
         #expect(plainLeaves > 10 && two.wholeLeaves >= plainLeaves)
-        let a = try readAll(dir.file("first.firn")), b = try readAll(dir.file("second.firn"))
         #expect(a.count == b.count)
         #expect(a == b)
     }
 
-    private func readAll(_ path: String) throws -> [UInt8] {
-        let file = try POSIXFile(path: path, writable: false, create: false)
+    /// `snapshot` packed into a new file at `path`: the writer's summary and the file's bytes.
+    private func pack(_ snapshot: Snapshot, to path: String) throws -> (PackedImageWriter.Summary, [UInt8]) {
+        let file = try POSIXFile(path: path, writable: true, create: true)
         defer { file.close() }
+        let summary = try PackedImageWriter.write(snapshot, to: file)
         var bytes = [UInt8](repeating: 0, count: Int(try file.size()))
-        let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        let read = try withMutableBytes(&bytes) { (b) throws(FirnError) in try file.read(into: b, at: 0) }
         #expect(read == bytes.count)
-        return bytes
+        return (summary, bytes)
     }
 }

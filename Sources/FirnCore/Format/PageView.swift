@@ -153,6 +153,31 @@ struct PageView {
         if right < pageSize { firn_prefetch(base + right) }
     }
 
+    /// Asks for the lines a search of this page reads first, before its
+    /// header is read: the header and the start of the cell table, and the
+    /// lines around the page's middle and quarters. A page filled in key
+    /// order (an ascending load, a commit log's sorted replay, a packed
+    /// image: cells from the end down) keeps the cells a binary search
+    /// probes first about there, wherever their exact size puts them, so
+    /// those misses overlap the header's instead of following it one after
+    /// another. A page laid out otherwise wastes the hint. Measured on the
+    /// bench's get row (a million random lookups in a 131 MB file, the two
+    /// builds alternating): 1.16–1.26M reads/s without, 1.30–1.46M with;
+    /// the header lines alone gave nothing, three single lines at the
+    /// middle and quarters about half of it. Only a hint: a prefetch never
+    /// faults, and the view's page lies inside the map.
+    @inline(__always)
+    func prefetchFirstProbes() {
+        let line = 64, middle = pageSize / 2, quarter = pageSize / 4
+        firn_prefetch(base)
+        firn_prefetch(base + line)
+        for i in -2...2 { firn_prefetch(base + middle + line * i) }
+        for i in -1...1 {
+            firn_prefetch(base + quarter + line * i)
+            firn_prefetch(base + pageSize - quarter + line * i)
+        }
+    }
+
     /// (index, found): the first leaf cell whose key is >= `key`.
     @inline(__always)
     func leafSearch(_ key: UnsafeRawBufferPointer) throws(FirnError) -> (Int, Bool) {

@@ -1,5 +1,3 @@
-import CFirnShims
-
 /// Resolves page numbers of one version to views into the map, refusing
 /// numbers outside the version's pages or the map: the single bounds check
 /// every page read passes through.
@@ -43,7 +41,14 @@ struct PageSource {
     /// (a cheap guard), and in full when `checkedVersion` is set.
     @inline(__always)
     func view(_ ref: PageRef, level: Int? = nil) throws(FirnError) -> PageView {
-        let v = try view(ref.page)
+        try checked(try view(ref.page), against: ref, level: level)
+    }
+
+    /// `v` (the page `ref` names, bounds checked) checked against `ref` as
+    /// `view(_:level:)` does: its birth, in full when `checkedVersion` is
+    /// set, and its level.
+    @inline(__always)
+    private func checked(_ v: PageView, against ref: PageRef, level: Int?) throws(FirnError) -> PageView {
         if v.birth != ref.birth {
             throw v.corrupt("birth \(v.birth) does not match the reference's \(ref.birth) (lost or stale write)")
         }
@@ -84,43 +89,16 @@ struct PageSource {
         try view.checkTreePage(expectLeaf: nil)
         while view.typeByte == PageType.branch.rawValue {
             let child = try view.branchChild(try view.branchSearch(key))
-            prefetchFirstProbes(child.page)
-            let next = try self.view(child, level: view.level - 1)
+            // Bounds first (no read), then the hint, then the header's checks.
+            let page = try self.view(child.page)
+            page.prefetchFirstProbes()
+            let next = try checked(page, against: child, level: view.level - 1)
             try next.checkTreePage(expectLeaf: nil)
             view = next
         }
         let (index, found) = try view.leafSearch(key)
         guard found else { return nil }
         return try view.leafCell(index).value
-    }
-
-    /// Asks for the lines of page `page` a search reads first, before its
-    /// header is read: the header and the start of the cell table, and the
-    /// lines around the page's middle and quarters. A page filled in key
-    /// order (an ascending load, a commit log's sorted replay, a packed
-    /// image: cells from the end down) keeps the cells a binary search
-    /// probes first about there, wherever their exact size puts them, so
-    /// those misses overlap the header's instead of following it one after
-    /// another. A page laid out otherwise wastes the hint. Measured on the
-    /// bench's get row (a million random lookups in a 131 MB file, the two
-    /// builds alternating): 1.16–1.26M reads/s without, 1.30–1.46M with;
-    /// the header lines alone gave nothing, three single lines at the
-    /// middle and quarters about half of it. Only a hint: a prefetch never
-    /// faults, and a number outside the map is skipped (`view` refuses it next).
-    @inline(__always)
-    private func prefetchFirstProbes(_ page: UInt64) {
-        guard page < pageLimit else { return }
-        let offset = Int(page) &* pageSize
-        guard offset &+ pageSize <= map.length else { return }
-        let base = map.base + offset
-        let line = 64, middle = pageSize / 2, quarter = pageSize / 4
-        firn_prefetch(base)
-        firn_prefetch(base + line)
-        for i in -2...2 { firn_prefetch(base + middle + line * i) }
-        for i in -1...1 {
-            firn_prefetch(base + quarter + line * i)
-            firn_prefetch(base + pageSize - quarter + line * i)
-        }
     }
 
     /// Reads a whole value, following its overflow chain.
