@@ -333,6 +333,11 @@ int firn_start_writeback(int fd, int64_t offset, int64_t count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
 }
 
+int firn_open_direct_writer(const char *path) {
+    int fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
 // MARK: References
 
 // Exported by the Swift runtime with the C calling convention (every Swift

@@ -109,11 +109,11 @@ package enum Compact {
         let guardLock = options.force ? try LockFile.open(databasePath: outputPath) : nil
         defer { guardLock?.close() }
         try guardLock?.tryExclusiveSession()
-        let summary = try writePacked(access.snapshot, into: output, progress: progress)
+        let (summary, prechecked) = try writePacked(access.snapshot, into: output, progress: progress)
         // Every page of the version checked out: the newest record passes
         // the check it skipped, and is published as a first opener would.
         try access.store.acceptDeferredCheck()
-        _ = try Verify.verifyFile(output.temporaryPath, shownAs: outputPath)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: outputPath, prechecked: prechecked)
         try output.commit()
         try guardLock?.didReplaceDataFile(version: summary.version)
         return Report(path: options.path, output: outputPath, inPlace: false, dryRun: false, compacted: true,
@@ -121,18 +121,32 @@ package enum Compact {
                       seconds: elapsedSeconds(since: started))
     }
 
-    private static func writePacked(_ snapshot: Snapshot, into output: OutputFile, progress: ProgressHandler?) throws -> PackedImageWriter.Summary {
+    /// Writes the packed image and syncs it; returns it with the subtrees
+    /// checked while it was written, for the verification of the copy.
+    private static func writePacked(
+        _ snapshot: Snapshot, into output: OutputFile, progress: ProgressHandler?
+    ) throws -> (PackedImageWriter.Summary, [PageRef: PrecheckedSubtree]) {
         let plain = try POSIXFile(path: output.temporaryPath, writable: true)
-        // Written by another thread as the pages are built (its writeback
-        // started at once), so the sync below finds little left to flush.
-        let file: any FileIO = WriteBehindFile(plain) ?? plain
+        // Written by another thread as the pages are built, bypassing the
+        // page cache where the file system allows (the copy is checked as
+        // it is written, not read back), so the sync finds little left.
+        let behind = WriteBehindFile(plain, direct: true, buffers: WriteBehindFile.keptBufferCount)
+        let file: any FileIO = behind ?? plain
         defer { file.close() }
+        let checker = behind.flatMap { SubtreeChecker(snapshot: snapshot, output: $0) }
         let total = snapshot.info.logicalPageCount
-        let summary = try PackedImageWriter.write(snapshot, to: file) { pages in
-            if pages % 256 == 0 { progress?(ToolProgress(phase: .writing, done: pages, total: total, unit: .pages)) }
+        let summary: PackedImageWriter.Summary
+        do {
+            summary = try PackedImageWriter.write(snapshot, to: file, observer: checker) { pages in
+                if pages % 256 == 0 { progress?(ToolProgress(phase: .writing, done: pages, total: total, unit: .pages)) }
+            }
+        } catch {
+            checker?.cancel()
+            throw error
         }
+        let prechecked = checker?.finish() ?? [:]
         try file.sync()
-        return summary
+        return (summary, prechecked)
     }
 
     private static func inPlace(_ options: Options, progress: ProgressHandler?) throws -> Report {
@@ -173,8 +187,8 @@ package enum Compact {
         }
         let output = try OutputFile(destination: options.path, replace: true)
         defer { output.discard() }
-        let summary = try writePacked(snapshot, into: output, progress: progress)
-        _ = try Verify.verifyFile(output.temporaryPath, shownAs: options.path)
+        let (summary, prechecked) = try writePacked(snapshot, into: output, progress: progress)
+        _ = try Verify.verifyFile(output.temporaryPath, shownAs: options.path, prechecked: prechecked)
         snapshot.close()
         // Still exclusive: nobody can open the old file between the rename
         // and the new identity being recorded (openers prove their

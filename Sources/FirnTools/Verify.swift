@@ -127,12 +127,15 @@ package enum Verify {
     /// written and synced by this process under a temporary name): the
     /// verifier's walk reads each page once, without the open-time check's
     /// walk before it.
-    static func verifyFile(_ path: String, shownAs: String) throws -> VerifyReport {
+    /// `prechecked`: subtrees of the file checked as it was written
+    /// (`SubtreeChecker`), which the walk takes where their parents reference them.
+    static func verifyFile(_ path: String, shownAs: String,
+                           prechecked: [PageRef: PrecheckedSubtree] = [:]) throws -> VerifyReport {
         let store = try DatabaseInput.openReadOnly(path, forVerify: true, ownOutput: true)
         defer { store.close() }
         let snapshot = try store.snapshot(kind: .tool, label: "firn verify")
         defer { snapshot.close() }
-        var report = Verifier.verify(snapshot, slots: try store.readSlots())
+        var report = Verifier.verify(snapshot, slots: try store.readSlots(), prechecked: prechecked)
         if report.isClean, let finding = ObjectLayerCheck.firstDefect(snapshot, path: shownAs) { report.findings.append(finding) }
         if let first = report.findings.first {
             throw ToolError.verificationFailed(path: shownAs, findings: report.findings.count, first: first.description)

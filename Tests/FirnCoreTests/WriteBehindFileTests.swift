@@ -66,3 +66,58 @@ import FirnTestSupport
         #expect(throws: FirnError.self) { try file.sync() }
     }
 }
+
+/// The direct (`O_DIRECT`) writer, buffers filled in place, and the pages a
+/// reader reads from the buffers while they are kept.
+@Suite struct WriteBehindDirectTests {
+    @Test func leasedBuffersAreWrittenDirectlyAndReadableWhileKept() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("out")
+        let file = try #require(WriteBehindFile(try POSIXFile(path: path, writable: true, create: true), direct: true,
+                                                buffers: 4))
+        var expected: [UInt8] = []
+        // Everything from offset 0 kept for the reader, which is busy.
+        file.retain(from: 0, busy: true)
+        for i in 0..<3 {
+            let lease = try file.lease()
+            let bytes = WriteBehindFileTests.pattern(WriteBehindFile.bufferBytes, seed: i)
+            lease.bytes.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+            file.submit(lease, count: bytes.count, at: UInt64(expected.count))
+            expected += bytes
+        }
+        // In place, and copied, while kept (written or not).
+        let at = UInt64(WriteBehindFile.bufferBytes + 4096)
+        let inPlace = try #require(file.heldBytes(at: at, count: 4096))
+        #expect(Array(UnsafeRawBufferPointer(start: inPlace, count: 4096)) == Array(expected[Int(at)..<Int(at) + 4096]))
+        var copied = [UInt8](repeating: 0, count: 3 << 20)
+        let n = copied.withUnsafeMutableBytes { file.readHeld(into: $0, at: 0) }
+        #expect(n == expected.count)
+        #expect(copied == expected)
+        // Not busy: nothing handed out in place.
+        file.retain(from: .max, busy: false)
+        #expect(file.heldBytes(at: at, count: 4096) == nil)
+        try file.sync()
+        #expect(try file.size() == UInt64(expected.count))
+        file.close()
+        let again = try POSIXFile(path: path, writable: false)
+        defer { again.close() }
+        var reread = [UInt8](repeating: 0, count: expected.count)
+        _ = try withMutableBytes(&reread) { (b) throws(FirnError) in try again.read(into: b, at: 0) }
+        #expect(reread == expected)
+    }
+
+    @Test func aWriteDirectIOrefusesGoesThroughThePageCache() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("out")
+        let file = try #require(WriteBehindFile(try POSIXFile(path: path, writable: true, create: true), direct: true))
+        // Odd sizes and offsets: O_DIRECT refuses them (EINVAL), the page cache takes them.
+        let bytes = WriteBehindFileTests.pattern(12_345, seed: 7)
+        try withBytes(bytes) { (b) throws(FirnError) in try file.write(b, at: 3) }
+        try file.sync()
+        #expect(!file.writesDirect)
+        var read = [UInt8](repeating: 0, count: bytes.count)
+        _ = try withMutableBytes(&read) { (b) throws(FirnError) in try file.read(into: b, at: 3) }
+        #expect(read == bytes)
+        file.close()
+    }
+}

@@ -87,6 +87,10 @@ static inline void firn_prefetch(const void *address) { __builtin_prefetch(addre
 /// (sync_file_range with SYNC_FILE_RANGE_WRITE, which Glibc's Swift module
 /// does not declare): 0 or -1 with errno.
 int firn_start_writeback(int fd, int64_t offset, int64_t count);
+/// A second descriptor of an existing file for writes that bypass the page
+/// cache (O_WRONLY | O_DIRECT): fd, or -errno (EINVAL where the file
+/// system has no direct I/O, tmpfs for one).
+int firn_open_direct_writer(const char *path);
 
 /// The Swift runtime's `swift_tryRetain`: retains `object` and returns true,
 /// unless its last strong reference is gone (it is being deinitialized),

@@ -17,8 +17,9 @@
 final class PageReader {
     private let io: any FileIO
     let pageSize: Int
-    /// Pages of the version read; a number at or past it is refused.
-    let pageLimit: UInt64
+    /// Pages of the version read; a number at or past it is refused (it
+    /// grows as a subtree check's image is written).
+    var pageLimit: UInt64
     private let windowBase: UnsafeMutableRawPointer
     private let windowPages: UInt64
     private var windowFirst: UInt64 = 0
@@ -33,6 +34,9 @@ final class PageReader {
     private var used = 0
     /// Bytes copied from the file so far.
     private(set) var bytesRead: UInt64 = 0
+    /// Where a page can be read in place, without a copy, while the views
+    /// are in use (a `SubtreeChecker` reading the output's held buffers).
+    var inPlace: ((UInt64) -> UnsafeRawPointer?)? = nil
 
     /// How many bytes one read-ahead reads.
     static let windowBytes = 256 << 10
@@ -65,6 +69,9 @@ final class PageReader {
         guard page >= 2, page < pageLimit else {
             throw FirnError.corrupt(path: io.path, page: page, version: nil,
                                     detail: "page number out of range (the version has pages 2..<\(pageLimit))")
+        }
+        if let inPlace, let bytes = inPlace(page) {
+            return PageView(base: bytes, pageSize: pageSize, number: page)
         }
         if used == frames.count {
             frames.append(.allocate(byteCount: pageSize, alignment: 4096))

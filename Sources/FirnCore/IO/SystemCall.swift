@@ -90,6 +90,17 @@ package enum SystemCall {
         }
     }
 
+    /// A second, write-only descriptor of the existing file `path` whose
+    /// writes bypass the page cache (`O_DIRECT`): the descriptor, or the
+    /// errno (EINVAL where the file system has no direct I/O).
+    package static func openDirectWriter(_ path: String) -> Result<Int32, Errno> {
+        while true {
+            let fd = firn_open_direct_writer(path)
+            if fd >= 0 { return .success(fd) }
+            if -fd != EINTR { return .failure(Errno(-fd)) }
+        }
+    }
+
     /// `writeAll` of an array's bytes.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Errno? {
         bytes.withUnsafeBytes { writeAll(fd, $0) }

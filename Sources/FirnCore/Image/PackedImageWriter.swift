@@ -35,9 +35,14 @@ package struct PackedImageWriter {
     private var wholeLeaves: UInt64 = 0
     private let progress: ((UInt64) -> Void)?
     private let scratch: UnsafeMutableRawBufferPointer
-    /// Pages emitted but not yet given to the sink: they go out 1 MiB at a time.
-    private let batch: UnsafeMutableRawBufferPointer
+    /// Pages emitted but not yet given to the sink: they go out 1 MiB at a
+    /// time. Filled in a leased buffer of the output when it lends them
+    /// (`leases`), which is then handed over without a copy.
+    private var batch: UnsafeMutableRawBufferPointer
+    private let ownBatch: UnsafeMutableRawBufferPointer
     private var batchPages = 0
+    private let leases: WriteBehindFile?
+    private var lease: WriteBehindFile.Lease? = nil
     /// The second pass of `stream`: the first computed the checksum of
     /// every page it read, and any page that differs now changes the
     /// image's record, which `stream` compares; this pass checks each
@@ -47,15 +52,26 @@ package struct PackedImageWriter {
     /// tree): its touched pages are dropped as the image grows. The
     /// checked walk reads with pread and maps nothing.
     private var readsThroughMap = false
+    /// Told of each level-1 page of a named tree sealed, and of the pages
+    /// handed to the sink (a `SubtreeChecker` checking the image as it goes).
+    private let observer: PackedImageObserver?
+    /// The named tree being loaded (nil for the catalog and space trees,
+    /// whose entries the verifier's walk checks as it reads them).
+    private var currentTree: String? = nil
+    /// Where the current tree's next level-1 subtree starts.
+    private var subtreeStart: UInt64 = 0
 
     /// Writes `snapshot`'s version to `out` (an empty file); the image ends up
     /// exactly `pages × pageSize` bytes. `out` is not synced.
+    /// `observer` hears of each named tree's level-1 subtree as it is sealed.
     package static func write(
-        _ snapshot: Snapshot, to out: any FileIO, progress: ((UInt64) -> Void)? = nil
+        _ snapshot: Snapshot, to out: any FileIO, observer: PackedImageObserver? = nil, progress: ((UInt64) -> Void)? = nil
     ) throws(FirnError) -> Summary {
         let pageSize = UInt64(snapshot.store.pageSize)
         let sink = Sink { (page, number) throws(FirnError) in try out.write(page, at: number * pageSize) }
-        return try run(snapshot, sink: sink, slotsFirst: nil, progress: progress)
+        // A write-behind output's buffers are filled in place (its buffers hold whole pages).
+        let leases = (out as? WriteBehindFile).flatMap { WriteBehindFile.bufferBytes % Int(pageSize) == 0 ? $0 : nil }
+        return try run(snapshot, sink: sink, slotsFirst: nil, observer: observer, leases: leases, progress: progress)
     }
 
     /// Emits the image's pages in file order (0, 1, 2, …) to `emit`. Makes
@@ -91,12 +107,14 @@ package struct PackedImageWriter {
     }
 
     private static func run(
-        _ snapshot: Snapshot, sink: Sink, slotsFirst: CommitRecord?, progress: ((UInt64) -> Void)?
+        _ snapshot: Snapshot, sink: Sink, slotsFirst: CommitRecord?, observer: PackedImageObserver? = nil,
+        leases: WriteBehindFile? = nil, progress: ((UInt64) -> Void)?
     ) throws(FirnError) -> Summary {
-        var writer = PackedImageWriter(snapshot: snapshot, sink: sink, progress: progress)
+        var writer = PackedImageWriter(snapshot: snapshot, sink: sink, observer: observer, leases: leases, progress: progress)
         defer {
+            if let lease = writer.lease { leases?.giveBack(lease) }
             writer.scratch.deallocate()
-            writer.batch.deallocate()
+            writer.ownBatch.deallocate()
         }
         do {
             if let record = slotsFirst {
@@ -115,14 +133,18 @@ package struct PackedImageWriter {
         init(_ put: @escaping (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void) { self.put = put }
     }
 
-    private init(snapshot: Snapshot, sink: Sink, progress: ((UInt64) -> Void)?) {
+    private init(snapshot: Snapshot, sink: Sink, observer: PackedImageObserver?, leases: WriteBehindFile?,
+                 progress: ((UInt64) -> Void)?) {
         self.snapshot = snapshot
         self.sink = sink
+        self.observer = observer
+        self.leases = leases
         self.progress = progress
         pageSize = snapshot.store.pageSize
         version = snapshot.version
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: pageSize, alignment: 4096)
-        batch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(pageSize, 1 << 20), alignment: 4096)
+        ownBatch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(pageSize, 1 << 20), alignment: 4096)
+        batch = ownBatch
     }
 
     private mutating func run(slotsLast: Bool) throws(FirnError) -> Summary {
@@ -134,6 +156,9 @@ package struct PackedImageWriter {
         for (name, entry) in catalog {
             let before = entries
             let root: PageRef
+            currentTree = name
+            subtreeStart = nextPage
+            defer { currentTree = nil }
             do throws(FirnError) {
                 // A version between checkpoints: the log's entries over the
                 // checkpoint's tree, which a map cursor reads (the merge seeks in it).
@@ -301,6 +326,11 @@ package struct PackedImageWriter {
     /// Appends the next page of the image.
     mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError) {
         if (batchPages + 1) * pageSize > batch.count { try flush() }
+        if batchPages == 0, lease == nil, let leases {
+            let next = try leases.lease()
+            lease = next
+            batch = next.bytes
+        }
         UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
             .copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
         batchPages += 1
@@ -314,9 +344,24 @@ package struct PackedImageWriter {
     /// Gives the batched pages, which end just before `nextPage`, to the sink.
     private mutating func flush() throws(FirnError) {
         guard batchPages > 0 else { return }
-        let bytes = UnsafeRawBufferPointer(rebasing: batch[0..<(batchPages * pageSize)])
-        try sink.put(bytes, nextPage - UInt64(batchPages))
+        let first = nextPage - UInt64(batchPages)
+        if let lease, let leases {
+            leases.submit(lease, count: batchPages * pageSize, at: first * UInt64(pageSize))
+            self.lease = nil
+            batch = ownBatch
+        } else {
+            try sink.put(UnsafeRawBufferPointer(rebasing: batch[0..<(batchPages * pageSize)]), first)
+        }
         batchPages = 0
+        observer?.handedOver(before: nextPage)
+    }
+
+    /// A level-1 page of a named tree is a whole subtree: its pages lie
+    /// from `subtreeStart` to it.
+    mutating func sealed(_ ref: PageRef, level: Int) {
+        guard level == 1, let tree = currentTree, let observer else { return }
+        observer.sealedSubtree(tree: tree, root: ref, level: level, firstPage: subtreeStart)
+        subtreeStart = ref.page + 1
     }
 
     var pageNumberForNextEmit: UInt64 { nextPage }
@@ -330,6 +375,22 @@ protocol PageEmitter {
     var pageNumberForNextEmit: UInt64 { get }
     var birth: UInt64 { get }
     mutating func emit(_ page: UnsafeRawBufferPointer) throws(FirnError)
+    /// The tree page just emitted, at `level`.
+    mutating func sealed(_ ref: PageRef, level: Int)
+}
+
+extension PageEmitter {
+    mutating func sealed(_ ref: PageRef, level: Int) {}
+}
+
+/// Told as a packed image is written (`PackedImageWriter.write`): what a
+/// `SubtreeChecker` needs to check its subtrees while the rest is packed.
+package protocol PackedImageObserver: AnyObject {
+    /// A level-`level` page of named tree `tree` was sealed as `root`; the
+    /// pages of its subtree all lie in `firstPage...root.page`.
+    func sealedSubtree(tree: String, root: PageRef, level: Int, firstPage: UInt64)
+    /// Every page before `page` has been handed to the output.
+    func handedOver(before page: UInt64)
 }
 
 /// Counts the pages a tree would take, writing nothing.
@@ -400,7 +461,9 @@ struct TreeLoader {
         let number = writer.pageNumberForNextEmit
         let (bytes, crc) = page.seal(pageNumber: number, birth: writer.birth, level: level)
         try writer.emit(bytes)
-        return PageRef(page: number, birth: writer.birth, checksum: crc)
+        let ref = PageRef(page: number, birth: writer.birth, checksum: crc)
+        writer.sealed(ref, level: level)
+        return ref
     }
 
     private mutating func flushLeaf<W: PageEmitter>(writer: inout W) throws(FirnError) {

@@ -12,7 +12,7 @@ struct PageBitmap {
     }
 
     private var words: [UInt64]
-    let count: UInt64
+    private(set) var count: UInt64
 
     init(pages: UInt64) {
         count = pages
@@ -52,6 +52,15 @@ struct PageBitmap {
             words[i] = mine | (theirs & ~keepMine)
         }
         return shared
+    }
+
+    /// Covers at least `pages` pages, the new ones unseen (a subtree
+    /// check's map grows with the image being written).
+    mutating func grow(toPages pages: UInt64) {
+        guard pages > count else { return }
+        count = pages
+        let needed = Int((pages + 31) / 32)
+        if needed > words.count { words.append(contentsOf: repeatElement(0, count: needed - words.count)) }
     }
 
     /// Marks a page; returns what it was before.

@@ -50,6 +50,13 @@ package struct Verifier {
     /// This verifier walks the other half of a tree for another (it does
     /// not split again).
     private var isSide = false
+    /// Subtrees a `SubtreeChecker` walked clean as their image was written,
+    /// by root: the walk takes one whole when its parent's reference, key
+    /// bounds, depth and pages agree (`takePrechecked`).
+    private var prechecked: [PageRef: PrecheckedSubtree] = [:]
+    /// A subtree check's record of the pages it reached, and of its first key.
+    private var visitLog: PageRuns? = nil
+    private var firstKeyOfWalk: [UInt8]? = nil
 
     package init(snapshot: Snapshot, slots: CommitSlots?, options: Options = Options()) {
         provedPages = snapshot.store.openCheck.checkedPages
@@ -76,9 +83,11 @@ package struct Verifier {
     /// Runs every check and returns the findings; `pagesRead` hears how
     /// many pages were read, now and then.
     package static func verify(_ snapshot: Snapshot, slots: CommitSlots?, options: Options = Options(),
+                               prechecked: [PageRef: PrecheckedSubtree] = [:],
                                pagesRead: ((UInt64) -> Void)? = nil) -> VerifyReport {
         var verifier = Verifier(snapshot: snapshot, slots: slots, options: options)
         verifier.pagesRead = pagesRead
+        verifier.prechecked = prechecked
         return verifier.run()
     }
 
@@ -293,6 +302,7 @@ package struct Verifier {
                               message: "page reached twice (a cycle or a shared page)"))
             return nil
         }
+        visitLog?.append(ref.page)
         let view: PageView
         do { view = try reader.view(ref.page) } catch {
             add(VerifyFinding(.range, page: ref.page, tree: tree, version: version, message: error.detail))
@@ -374,6 +384,11 @@ package struct Verifier {
         upper: [UInt8]?, depth: Int, previousKey: inout [UInt8]?, leafDepth: inout Int?, stats: inout VerifiedTree,
         leaf: (UnsafeRawBufferPointer, StoredValue, EntryPlace, inout Verifier) -> Void
     ) {
+        if let level, !prechecked.isEmpty, let subtree = prechecked[ref], subtree.level == level, role == .named,
+           takePrechecked(subtree, ref: ref, holderBirth: holderBirth, lower: lower, upper: upper, depth: depth,
+                          previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats) {
+            return
+        }
         // This page's frame, and those of the pages below it, are free again on return.
         let mark = reader.mark
         defer { reader.release(to: mark) }
@@ -440,6 +455,7 @@ package struct Verifier {
                     case .overflow: valueBytes = LeafLayout.overflowValueSize
                     }
                     spans.append(start..<(start + LeafLayout.cellHeaderSize + cell.key.count + valueBytes))
+                    if i == 0, previousKey == nil, visitLog != nil, firstKeyOfWalk == nil { firstKeyOfWalk = Array(cell.key) }
                     checkKeyOrder(cell.key, previousInPage: previousInPage, previousLeaf: previousKey,
                                   lower: lower, upper: upper, page: ref.page, tree: tree, index: i)
                     previousInPage = cell.key
@@ -513,6 +529,92 @@ package struct Verifier {
         }
     }
 
+    // MARK: subtrees checked ahead
+
+    /// A verifier for the subtrees of `snapshot`'s packed image, read
+    /// through `io` while the image is being written (`SubtreeChecker`):
+    /// the image has the snapshot's page size and version. Nothing is read
+    /// through the snapshot itself, and it never splits a walk.
+    /// `inPlace` gives a page's bytes where they lie, when it can.
+    package init(subtreesOf snapshot: Snapshot, reading io: any FileIO, inPlace: ((UInt64) -> UnsafeRawPointer?)? = nil) {
+        self.snapshot = snapshot
+        provedPages = nil
+        slots = nil
+        options = Options()
+        geometry = snapshot.store.geometry
+        verifiedVersion = snapshot.info.version
+        reader = PageReader(io: io, pageSize: geometry.pageSize, pageLimit: 0)
+        reader.inPlace = inPlace
+        bitmap = PageBitmap(pages: 0)
+        cellBytes = ByteRangeMap(bytes: geometry.pageSize)
+        report = VerifyReport(
+            path: io.path, version: snapshot.version, pageSize: geometry.pageSize, quick: false, slots: [], trees: [],
+            reachablePages: 0, freePages: 0, retiredPages: 0, logicalPages: 0, bytesChecked: 0, findings: [],
+            truncated: false)
+        isSide = true
+    }
+
+    /// Walks the subtree under `ref` (a page at `level` of named tree
+    /// `tree`) with every check a walk from the root makes inside it, with
+    /// no key bounds and no parent; `pages` of the image are written or
+    /// handed over. The subtree when it is clean, nil on any finding (the
+    /// walk from the root then reads it again and reports it in place).
+    package mutating func precheck(_ ref: PageRef, level: Int, tree: String, pages: UInt64) -> PrecheckedSubtree? {
+        report.findings = []
+        report.truncated = false
+        stopped = false
+        report.logicalPages = pages
+        reader.pageLimit = pages
+        bitmap.grow(toPages: pages)
+        visitLog = PageRuns()
+        firstKeyOfWalk = nil
+        defer {
+            visitLog = nil
+            firstKeyOfWalk = nil
+        }
+        let bytesBefore = report.bytesChecked
+        var previousKey: [UInt8]? = nil
+        var leafDepth: Int? = nil
+        var stats = VerifiedTree(name: tree, kind: .user, entries: 0, depth: 0, branchPages: 0, leafPages: 0, overflowPages: 0)
+        visitPage(ref, tree: tree, role: .named, holderBirth: nil, level: level, lower: nil, upper: nil, depth: 1,
+                  previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats) { _, _, _, _ in }
+        guard report.findings.isEmpty, let first = firstKeyOfWalk, let last = previousKey, let leafDepth,
+              let pagesReached = visitLog else { return nil }
+        return PrecheckedSubtree(
+            level: level, firstKey: first, lastKey: last, leafDepth: leafDepth, entries: stats.entries,
+            branchPages: stats.branchPages, leafPages: stats.leafPages, overflowPages: stats.overflowPages,
+            pages: pagesReached, bytesChecked: report.bytesChecked - bytesBefore)
+    }
+
+    /// Takes a subtree checked ahead in place of walking it, when what the
+    /// walk from the root checks across it holds: its root is in range, no
+    /// newer than the version and its parent, its keys within the parent's
+    /// bounds and after the key before, its leaves at the tree's depth, and
+    /// none of its pages reached already. False: walk it (and report it).
+    private mutating func takePrechecked(
+        _ subtree: PrecheckedSubtree, ref: PageRef, holderBirth: UInt64?, lower: [UInt8]?, upper: [UInt8]?, depth: Int,
+        previousKey: inout [UInt8]?, leafDepth: inout Int?, stats: inout VerifiedTree
+    ) -> Bool {
+        let logical = report.logicalPages
+        let treeDepth = subtree.leafDepth + depth - 1
+        guard !stopped, ref.page >= 2, ref.page < logical, ref.birth != 0, ref.birth <= verifiedVersion,
+              holderBirth.map({ ref.birth <= $0 }) ?? true,
+              lower.map({ compareBytes($0, subtree.firstKey) <= 0 }) ?? true,
+              upper.map({ compareBytes(subtree.lastKey, $0) < 0 }) ?? true,
+              previousKey.map({ compareBytes($0, subtree.firstKey) < 0 }) ?? true,
+              leafDepth.map({ $0 == treeDepth }) ?? true,
+              subtree.pages.allSatisfy({ $0 < logical && bitmap[$0] == .unseen }) else { return false }
+        subtree.pages.forEach { _ = bitmap.mark($0, .reachable) }
+        stats.entries += subtree.entries
+        stats.branchPages += subtree.branchPages
+        stats.leafPages += subtree.leafPages
+        stats.overflowPages += subtree.overflowPages
+        report.bytesChecked += subtree.bytesChecked
+        previousKey = subtree.lastKey
+        leafDepth = treeDepth
+        return true
+    }
+
     // MARK: two cores
 
     /// A child of the branch split between the threads, with its bounds.
@@ -567,6 +669,7 @@ package struct Verifier {
         reader = PageReader(io: main.snapshot.store.io, pageSize: main.geometry.pageSize, pageLimit: main.report.logicalPages)
         bitmap = PageBitmap(pages: main.report.logicalPages)
         cellBytes = ByteRangeMap(bytes: main.geometry.pageSize)
+        prechecked = main.prechecked
         var report = main.report
         report.findings = []
         report.trees = []

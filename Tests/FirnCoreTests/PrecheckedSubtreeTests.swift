@@ -1,0 +1,129 @@
+import Testing
+@testable import FirnCore
+import FirnTestSupport
+
+/// A compaction checks its copy's subtrees as it writes them
+/// (`SubtreeChecker`), and the verification of the copy takes each clean
+/// one where its parent references it instead of reading it again. The
+/// report must be the full walk's; a subtree whose edge does not hold, or
+/// that was damaged, is walked (issue 28's compact row).
+@Suite struct PrecheckedSubtreeTests {
+    /// Packs `source`'s current version into `output` through a direct,
+    /// buffered writer with a subtree checker; the subtrees it found clean.
+    static func pack(_ source: String, into output: String) throws -> [PageRef: PrecheckedSubtree] {
+        var options = StoreOptions()
+        options.readOnly = true
+        let store = try Store.open(source, options: options)
+        defer { store.close() }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        let file = try #require(WriteBehindFile(try POSIXFile(path: output, writable: true, create: true), direct: true,
+                                                buffers: WriteBehindFile.keptBufferCount))
+        defer { file.close() }
+        let checker = try #require(SubtreeChecker(snapshot: snapshot, output: file))
+        _ = try PackedImageWriter.write(snapshot, to: file, observer: checker)
+        let prechecked = checker.finish()
+        try file.sync()
+        return prechecked
+    }
+
+    static func verify(_ path: String, prechecked: [PageRef: PrecheckedSubtree]) throws -> VerifyReport {
+        var options = StoreOptions()
+        options.readOnly = true
+        options.skipsOpenCheck = true
+        let store = try Store.open(path, options: options)
+        defer { store.close() }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        return Verifier.verify(snapshot, slots: try store.readSlots(), prechecked: prechecked)
+    }
+
+    static func expectSame(_ a: VerifyReport, _ b: VerifyReport, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.findings.map(\.description) == b.findings.map(\.description), sourceLocation: sourceLocation)
+        #expect(a.trees == b.trees, sourceLocation: sourceLocation)
+        #expect(a.reachablePages == b.reachablePages, sourceLocation: sourceLocation)
+        #expect(a.bytesChecked == b.bytesChecked, sourceLocation: sourceLocation)
+    }
+
+    /// A page of a prechecked subtree that is not its root: a leaf under it.
+    static func leaf(of subtree: PrecheckedSubtree, root: PageRef) -> UInt64? {
+        subtree.pages.first { $0 != root.page }
+    }
+
+    @Test func theCopyVerifiesAsTheFullWalkDoesWithoutReadingThePrecheckedSubtrees() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("source.firn"), copy = dir.file("copy.firn")
+        _ = try TwoCoreWalkTests.build(source)
+        let prechecked = try Self.pack(source, into: copy)
+        #expect(prechecked.count >= 2, "the big tree's level-1 subtrees are checked as they are written")
+        #expect(prechecked.values.contains { $0.overflowPages > 0 }, "overflow chains are part of their subtrees")
+        let full = try Self.verify(copy, prechecked: [:])
+        let taken = try Self.verify(copy, prechecked: prechecked)
+        #expect(full.findings.isEmpty)
+        Self.expectSame(taken, full)
+        #expect(full.trees.first { $0.name == "big" }?.entries == UInt64(TwoCoreWalkTests.entries))
+        // Proof that they are taken, not read: damage in one is seen only by the full walk.
+        let (root, subtree) = try #require(prechecked.first { $0.key.page != 0 })
+        try TwoCoreWalkTests.damage(copy, page: try #require(Self.leaf(of: subtree, root: root)))
+        #expect(try Self.verify(copy, prechecked: prechecked).findings.isEmpty)
+        #expect(!(try Self.verify(copy, prechecked: [:]).findings.isEmpty))
+    }
+
+    @Test func aSubtreeWhoseEdgeDoesNotHoldIsWalkedAgain() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("source.firn"), copy = dir.file("copy.firn")
+        _ = try TwoCoreWalkTests.build(source)
+        var prechecked = try Self.pack(source, into: copy)
+        let (root, subtree) = try #require(prechecked.first)
+        let leafPage = try #require(Self.leaf(of: subtree, root: root))
+        // Keys past any bound, a deeper leaf level, a page reached twice:
+        // each refused, so the subtree is read and its damage reported.
+        let tampered = [
+            PrecheckedSubtree(level: subtree.level, firstKey: [0xFF, 0xFF, 0xFF], lastKey: [0xFF, 0xFF, 0xFF, 0xFF],
+                              leafDepth: subtree.leafDepth, entries: subtree.entries, branchPages: subtree.branchPages,
+                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
+                              bytesChecked: subtree.bytesChecked),
+            PrecheckedSubtree(level: subtree.level, firstKey: subtree.firstKey, lastKey: subtree.lastKey,
+                              leafDepth: subtree.leafDepth + 1, entries: subtree.entries, branchPages: subtree.branchPages,
+                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
+                              bytesChecked: subtree.bytesChecked),
+        ]
+        try TwoCoreWalkTests.damage(copy, page: leafPage)
+        let full = try Self.verify(copy, prechecked: [:])
+        #expect(!full.findings.isEmpty)
+        for wrong in tampered {
+            prechecked[root] = wrong
+            Self.expectSame(try Self.verify(copy, prechecked: prechecked), full)
+        }
+        // Another level than the parent expects: not taken either.
+        prechecked[root] = PrecheckedSubtree(
+            level: subtree.level + 1, firstKey: subtree.firstKey, lastKey: subtree.lastKey, leafDepth: subtree.leafDepth,
+            entries: subtree.entries, branchPages: subtree.branchPages, leafPages: subtree.leafPages,
+            overflowPages: subtree.overflowPages, pages: subtree.pages, bytesChecked: subtree.bytesChecked)
+        Self.expectSame(try Self.verify(copy, prechecked: prechecked), full)
+    }
+
+    @Test func aDamagedSubtreeIsNotPrechecked() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("source.firn"), copy = dir.file("copy.firn")
+        _ = try TwoCoreWalkTests.build(source)
+        let prechecked = try Self.pack(source, into: copy)
+        let (root, subtree) = try #require(prechecked.first)
+        var options = StoreOptions()
+        options.readOnly = true
+        let store = try Store.open(source, options: options)
+        defer { store.close() }
+        let snapshot = try store.snapshot()
+        defer { snapshot.close() }
+        let pages = try POSIXFile(path: copy, writable: false).size() / UInt64(PageGeometry.defaultPageSize)
+        // The same walk the checker made, over the written copy: the same subtree.
+        var clean = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
+        #expect(clean.precheck(root, level: subtree.level, tree: "big", pages: pages) == subtree)
+        try TwoCoreWalkTests.damage(copy, page: try #require(Self.leaf(of: subtree, root: root)))
+        var damaged = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
+        #expect(damaged.precheck(root, level: subtree.level, tree: "big", pages: pages) == nil)
+        // A root past the pages written so far is not judged clean either.
+        var early = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
+        #expect(early.precheck(root, level: subtree.level, tree: "big", pages: root.page) == nil)
+    }
+}
