@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <pthread.h>
 #include <linux/futex.h>
 #include <string.h>
@@ -331,6 +334,32 @@ _Bool firn_is_current_executor(const void *identity, uintptr_t implementation) {
 
 int firn_start_writeback(int fd, int64_t offset, int64_t count) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)count, SYNC_FILE_RANGE_WRITE);
+}
+
+void firn_copy_streaming(void *destination, const void *source, size_t count) {
+#if defined(__x86_64__)
+    // Non-temporal stores: the destination is written whole and read next by
+    // another core or a device, so reading its lines in first (what a cached
+    // store does) would only cost a miss per line.
+    if (((uintptr_t)destination & 15) == 0 && (count & 63) == 0) {
+        char *d = destination;
+        const char *s = source;
+        for (size_t i = 0; i < count; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+            _mm_stream_si128((__m128i *)(d + i), a);
+            _mm_stream_si128((__m128i *)(d + i + 16), b);
+            _mm_stream_si128((__m128i *)(d + i + 32), c);
+            _mm_stream_si128((__m128i *)(d + i + 48), e);
+        }
+        // Ordered before any later store (the hand-over to the writer thread).
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(destination, source, count);
 }
 
 int firn_open_direct_writer(const char *path) {

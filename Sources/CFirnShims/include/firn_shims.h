@@ -91,6 +91,10 @@ int firn_start_writeback(int fd, int64_t offset, int64_t count);
 /// cache (O_WRONLY | O_DIRECT): fd, or -errno (EINVAL where the file
 /// system has no direct I/O, tmpfs for one).
 int firn_open_direct_writer(const char *path);
+/// memcpy for a destination written whole and read next by another thread
+/// or a device (a packed image's output buffers): non-temporal stores on
+/// x86-64 when it is 16-byte aligned and `count` a multiple of 64.
+void firn_copy_streaming(void *destination, const void *source, size_t count);
 
 /// The Swift runtime's `swift_tryRetain`: retains `object` and returns true,
 /// unless its last strong reference is gone (it is being deinitialized),

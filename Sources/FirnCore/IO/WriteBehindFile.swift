@@ -69,7 +69,7 @@ package final class WriteBehindFile: FileIO, @unchecked Sendable {
     /// written); a reader that checks what was written needs the pages of
     /// the subtree it walks kept (`keptBufferCount`).
     package static let bufferCount = 3
-    package static let keptBufferCount = 12
+    package static let keptBufferCount = 6
     static let bufferBytes = 1 << 20
 
     /// Takes over `file` (closed by `close()`). `direct`: write with

@@ -1,3 +1,5 @@
+import CFirnShims
+
 /// Writes one readable version as a fresh, compact database image: every
 /// tree bulk-loaded in key order into full pages, children before parents
 /// (so each parent records its children's checksums), no free or retired
@@ -331,8 +333,13 @@ package struct PackedImageWriter {
             lease = next
             batch = next.bytes
         }
-        UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
-            .copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
+        let slot = UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
+        if lease != nil, let to = slot.baseAddress, let from = page.baseAddress {
+            // An output buffer, read next by the checker and the device.
+            firn_copy_streaming(to, from, pageSize)
+        } else {
+            slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
+        }
         batchPages += 1
         nextPage += 1
         if readsThroughMap, (nextPage * UInt64(pageSize)) % Mapping.residencyBudget == 0 {
