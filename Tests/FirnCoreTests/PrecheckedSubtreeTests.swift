@@ -11,12 +11,21 @@ import FirnTestSupport
     /// Packs `source`'s current version into `output` through a direct,
     /// buffered writer with a subtree checker; the subtrees it found clean.
     static func pack(_ source: String, into output: String) throws -> [PageRef: PrecheckedSubtree] {
+        try withSnapshot(source) { snapshot in try pack(snapshot, into: output) }
+    }
+
+    /// `body` with the current version of `path`, opened read-only.
+    static func withSnapshot<R>(_ path: String, _ body: (Snapshot) throws -> R) throws -> R {
         var options = StoreOptions()
         options.readOnly = true
-        let store = try Store.open(source, options: options)
+        let store = try Store.open(path, options: options)
         defer { store.close() }
         let snapshot = try store.snapshot()
         defer { snapshot.close() }
+        return try body(snapshot)
+    }
+
+    static func pack(_ snapshot: Snapshot, into output: String) throws -> [PageRef: PrecheckedSubtree] {
         let file = try #require(WriteBehindFile(try POSIXFile(path: output, writable: true, create: true), direct: true,
                                                 buffers: WriteBehindFile.keptBufferCount))
         defer { file.close() }
@@ -74,12 +83,21 @@ import FirnTestSupport
         let source = dir.file("source.firn"), copy = dir.file("copy.firn")
         _ = try TwoCoreWalkTests.build(source)
         var prechecked = try Self.pack(source, into: copy)
-        let (root, subtree) = try #require(prechecked.first)
+        // One in the middle of the tree: a subtree before it sets the depth
+        // and the key before, a separator after it bounds it above.
+        let inOrder = prechecked.sorted { compareBytes($0.value.firstKey, $1.value.firstKey) < 0 }
+        try #require(inOrder.count >= 3)
+        let (root, subtree) = inOrder[inOrder.count / 2]
         let leafPage = try #require(Self.leaf(of: subtree, root: root))
-        // Keys past any bound, a deeper leaf level, a page reached twice:
+        // Keys past its upper bound, keys out of order, a deeper leaf level:
         // each refused, so the subtree is read and its damage reported.
         let tampered = [
             PrecheckedSubtree(level: subtree.level, firstKey: [0xFF, 0xFF, 0xFF], lastKey: [0xFF, 0xFF, 0xFF, 0xFF],
+                              leafDepth: subtree.leafDepth, entries: subtree.entries, branchPages: subtree.branchPages,
+                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
+                              bytesChecked: subtree.bytesChecked),
+            // First and last swapped: within the bounds, but not in order.
+            PrecheckedSubtree(level: subtree.level, firstKey: subtree.lastKey, lastKey: subtree.firstKey,
                               leafDepth: subtree.leafDepth, entries: subtree.entries, branchPages: subtree.branchPages,
                               leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
                               bytesChecked: subtree.bytesChecked),
@@ -109,21 +127,19 @@ import FirnTestSupport
         _ = try TwoCoreWalkTests.build(source)
         let prechecked = try Self.pack(source, into: copy)
         let (root, subtree) = try #require(prechecked.first)
-        var options = StoreOptions()
-        options.readOnly = true
-        let store = try Store.open(source, options: options)
-        defer { store.close() }
-        let snapshot = try store.snapshot()
-        defer { snapshot.close() }
         let pages = try POSIXFile(path: copy, writable: false).size() / UInt64(PageGeometry.defaultPageSize)
-        // The same walk the checker made, over the written copy: the same subtree.
-        var clean = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
-        #expect(clean.precheck(root, level: subtree.level, tree: "big", pages: pages) == subtree)
-        try TwoCoreWalkTests.damage(copy, page: try #require(Self.leaf(of: subtree, root: root)))
-        var damaged = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
-        #expect(damaged.precheck(root, level: subtree.level, tree: "big", pages: pages) == nil)
-        // A root past the pages written so far is not judged clean either.
-        var early = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
-        #expect(early.precheck(root, level: subtree.level, tree: "big", pages: root.page) == nil)
+        let leafPage = try #require(Self.leaf(of: subtree, root: root))
+        try Self.withSnapshot(source) { snapshot in
+            func precheck(pages: UInt64) throws -> PrecheckedSubtree? {
+                var verifier = Verifier(subtreesOf: snapshot, reading: try POSIXFile(path: copy, writable: false))
+                return verifier.precheck(root, level: subtree.level, tree: "big", pages: pages)
+            }
+            // The same walk the checker made, over the written copy: the same subtree.
+            #expect(try precheck(pages: pages) == subtree)
+            // A root past the pages written so far is not judged clean.
+            #expect(try precheck(pages: root.page) == nil)
+            try TwoCoreWalkTests.damage(copy, page: leafPage)
+            #expect(try precheck(pages: pages) == nil)
+        }
     }
 }

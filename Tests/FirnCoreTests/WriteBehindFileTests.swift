@@ -33,11 +33,16 @@ import FirnTestSupport
         #expect(read == expected)
         file.close()
         // And from another descriptor, once closed.
-        let again = try POSIXFile(path: path, writable: false)
-        defer { again.close() }
-        var reread = [UInt8](repeating: 0, count: expected.count)
-        _ = try withMutableBytes(&reread) { (b) throws(FirnError) in try again.read(into: b, at: 0) }
-        #expect(reread == expected)
+        #expect(try Self.contents(path, count: expected.count) == expected)
+    }
+
+    /// The first `count` bytes of the file at `path`, read through a new descriptor.
+    static func contents(_ path: String, count: Int) throws -> [UInt8] {
+        let file = try POSIXFile(path: path, writable: false)
+        defer { file.close() }
+        var bytes = [UInt8](repeating: 0, count: count)
+        _ = try withMutableBytes(&bytes) { (b) throws(FirnError) in try file.read(into: b, at: 0) }
+        return bytes
     }
 
     @Test func aFailedWriteIsThrownByTheNextWaitingCall() throws {
@@ -99,11 +104,7 @@ import FirnTestSupport
         try file.sync()
         #expect(try file.size() == UInt64(expected.count))
         file.close()
-        let again = try POSIXFile(path: path, writable: false)
-        defer { again.close() }
-        var reread = [UInt8](repeating: 0, count: expected.count)
-        _ = try withMutableBytes(&reread) { (b) throws(FirnError) in try again.read(into: b, at: 0) }
-        #expect(reread == expected)
+        #expect(try WriteBehindFileTests.contents(path, count: expected.count) == expected)
     }
 
     @Test func aWriteDirectIOrefusesGoesThroughThePageCache() throws {

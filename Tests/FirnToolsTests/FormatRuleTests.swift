@@ -166,6 +166,43 @@ import FirnTestSupport
         try Self.expectFinding(path, page: branch, ["order:", "separator 1 is not above the page's lower bound"])
     }
 
+    /// A leaf key below the separator its parent gives the leaf, or at or
+    /// above the next one, in order within its own page (the leaf check's
+    /// one-pass path must leave such a page to the cell-by-cell loop).
+    @Test(arguments: ["below", "above"])
+    func aLeafKeyOutsideItsParentsBoundsIsAFinding(_ side: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("deep.firn")
+        let store = try Store.open(path, options: .pageCommits)
+        try store.write { txn in
+            let tree = try #require(try txn.tree("deep"))
+            for i in 0..<20_000 { try tree.put(Self.bytes(String(format: "deep-key-%08d-", i) + String(repeating: "p", count: 24)), [1]) }
+        }
+        store.close()
+        let info = try FirnRun.run(["info", path, "--json"]).json(InfoJSON.self)
+        let tree = try #require(info.trees.first)
+        var file = try FileSurgery(path)
+        let branch = file.branchCells(tree.rootPage)[1].childPage
+        let separators = file.branchCells(branch)
+        let leaf = separators[1].childPage
+        var cells = file.leafCells(leaf)
+        let words: [String]
+        if side == "below" {
+            // Just below the separator, above the leaf before's keys by nothing it checks: still first in its page.
+            cells[0].key = Array(separators[1].key.dropLast()) + [separators[1].key.last.map { $0 &- 1 } ?? 0]
+            words = ["order:", "key 0 is below its parent's separator for this page"]
+        } else {
+            // The next separator itself as the last key: still after the key before it in the page.
+            let last = cells.count - 1
+            cells[last].key = separators[2].key
+            words = ["order:", "key \(last) is at or above the next separator in the parent"]
+        }
+        file.writeLeaf(leaf, cells)
+        file.resealChain(leaf, parents: [branch, tree.rootPage, file.catalogRoot])
+        try file.save()
+        try Self.expectFinding(path, page: leaf, words)
+    }
+
     // MARK: 3, 4: births
 
     @Test(arguments: ["newer than its parent", "birth 0"])

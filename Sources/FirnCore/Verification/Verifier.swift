@@ -603,6 +603,7 @@ package struct Verifier {
         let treeDepth = subtree.leafDepth + depth - 1
         guard !stopped, ref.page >= 2, ref.page < logical, ref.birth != 0, ref.birth <= verifiedVersion,
               holderBirth.map({ ref.birth <= $0 }) ?? true,
+              compareBytes(subtree.firstKey, subtree.lastKey) <= 0,
               lower.map({ compareBytes($0, subtree.firstKey) <= 0 }) ?? true,
               upper.map({ compareBytes(subtree.lastKey, $0) < 0 }) ?? true,
               previousKey.map({ compareBytes($0, subtree.firstKey) < 0 }) ?? true,
