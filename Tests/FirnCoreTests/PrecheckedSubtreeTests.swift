@@ -65,7 +65,7 @@ import FirnTestSupport
         _ = try TwoCoreWalkTests.build(source)
         let prechecked = try Self.pack(source, into: copy)
         #expect(prechecked.count >= 2, "the big tree's level-1 subtrees are checked as they are written")
-        #expect(prechecked.values.contains { $0.overflowPages > 0 }, "overflow chains are part of their subtrees")
+        #expect(prechecked.values.contains { $0.counts.overflowPages > 0 }, "overflow chains are part of their subtrees")
         let full = try Self.verify(copy, prechecked: [:])
         let taken = try Self.verify(copy, prechecked: prechecked)
         #expect(full.findings.isEmpty)
@@ -89,36 +89,25 @@ import FirnTestSupport
         try #require(inOrder.count >= 3)
         let (root, subtree) = inOrder[inOrder.count / 2]
         let leafPage = try #require(Self.leaf(of: subtree, root: root))
-        // Keys past its upper bound, keys out of order, a deeper leaf level:
-        // each refused, so the subtree is read and its damage reported.
-        let tampered = [
-            PrecheckedSubtree(level: subtree.level, firstKey: [0xFF, 0xFF, 0xFF], lastKey: [0xFF, 0xFF, 0xFF, 0xFF],
-                              leafDepth: subtree.leafDepth, entries: subtree.entries, branchPages: subtree.branchPages,
-                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
-                              bytesChecked: subtree.bytesChecked),
-            // First and last swapped: within the bounds, but not in order.
-            PrecheckedSubtree(level: subtree.level, firstKey: subtree.lastKey, lastKey: subtree.firstKey,
-                              leafDepth: subtree.leafDepth, entries: subtree.entries, branchPages: subtree.branchPages,
-                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
-                              bytesChecked: subtree.bytesChecked),
-            PrecheckedSubtree(level: subtree.level, firstKey: subtree.firstKey, lastKey: subtree.lastKey,
-                              leafDepth: subtree.leafDepth + 1, entries: subtree.entries, branchPages: subtree.branchPages,
-                              leafPages: subtree.leafPages, overflowPages: subtree.overflowPages, pages: subtree.pages,
-                              bytesChecked: subtree.bytesChecked),
+        // Keys past its upper bound, first and last swapped (within the
+        // bounds, but not in order), a deeper leaf level, another level than
+        // the parent expects: each refused, so the subtree is read and its
+        // damage reported.
+        let tampered: [(inout PrecheckedSubtree) -> Void] = [
+            { $0.firstKey = [0xFF, 0xFF, 0xFF]; $0.lastKey = [0xFF, 0xFF, 0xFF, 0xFF] },
+            { swap(&$0.firstKey, &$0.lastKey) },
+            { $0.leafDepth += 1 },
+            { $0.level += 1 },
         ]
         try TwoCoreWalkTests.damage(copy, page: leafPage)
         let full = try Self.verify(copy, prechecked: [:])
         #expect(!full.findings.isEmpty)
-        for wrong in tampered {
+        for tamper in tampered {
+            var wrong = subtree
+            tamper(&wrong)
             prechecked[root] = wrong
             Self.expectSame(try Self.verify(copy, prechecked: prechecked), full)
         }
-        // Another level than the parent expects: not taken either.
-        prechecked[root] = PrecheckedSubtree(
-            level: subtree.level + 1, firstKey: subtree.firstKey, lastKey: subtree.lastKey, leafDepth: subtree.leafDepth,
-            entries: subtree.entries, branchPages: subtree.branchPages, leafPages: subtree.leafPages,
-            overflowPages: subtree.overflowPages, pages: subtree.pages, bytesChecked: subtree.bytesChecked)
-        Self.expectSame(try Self.verify(copy, prechecked: prechecked), full)
     }
 
     @Test func aDamagedSubtreeIsNotPrechecked() throws {

@@ -143,8 +143,9 @@ import FirnTestSupport
         try Self.expectFinding(small.db, page: small.t, ["structure:", "empty leaf page"])
     }
 
-    @Test func separatorsOutsideTheParentsBoundsAreAFinding() throws {
-        let dir = try TemporaryDirectory()
+    /// A tree "deep" of 20,000 entries in page commits: a root, branches,
+    /// leaves. The file and the tree as `info --json` describes it.
+    static func deepTree(_ dir: TemporaryDirectory) throws -> (path: String, tree: InfoJSON.Tree) {
         let path = dir.file("deep.firn")
         let store = try Store.open(path, options: .pageCommits)
         try store.write { txn in
@@ -153,7 +154,12 @@ import FirnTestSupport
         }
         store.close()
         let info = try FirnRun.run(["info", path, "--json"]).json(InfoJSON.self)
-        let tree = try #require(info.trees.first)
+        return (path, try #require(info.trees.first))
+    }
+
+    @Test func separatorsOutsideTheParentsBoundsAreAFinding() throws {
+        let dir = try TemporaryDirectory()
+        let (path, tree) = try Self.deepTree(dir)
         #expect(tree.depth == 3)
         var file = try FileSurgery(path)
         let root = file.branchCells(tree.rootPage)
@@ -172,15 +178,7 @@ import FirnTestSupport
     @Test(arguments: ["below", "above"])
     func aLeafKeyOutsideItsParentsBoundsIsAFinding(_ side: String) throws {
         let dir = try TemporaryDirectory()
-        let path = dir.file("deep.firn")
-        let store = try Store.open(path, options: .pageCommits)
-        try store.write { txn in
-            let tree = try #require(try txn.tree("deep"))
-            for i in 0..<20_000 { try tree.put(Self.bytes(String(format: "deep-key-%08d-", i) + String(repeating: "p", count: 24)), [1]) }
-        }
-        store.close()
-        let info = try FirnRun.run(["info", path, "--json"]).json(InfoJSON.self)
-        let tree = try #require(info.trees.first)
+        let (path, tree) = try Self.deepTree(dir)
         var file = try FileSurgery(path)
         let branch = file.branchCells(tree.rootPage)[1].childPage
         let separators = file.branchCells(branch)

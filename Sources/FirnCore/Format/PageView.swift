@@ -100,6 +100,25 @@ struct PageView {
         return LeafCell(key: key, value: .inline(value))
     }
 
+    /// Leaf cell `index` when it is stored plainly: flags and reserved byte
+    /// zero (inline), past the offset table and inside the page, its value
+    /// short enough to stay inline. Its offset, key length and end; nil for
+    /// any other cell, which `leafCell` and the verifier's checks then read.
+    /// On a page whose cell table `checkTreePage` found inside the page.
+    @inline(__always)
+    func plainLeafCell(_ index: Int, geometry: PageGeometry) -> (offset: Int, keyLength: Int, end: Int)? {
+        let offset = cellOffset(index)
+        guard offset >= PageHeader.size + 2 * count, offset + LeafLayout.cellHeaderSize <= pageSize else { return nil }
+        let keyLength = Int(base.le(UInt16.self, at: offset))
+        let valueLength = Int(base.le(UInt32.self, at: offset + 4))
+        // Both lengths are at most 2^32: the sum cannot overflow.
+        let end = offset + LeafLayout.cellHeaderSize + keyLength + valueLength
+        guard base.load(fromByteOffset: offset + 2, as: UInt8.self) == 0,
+              base.load(fromByteOffset: offset + 3, as: UInt8.self) == 0,
+              end <= pageSize, geometry.isInline(keyLength: keyLength, valueLength: valueLength) else { return nil }
+        return (offset, keyLength, end)
+    }
+
     /// A leaf cell's flags, reserved byte and inline-length field as
     /// stored (`leafCell` interprets them), for verification.
     func leafCellFields(_ index: Int) throws(FirnError) -> (flags: UInt8, reserved: UInt8, inlineLength: UInt32) {

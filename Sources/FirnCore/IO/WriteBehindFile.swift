@@ -105,16 +105,10 @@ package final class WriteBehindFile: FileIO, @unchecked Sendable {
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FirnError) {
         var done = 0
         while done < bytes.count {
-            let buffer = try takeBuffer()
+            let lease = try lease()
             let count = min(Self.bufferBytes, bytes.count - done)
-            if let base = bytes.baseAddress { buffers[buffer].baseAddress?.copyMemory(from: base + done, byteCount: count) }
-            let job = Job(buffer: buffer, count: count, offset: offset + UInt64(done))
-            state.withLock { s in
-                s.queue.append(job)
-                s.held[buffer] = job
-                s.pending += 1
-            }
-            queued.signal()
+            if let base = bytes.baseAddress { lease.bytes.baseAddress?.copyMemory(from: base + done, byteCount: count) }
+            submit(lease, count: count, at: offset + UInt64(done))
             done += count
         }
     }

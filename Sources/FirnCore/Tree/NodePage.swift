@@ -320,18 +320,8 @@ final class NodePage {
         let source = view.base
         var expected = pageSize
         for i in 0..<n {
-            let offset = Int(source.le(UInt16.self, at: PageHeader.size + 2 * i))
-            guard offset >= table, offset + LeafLayout.cellHeaderSize <= expected else { return false }
-            let keyLength = Int(source.le(UInt16.self, at: offset))
-            let flags = source.load(fromByteOffset: offset + 2, as: UInt8.self)
-            let reserved = source.load(fromByteOffset: offset + 3, as: UInt8.self)
-            let valueLength = Int(source.le(UInt32.self, at: offset + 4))
-            guard flags == 0, reserved == 0, geometry.isInline(keyLength: keyLength, valueLength: valueLength) else {
-                return false
-            }
-            // Inline: the cell is shorter than a page, so this cannot overflow.
-            guard offset + LeafLayout.cellHeaderSize + keyLength + valueLength == expected else { return false }
-            expected = offset
+            guard let cell = view.plainLeafCell(i, geometry: geometry), cell.end == expected else { return false }
+            expected = cell.offset
         }
         (base + PageHeader.size).copyMemory(from: source + PageHeader.size, byteCount: 2 * n)
         (base + expected).copyMemory(from: source + expected, byteCount: pageSize - expected)

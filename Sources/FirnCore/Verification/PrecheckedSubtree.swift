@@ -6,18 +6,16 @@
 /// its leaves' depth, and its pages not reached elsewhere.
 package struct PrecheckedSubtree: Sendable, Equatable {
     /// Its root's level.
-    package let level: Int
-    package let firstKey: [UInt8]
-    package let lastKey: [UInt8]
+    package var level: Int
+    package var firstKey: [UInt8]
+    package var lastKey: [UInt8]
     /// The depth of its leaves counted from its root (1: the root is a leaf).
-    package let leafDepth: Int
-    package let entries: UInt64
-    package let branchPages: UInt64
-    package let leafPages: UInt64
-    package let overflowPages: UInt64
+    package var leafDepth: Int
+    /// Its entries and pages by kind (the walk's counts; name and depth unused).
+    package var counts: VerifiedTree
     /// Every page the walk reached.
-    package let pages: PageRuns
-    package let bytesChecked: UInt64
+    package var pages: PageRuns
+    package var bytesChecked: UInt64
 }
 
 /// Page numbers as runs of consecutive pages, in the order added: a

@@ -430,6 +430,11 @@ package struct Verifier {
                                       expected: "1 or more entries", found: "0",
                                       message: "empty leaf page (an empty tree has root page 0)"))
                 }
+                // A subtree check's first key: the first leaf's first (a
+                // page whose key cannot be read has a finding, and no subtree).
+                if previousKey == nil, visitLog != nil, firstKeyOfWalk == nil, view.count > 0 {
+                    firstKeyOfWalk = (try? view.leafKey(0)).map { Array($0) }
+                }
                 if role == .named, view.count > 0,
                    quickCleanLeaf(view, lower: lower, upper: upper, previousKey: &previousKey, stats: &stats) {
                     return
@@ -459,7 +464,6 @@ package struct Verifier {
                     case .overflow: valueBytes = LeafLayout.overflowValueSize
                     }
                     spans.append(start..<(start + LeafLayout.cellHeaderSize + cell.key.count + valueBytes))
-                    if i == 0, previousKey == nil, visitLog != nil, firstKeyOfWalk == nil { firstKeyOfWalk = Array(cell.key) }
                     checkKeyOrder(cell.key, previousInPage: previousInPage, previousLeaf: previousKey,
                                   lower: lower, upper: upper, page: ref.page, tree: tree, index: i)
                     previousInPage = cell.key
@@ -584,10 +588,8 @@ package struct Verifier {
                   previousKey: &previousKey, leafDepth: &leafDepth, stats: &stats) { _, _, _, _ in }
         guard report.findings.isEmpty, let first = firstKeyOfWalk, let last = previousKey, let leafDepth,
               let pagesReached = visitLog else { return nil }
-        return PrecheckedSubtree(
-            level: level, firstKey: first, lastKey: last, leafDepth: leafDepth, entries: stats.entries,
-            branchPages: stats.branchPages, leafPages: stats.leafPages, overflowPages: stats.overflowPages,
-            pages: pagesReached, bytesChecked: report.bytesChecked - bytesBefore)
+        return PrecheckedSubtree(level: level, firstKey: first, lastKey: last, leafDepth: leafDepth, counts: stats,
+                                 pages: pagesReached, bytesChecked: report.bytesChecked - bytesBefore)
     }
 
     /// Takes a subtree checked ahead in place of walking it, when what the
@@ -610,10 +612,7 @@ package struct Verifier {
               leafDepth.map({ $0 == treeDepth }) ?? true,
               subtree.pages.allSatisfy({ $0 < logical && bitmap[$0] == .unseen }) else { return false }
         subtree.pages.forEach { _ = bitmap.mark($0, .reachable) }
-        stats.entries += subtree.entries
-        stats.branchPages += subtree.branchPages
-        stats.leafPages += subtree.leafPages
-        stats.overflowPages += subtree.overflowPages
+        stats.addCounts(of: subtree.counts)
         report.bytesChecked += subtree.bytesChecked
         previousKey = subtree.lastKey
         leafDepth = treeDepth
@@ -713,10 +712,7 @@ package struct Verifier {
             add(VerifyFinding(.doubleUse, page: shared, tree: tree, version: verifiedVersion,
                               message: "page reached twice (a cycle or a shared page)"))
         }
-        stats.entries += side.stats.entries
-        stats.branchPages += side.stats.branchPages
-        stats.leafPages += side.stats.leafPages
-        stats.overflowPages += side.stats.overflowPages
+        stats.addCounts(of: side.stats)
         if let depth = side.leafDepth {
             if let mine = leafDepth, mine != depth {
                 add(VerifyFinding(.depth, page: page, tree: tree, version: verifiedVersion, expected: "depth \(mine)",
@@ -735,8 +731,7 @@ package struct Verifier {
     private mutating func quickCleanLeaf(
         _ view: PageView, lower: [UInt8]?, upper: [UInt8]?, previousKey: inout [UInt8]?, stats: inout VerifiedTree
     ) -> Bool {
-        let base = view.base, pageSize = view.pageSize, count = view.count
-        let table = PageHeader.size + 2 * count
+        let count = view.count
         let maxKey = geometry.maxKeyLength
         var first = UnsafeRawBufferPointer(start: nil, count: 0)
         var last = first
@@ -746,19 +741,12 @@ package struct Verifier {
         var ascending = true, descending = true
         var lastStart = 0, lastEnd = 0
         for i in 0..<count {
-            let offset = Int(base.le(UInt16.self, at: PageHeader.size + 2 * i))
-            guard offset >= table, offset + LeafLayout.cellHeaderSize <= pageSize else { return false }
-            let keyLength = Int(base.le(UInt16.self, at: offset))
-            let valueLength = Int(base.le(UInt32.self, at: offset + 4))
-            let keyStart = offset + LeafLayout.cellHeaderSize
-            let end = keyStart + keyLength + valueLength
-            // Flags 0 (inline, no undefined bit), reserved 0, inside the
-            // page, a key within the limit, a value that belongs inline.
-            guard base.load(fromByteOffset: offset + 2, as: UInt8.self) == 0,
-                  base.load(fromByteOffset: offset + 3, as: UInt8.self) == 0,
-                  end <= pageSize, keyLength <= maxKey,
-                  geometry.isInline(keyLength: keyLength, valueLength: valueLength) else { return false }
-            let key = UnsafeRawBufferPointer(start: base + keyStart, count: keyLength)
+            // Inline with flags and reserved byte zero, inside the page, a
+            // value that belongs inline, and a key within the limit.
+            guard let (offset, keyLength, end) = view.plainLeafCell(i, geometry: geometry), keyLength <= maxKey else {
+                return false
+            }
+            let key = UnsafeRawBufferPointer(start: view.base + offset + LeafLayout.cellHeaderSize, count: keyLength)
             if i == 0 {
                 first = key
             } else {
@@ -776,7 +764,6 @@ package struct Verifier {
         if let previousKey, compareBytes(previousKey, first) >= 0 { return false }
         if let lower, compareBytes(lower, first) > 0 { return false }
         if let upper, compareBytes(upper, last) <= 0 { return false }
-        if previousKey == nil, visitLog != nil, firstKeyOfWalk == nil { firstKeyOfWalk = Array(first) }
         stats.entries += UInt64(count)
         if previousKey == nil { previousKey = [] }
         previousKey?.removeAll(keepingCapacity: true)

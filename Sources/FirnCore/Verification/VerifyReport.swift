@@ -65,6 +65,14 @@ package struct VerifiedTree: Codable, Sendable, Equatable {
     package var branchPages: UInt64
     package var leafPages: UInt64
     package var overflowPages: UInt64
+
+    /// Adds `other`'s entries and pages (a part of this tree walked apart).
+    mutating func addCounts(of other: VerifiedTree) {
+        entries += other.entries
+        branchPages += other.branchPages
+        leafPages += other.leafPages
+        overflowPages += other.overflowPages
+    }
 }
 
 /// One commit slot as verification saw it.
