@@ -31,7 +31,7 @@ import FirnTestSupport
         // both), or a commit's fsync may take long. Bounded for a failing test.
         let started = ContinuousClock.now
         while ContinuousClock.now - started < .seconds(3)
-                || readers.contains(where: { $0.process.isRunning }) && ContinuousClock.now - started < .seconds(60) {
+                || readers.contains(where: { $0.isRunning }) && ContinuousClock.now - started < .seconds(60) {
             try store.write { txn in
                 let tree = try #require(try txn.tree("accounts"))
                 // Move money between accounts and add some: the total moves too.

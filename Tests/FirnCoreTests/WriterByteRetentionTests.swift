@@ -150,7 +150,7 @@ import FirnTestSupport
         var key: UInt8 = 2
         let deadline = ContinuousClock.now + .seconds(30)
         while !served, ContinuousClock.now < deadline {
-            let running = child.process.isRunning
+            let running = child.isRunning
             _ = try Self.put(store, key, .deferred)
             key = key == 255 ? 2 : key + 1
             served = child.readLine(timeout: .milliseconds(50)) == "ready"

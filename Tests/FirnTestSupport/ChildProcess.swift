@@ -55,28 +55,46 @@ package final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    package let process = Process()
     package let arguments: [String]
-    private let output = Pipe()
+    private let child: SpawnedProcess
+    /// The read end of the child's stdout, read only by `readLine`.
+    private let output: Int32
     private let errors: Drain
     private var buffered: [UInt8] = []
 
-    package var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { child.pid }
+    /// False once the child exited (and was reaped).
+    package var isRunning: Bool { child.exit == nil }
+    /// True when it ended by a signal (false while it runs).
+    package var wasSignalled: Bool { child.exit?.signalled ?? false }
 
     /// Starts `executable` with `arguments` (and `environment` added to
-    /// this process's); stdin is `input` when given, else this process's.
-    /// Stdout is read only by `readLine`: a child that writes more than
-    /// the pipe holds, unread, blocks.
+    /// this process's); stdin is the read end of `input` when given, else
+    /// /dev/null. Stdout is read only by `readLine`: a child that writes
+    /// more than the pipe holds, unread, blocks.
     package init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                  input: Pipe? = nil) throws {
         self.arguments = arguments
-        let errorPipe = Pipe()
-        try Self.configure(process, executable, arguments, environment: environment, directory: nil)
-        process.standardOutput = output
-        process.standardError = errorPipe
-        if let input { process.standardInput = input }
-        try process.run()
-        errors = Drain(errorPipe.fileHandleForReading)
+        try Self.checkExecutable(executable)
+        let out = try SpawnedProcess.pipe()
+        let err: (read: Int32, write: Int32)
+        do { err = try SpawnedProcess.pipe() } catch {
+            close(out.read); close(out.write)
+            throw error
+        }
+        defer { close(out.write); close(err.write) }
+        do {
+            child = try SpawnedProcess(executable, arguments, environment: environment, directory: nil,
+                                       stdin: input?.fileHandleForReading.fileDescriptor,
+                                       stdout: out.write, stderr: err.write)
+        } catch {
+            close(out.read); close(err.read)
+            throw error
+        }
+        // The child has its copy; a write after it is gone fails (EPIPE).
+        try? input?.fileHandleForReading.close()
+        output = out.read
+        errors = Drain(err.read)
     }
 
     /// Starts `firn-testkit ARGS…` (`BuiltProducts.testkit`).
@@ -85,10 +103,11 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
+        if isRunning {
             kill(SIGKILL)
             _ = waitForExit(timeout: .seconds(10))
         }
+        close(output)
     }
 
     /// The next line of stdout (without the newline), or nil when none
@@ -100,7 +119,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// is returned. So after a child's death, reading until nil gets every
     /// line it wrote, whatever the timeout.
     package func readLine(timeout: Duration = .seconds(30)) -> String? {
-        let fd = output.fileHandleForReading.fileDescriptor
+        let fd = output
         let deadline = ContinuousClock.now + timeout
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -138,7 +157,7 @@ package final class ChildProcess: @unchecked Sendable {
 
     /// What the child wrote to stderr so far; after it exited, all of it.
     package func errorOutput() -> String {
-        let data = process.isRunning ? errors.collected : errors.wait(timeout: .seconds(10))
+        let data = isRunning ? errors.collected : errors.wait(timeout: .seconds(10))
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -151,12 +170,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// or the signal number when killed), or nil on timeout.
     @discardableResult
     package func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(5_000)
-        }
-        return process.terminationStatus
+        child.wait(timeout: timeout)?.status
     }
 
     /// Runs `executable` with `arguments` (and `environment` added to this
@@ -169,49 +183,47 @@ package final class ChildProcess: @unchecked Sendable {
         // Feeding stdin to a command that exits without reading it must fail
         // the write (EPIPE), not kill the test process.
         signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        try configure(process, executable, arguments, environment: environment, directory: directory)
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        let stdout = Drain(out.fileHandleForReading), stderr = Drain(err.fileHandleForReading)
-        if let stdin {
+        try checkExecutable(executable)
+        var opened: [Int32] = []
+        defer { opened.forEach { close($0) } }
+        let out = try SpawnedProcess.pipe()
+        opened += [out.read, out.write]
+        let err = try SpawnedProcess.pipe()
+        opened += [err.read, err.write]
+        let input = try stdin.map { _ in try SpawnedProcess.pipe() }
+        if let input { opened += [input.read, input.write] }
+        let child = try SpawnedProcess(executable, arguments, environment: environment, directory: directory,
+                                       stdin: input?.read, stdout: out.write, stderr: err.write)
+        // Only the child's copies stay open: the reads end at its exit. The
+        // drains own the read ends, the feeding thread the write end.
+        opened = []
+        close(out.write); close(err.write)
+        let stdout = Drain(out.read), stderr = Drain(err.read)
+        if let stdin, let input {
+            close(input.read)
             Thread {
-                try? input.fileHandleForWriting.write(contentsOf: stdin)
-                try? input.fileHandleForWriting.close()
+                stdin.withUnsafeBytes { bytes in _ = SystemCall.writeAll(input.write, bytes) }
+                close(input.write)
             }.start()
         }
-        let deadline = ContinuousClock.now + timeout
         var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                timedOut = true
-                Glibc.kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(2_000)
+        var exit = child.wait(timeout: timeout)
+        if exit == nil {
+            timedOut = true
+            Glibc.kill(child.pid, SIGKILL)
+            exit = child.wait(timeout: .seconds(600))
         }
-        process.waitUntilExit()
         // The reads end at the child's exit (end of file); generous, in case
         // a loaded machine runs the reader threads late.
         let outData = stdout.wait(timeout: .seconds(60)), errData = stderr.wait(timeout: .seconds(60))
-        return Outcome(status: process.terminationStatus,
+        return Outcome(status: exit?.status ?? -1,
                        stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errData, as: UTF8.self),
-                       crashed: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
+                       crashed: exit?.signalled ?? true, timedOut: timedOut)
     }
 
-    private static func configure(_ process: Process, _ executable: String, _ arguments: [String],
-                                  environment: [String: String], directory: String?) throws {
+    private static func checkExecutable(_ executable: String) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw Failure.notExecutable(executable) }
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     }
 }
 
@@ -221,9 +233,9 @@ private final class Drain: @unchecked Sendable {
     private var data = Data()
     private let finished = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    /// Reads `fd` and closes it at its end.
+    init(_ fd: Int32) {
         Thread { [self] in
-            let fd = handle.fileDescriptor
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = chunk.withUnsafeMutableBytes { buffer in
@@ -232,6 +244,7 @@ private final class Drain: @unchecked Sendable {
                 guard count > 0 else { break }
                 lock.withLock { data.append(contentsOf: chunk[..<count]) }
             }
+            close(fd)
             finished.signal()
         }.start()
     }
