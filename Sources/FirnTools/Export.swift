@@ -128,7 +128,9 @@ package enum Export {
                 let slots = UnsafeMutableRawBufferPointer.allocate(byteCount: slotBytes, alignment: 16)
                 defer { slots.deallocate() }
                 var slotPagesSeen = 0
-                summary = try PackedImageWriter.streamSlotsLast(snapshot, progress: reportProgress) { (bytes, first) throws(FirnError) in
+                // The body is packed straight into the compressor's blocks.
+                summary = try PackedImageWriter.streamSlotsLast(snapshot, leasing: compressor, progress: reportProgress) {
+                    (bytes, first) throws(FirnError) in
                     if first >= 2 { return try submit(bytes) }
                     // A slot page (0 or 1), alone: kept for the front.
                     let start = Int(first) * pageSize

@@ -8,18 +8,21 @@ import Dispatch
 /// it to be written, writes its own, and frees it. At most `inFlight` jobs
 /// exist, each holding one block in and one block out, so memory is
 /// bounded (4 jobs of 1 MiB: about 8 MiB) and the packer waits when the
-/// workers fall behind.
-final class ParallelBlockCompressor: @unchecked Sendable {
+/// workers fall behind. The packer can also fill a job's input in place
+/// (`LeasingOutput`): a block's pages are then never copied.
+final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
     /// One block's worth of work: its input, its encoded output, and the
     /// semaphores that order the writes (`previous` is the job before's `done`).
     private final class Job: @unchecked Sendable {
+        let index: Int
         let input: UnsafeMutableRawBufferPointer
         let output: UnsafeMutableRawBufferPointer
         var count = 0
         var previous: DispatchSemaphore?
         var done = DispatchSemaphore(value: 0)
 
-        init(blockSize: Int) {
+        init(index: Int, blockSize: Int) {
+            self.index = index
             input = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 64)
             output = UnsafeMutableRawBufferPointer.allocate(byteCount: LZ4BlockFrame.bound(blockSize), alignment: 64)
         }
@@ -44,6 +47,8 @@ final class ParallelBlockCompressor: @unchecked Sendable {
         var written: UInt64 = 0
     }
     private let state = Locked(State())
+    /// Every job, by index (a lease names its job by index).
+    private let jobs: [Job]
     /// The job submitted last (its `done` is what `finish` waits for).
     private var last: Job?
     private var filling: Job?
@@ -62,9 +67,8 @@ final class ParallelBlockCompressor: @unchecked Sendable {
         // Start at 0 and signal up: libdispatch traps when a semaphore is
         // freed below its initial value, which an early exit would leave.
         free = DispatchSemaphore(value: 0)
-        state.withLock { state in
-            state.idle = (0..<inFlight).map { _ in Job(blockSize: blockSize) }
-        }
+        jobs = (0..<inFlight).map { Job(index: $0, blockSize: blockSize) }
+        state.withLock { [jobs] in $0.idle = jobs }
         for _ in 0..<inFlight { free.signal() }
         for _ in 0..<workers {
             DispatchQueue.global().async(group: self.workers) { self.work() }
@@ -85,11 +89,7 @@ final class ParallelBlockCompressor: @unchecked Sendable {
         while start < bytes.count {
             let job: Job
             if let filling { job = filling } else {
-                free.wait()
-                guard let taken = state.withLock({ $0.idle.popLast() }) else {
-                    preconditionFailure("a free slot without an idle job")
-                }
-                taken.count = 0
+                let taken = takeIdle()
                 filling = taken
                 job = taken
             }
@@ -121,6 +121,46 @@ final class ParallelBlockCompressor: @unchecked Sendable {
         }
         for _ in 0..<workerCount { ready.signal() }
         workers.wait()
+    }
+
+    // LeasingOutput: a job's input, filled by the packer in place.
+    var leaseBytes: Int { blockSize }
+    /// A worker, on the other core, reads the block next.
+    var prefersStreamingCopies: Bool { true }
+
+    func lease() throws(FirnError) -> OutputLease {
+        if failure != nil { throw Self.stopped }
+        // Bytes submitted by copy go out before the lent block.
+        if let filling, filling.count > 0 { dispatch(filling) }
+        let job = filling ?? takeIdle()
+        filling = nil
+        return OutputLease(index: job.index, bytes: job.input)
+    }
+
+    func submit(_ lease: OutputLease, count: Int, at offset: UInt64) throws(FirnError) {
+        let job = jobs[lease.index]
+        job.count = min(max(0, count), blockSize)
+        dispatch(job)
+        if failure != nil { throw Self.stopped }
+    }
+
+    func giveBack(_ lease: OutputLease) {
+        state.withLock { [jobs] in $0.idle.append(jobs[lease.index]) }
+        free.signal()
+    }
+
+    /// What the packer is told when a worker failed (export throws the
+    /// worker's own error, `failure`).
+    private static let stopped = FirnError.misuse("export stopped: compression failed")
+
+    /// A free job, emptied (waits for one).
+    private func takeIdle() -> Job {
+        free.wait()
+        guard let taken = state.withLock({ $0.idle.popLast() }) else {
+            preconditionFailure("a free slot without an idle job")
+        }
+        taken.count = 0
+        return taken
     }
 
     private func dispatch(_ job: Job) {

@@ -27,7 +27,7 @@ import Glibc
 /// for the writer (`write` once the buffers are full, `sync`, `read`,
 /// `size`, `extend`, `finish`). Reads, sizes and extensions first wait for
 /// every write handed over: they see the file as written so far.
-package final class WriteBehindFile: FileIO, @unchecked Sendable {
+package final class WriteBehindFile: FileIO, LeasingOutput, @unchecked Sendable {
     package var path: String { file.path }
     package var descriptor: Int32 { file.descriptor }
     private let file: POSIXFile
@@ -113,22 +113,20 @@ package final class WriteBehindFile: FileIO, @unchecked Sendable {
         }
     }
 
-    /// A buffer the producer fills in place and hands over with `submit`
-    /// (no copy), or gives back unused.
-    package struct Lease {
-        fileprivate let buffer: Int
-        package let bytes: UnsafeMutableRawBufferPointer
-    }
+    // LeasingOutput: the packer fills the buffers in place (no copy).
+    package var leaseBytes: Int { Self.bufferBytes }
+    /// The checker and the device read a buffer next, not the producer.
+    package var prefersStreamingCopies: Bool { true }
 
     /// A free buffer to fill (waits for one as `write` does).
-    package func lease() throws(FirnError) -> Lease {
+    package func lease() throws(FirnError) -> OutputLease {
         let buffer = try takeBuffer()
-        return Lease(buffer: buffer, bytes: buffers[buffer])
+        return OutputLease(index: buffer, bytes: buffers[buffer])
     }
 
     /// Hands over the first `count` bytes of `lease`'s buffer, to be written at `offset`.
-    package func submit(_ lease: Lease, count: Int, at offset: UInt64) {
-        let job = Job(buffer: lease.buffer, count: min(max(0, count), Self.bufferBytes), offset: offset)
+    package func submit(_ lease: OutputLease, count: Int, at offset: UInt64) {
+        let job = Job(buffer: lease.index, count: min(max(0, count), Self.bufferBytes), offset: offset)
         state.withLock { s in
             s.queue.append(job)
             s.held[job.buffer] = job
@@ -138,8 +136,8 @@ package final class WriteBehindFile: FileIO, @unchecked Sendable {
     }
 
     /// Gives back a leased buffer unused.
-    package func giveBack(_ lease: Lease) {
-        state.withLock { $0.freeBuffers.append(lease.buffer) }
+    package func giveBack(_ lease: OutputLease) {
+        state.withLock { $0.freeBuffers.append(lease.index) }
         returned.signal()
     }
 

@@ -43,8 +43,8 @@ package struct PackedImageWriter {
     private var batch: UnsafeMutableRawBufferPointer
     private let ownBatch: UnsafeMutableRawBufferPointer
     private var batchPages = 0
-    private let leases: WriteBehindFile?
-    private var lease: WriteBehindFile.Lease? = nil
+    private let leases: LeasingOutput?
+    private var lease: OutputLease? = nil
     /// The second pass of `stream`: the first computed the checksum of
     /// every page it read, and any page that differs now changes the
     /// image's record, which `stream` compares; this pass checks each
@@ -71,9 +71,9 @@ package struct PackedImageWriter {
     ) throws(FirnError) -> Summary {
         let pageSize = UInt64(snapshot.store.pageSize)
         let sink = Sink { (page, number) throws(FirnError) in try out.write(page, at: number * pageSize) }
-        // A write-behind output's buffers are filled in place (its buffers hold whole pages).
-        let leases = (out as? WriteBehindFile).flatMap { WriteBehindFile.bufferBytes % Int(pageSize) == 0 ? $0 : nil }
-        return try run(snapshot, sink: sink, slotsFirst: nil, observer: observer, leases: leases, progress: progress)
+        // A write-behind output's buffers are filled in place.
+        return try run(snapshot, sink: sink, slotsFirst: nil, observer: observer, leases: out as? LeasingOutput,
+                       progress: progress)
     }
 
     /// Emits the image's pages in file order (0, 1, 2, …) to `emit`. Makes
@@ -101,17 +101,22 @@ package struct PackedImageWriter {
     /// Emits the image in one pass: pages 2, 3, … in file order, then the
     /// slot pages 0 and 1 (each call gets bytes of consecutive pages and the
     /// number of the first). Each page read is checked as in `write`.
+    /// With `leasing`, pages 2… are packed into its buffers instead and
+    /// handed over there (`emit` then gets the slot pages only).
     package static func streamSlotsLast(
-        _ snapshot: Snapshot, progress: ((UInt64) -> Void)? = nil,
+        _ snapshot: Snapshot, leasing: LeasingOutput? = nil, progress: ((UInt64) -> Void)? = nil,
         into emit: @escaping (UnsafeRawBufferPointer, _ firstPage: UInt64) throws(FirnError) -> Void
     ) throws(FirnError) -> Summary {
-        try run(snapshot, sink: Sink(emit), slotsFirst: nil, progress: progress)
+        try run(snapshot, sink: Sink(emit), slotsFirst: nil, leases: leasing, progress: progress)
     }
 
     private static func run(
         _ snapshot: Snapshot, sink: Sink, slotsFirst: CommitRecord?, observer: PackedImageObserver? = nil,
-        leases: WriteBehindFile? = nil, progress: ((UInt64) -> Void)?
+        leases: LeasingOutput? = nil, progress: ((UInt64) -> Void)?
     ) throws(FirnError) -> Summary {
+        // Lent buffers must hold whole pages.
+        let pageSize = snapshot.store.pageSize
+        let leases = leases.flatMap { $0.leaseBytes >= pageSize && $0.leaseBytes % pageSize == 0 ? $0 : nil }
         var writer = PackedImageWriter(snapshot: snapshot, sink: sink, observer: observer, leases: leases, progress: progress)
         defer {
             if let lease = writer.lease { leases?.giveBack(lease) }
@@ -135,7 +140,7 @@ package struct PackedImageWriter {
         init(_ put: @escaping (UnsafeRawBufferPointer, UInt64) throws(FirnError) -> Void) { self.put = put }
     }
 
-    private init(snapshot: Snapshot, sink: Sink, observer: PackedImageObserver?, leases: WriteBehindFile?,
+    private init(snapshot: Snapshot, sink: Sink, observer: PackedImageObserver?, leases: LeasingOutput?,
                  progress: ((UInt64) -> Void)?) {
         self.snapshot = snapshot
         self.sink = sink
@@ -334,8 +339,8 @@ package struct PackedImageWriter {
             batch = next.bytes
         }
         let slot = UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
-        if lease != nil, let to = slot.baseAddress, let from = page.baseAddress {
-            // An output buffer, read next by the checker and the device.
+        if lease != nil, leases?.prefersStreamingCopies == true, let to = slot.baseAddress, let from = page.baseAddress {
+            // An output buffer, read next by another thread or the device.
             firn_copy_streaming(to, from, pageSize)
         } else {
             slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
@@ -348,18 +353,21 @@ package struct PackedImageWriter {
         progress?(nextPage)
     }
 
-    /// Gives the batched pages, which end just before `nextPage`, to the sink.
+    /// Gives the batched pages, which end just before `nextPage`, to the
+    /// sink, or hands over the lent buffer they fill.
     private mutating func flush() throws(FirnError) {
         guard batchPages > 0 else { return }
         let first = nextPage - UInt64(batchPages)
+        let count = batchPages * pageSize
+        batchPages = 0
         if let lease, let leases {
-            leases.submit(lease, count: batchPages * pageSize, at: first * UInt64(pageSize))
+            // Handed over even when it throws: the output owns it again.
             self.lease = nil
             batch = ownBatch
+            try leases.submit(lease, count: count, at: first * UInt64(pageSize))
         } else {
-            try sink.put(UnsafeRawBufferPointer(rebasing: batch[0..<(batchPages * pageSize)]), first)
+            try sink.put(UnsafeRawBufferPointer(rebasing: batch[0..<count]), first)
         }
-        batchPages = 0
         observer?.handedOver(before: nextPage)
     }
 
