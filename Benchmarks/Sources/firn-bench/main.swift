@@ -23,7 +23,7 @@ firnOnly = options.firnOnly
 let ctx = Context(options: options, scratch: scratch, cli: cli)
 
 var header = [
-    "firn-bench\(options.quick ? " --quick" : ""): \(options.reps) repetitions, medians; \(options.records) records of 16-byte keys and 100-byte values",
+    "firn-bench\(options.quick ? " --quick" : ""): \(options.reps) repetitions (verify, compact, export: \(options.repetitions ?? 7)), medians; \(options.records) records of 16-byte keys and 100-byte values",
     "machine: \(Machine.cores) cores, \(Machine.cpuModel), \(Machine.memory)",
     "scratch: \(scratch) on \(Machine.mount(of: scratch))",
 ]

@@ -16,6 +16,12 @@ final class Context {
 
     var reps: Int { options.reps }
 
+    /// Repetitions of the toolkit rows that run `firn` against a command
+    /// line peer (verify, compact, export): each run takes under a second,
+    /// where a shared machine's noise moves a median of 3 by a fifth, so 7
+    /// unless `--repetitions` says otherwise.
+    var toolReps: Int { options.repetitions ?? 7 }
+
     /// The records of load, get, scan, verify, compact and export.
     var dataset: Dataset {
         if let d = cachedDataset { return d }

@@ -38,7 +38,7 @@ func runCompact(_ ctx: Context) throws {
         removeDatabase(lmdbOut)
         return size / 1e6 / t
     }
-    let m = try alternate("compact", reps: ctx.reps, [firn, lmdb])
+    let m = try alternate("compact", reps: ctx.toolReps, [firn, lmdb])
     log("  compact output: firn \(formatBytes(sizes["firn"] ?? 0)), lmdb \(formatBytes(sizes["lmdb"] ?? 0))")
     ctx.report.add(.higherIsBetter("compact", firn: m["firn"]!, peer: "mdb_copy -n -c + fsync", peerValue: m["lmdb"]!,
                                    unit: "MB/s", target: .ratioAtLeast(1.2)))

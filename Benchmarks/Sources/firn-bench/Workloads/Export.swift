@@ -29,7 +29,7 @@ func runExport(_ ctx: Context) throws {
         unlink(lz4Out)
         return input / 1e6 / t
     }
-    let m = try alternate("export", reps: ctx.reps, [firn, peer])
+    let m = try alternate("export", reps: ctx.toolReps, [firn, peer])
     ctx.report.add(.higherIsBetter("export", firn: m["firn"]!, peer: "lz4 -1", peerValue: m["lz4"]!,
                                    unit: "MB/s", target: .ratioAtLeast(1.5)))
 }

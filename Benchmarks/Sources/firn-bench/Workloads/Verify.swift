@@ -23,7 +23,7 @@ func runVerify(_ ctx: Context) throws {
         }
         return sqliteBytes / 1e6 / t
     }
-    let m = try alternate("verify", reps: ctx.reps, [firn, sqlite])
+    let m = try alternate("verify", reps: ctx.toolReps, [firn, sqlite])
     ctx.report.add(.higherIsBetter("verify", firn: m["firn"]!, peer: "sqlite integrity_check", peerValue: m["sqlite"]!,
                                    unit: "MB/s", target: .ratioAtLeast(3.0)))
 }
