@@ -4,22 +4,24 @@ import Dispatch
 /// Compresses a stream of bytes into LZ4 frame blocks (`LZ4BlockFrame`) on
 /// several threads and writes the blocks in the order they were submitted.
 /// The submitting thread (export's packer) copies each piece into a free
-/// job and goes on; a worker compresses the job, waits for the job before
-/// it to be written, writes its own, and frees it. At most `inFlight` jobs
+/// job and goes on; a worker compresses the job and goes on to the next
+/// one, and whichever worker finds the oldest unwritten job compressed
+/// writes it, and the compressed ones after it, and frees them: a worker
+/// never waits for another's block (when it did, with two workers on two
+/// cores beside the packer, one core often sat idle). At most `inFlight` jobs
 /// exist, each holding one block in and one block out, so memory is
 /// bounded (4 jobs of 1 MiB: about 8 MiB) and the packer waits when the
 /// workers fall behind. The packer can also fill a job's input in place
 /// (`LeasingOutput`): a block's pages are then never copied.
 final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
-    /// One block's worth of work: its input, its encoded output, and the
-    /// semaphores that order the writes (`previous` is the job before's `done`).
+    /// One block's worth of work: its input and its encoded output.
     private final class Job: @unchecked Sendable {
         let index: Int
         let input: UnsafeMutableRawBufferPointer
         let output: UnsafeMutableRawBufferPointer
         var count = 0
-        var previous: DispatchSemaphore?
-        var done = DispatchSemaphore(value: 0)
+        /// The encoded block's size, once compressed (under `state`'s lock).
+        var encoded: Int? = nil
 
         init(index: Int, blockSize: Int) {
             self.index = index
@@ -34,34 +36,51 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
     }
 
     private let blockSize: Int
-    private let level: Int32
+    /// Encodes one block into a job's output (`LZ4BlockFrame.encode` at
+    /// the level asked for; tests slow chosen blocks down with their own).
+    typealias Encoder = @Sendable (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> Int
+    private let encode: Encoder
     private let write: (UnsafeRawBufferPointer) throws(ToolError) -> Void
     private let free: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
-    private let workers = DispatchGroup()
+    /// The workers: threads of their own, not Dispatch's global queue,
+    /// whose threads (one a core) a worker blocked on a semaphore holds.
+    private var threads: [SideThread<Void>] = []
+    /// Workers that could not get a thread of their own run there instead.
+    private let fallback = DispatchGroup()
     private let workerCount: Int
     private struct State {
         var idle: [Job] = []
         var queued: [Job?] = []
+        /// Dispatched jobs not yet written, oldest first.
+        var unwritten: [Job] = []
+        /// A worker is writing: the others leave the writes to it.
+        var writing = false
         var failure: ToolError?
         var written: UInt64 = 0
     }
     private let state = Locked(State())
     /// Every job, by index (a lease names its job by index).
     private let jobs: [Job]
-    /// The job submitted last (its `done` is what `finish` waits for).
-    private var last: Job?
     private var filling: Job?
     private var finished = false
 
     /// `write` is called from the workers, one call at a time, in order.
-    init(
+    convenience init(
         workers: Int, inFlight: Int, blockSize: Int, level: Int32,
+        write: @escaping (UnsafeRawBufferPointer) throws(ToolError) -> Void
+    ) {
+        self.init(workers: workers, inFlight: inFlight, blockSize: blockSize,
+                  encoder: { LZ4BlockFrame.encode($0, level: level, into: $1) }, write: write)
+    }
+
+    init(
+        workers: Int, inFlight: Int, blockSize: Int, encoder: @escaping Encoder,
         write: @escaping (UnsafeRawBufferPointer) throws(ToolError) -> Void
     ) {
         precondition(blockSize > 0 && blockSize <= LZ4BlockFrame.maxBlockSize && inFlight >= 1 && workers >= 1)
         self.blockSize = blockSize
-        self.level = level
+        encode = encoder
         self.write = write
         workerCount = workers
         // Start at 0 and signal up: libdispatch traps when a semaphore is
@@ -71,7 +90,11 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
         state.withLock { [jobs] in $0.idle = jobs }
         for _ in 0..<inFlight { free.signal() }
         for _ in 0..<workers {
-            DispatchQueue.global().async(group: self.workers) { self.work() }
+            if let thread = SideThread({ self.work() }) {
+                threads.append(thread)
+            } else {
+                DispatchQueue.global().async(group: fallback) { self.work() }
+            }
         }
     }
 
@@ -120,7 +143,9 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
             for _ in 0..<workerCount { state.queued.append(nil) }
         }
         for _ in 0..<workerCount { ready.signal() }
-        workers.wait()
+        for thread in threads { thread.join() }
+        threads = []
+        fallback.wait()
     }
 
     // LeasingOutput: a job's input, filled by the packer in place.
@@ -165,10 +190,11 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
 
     private func dispatch(_ job: Job) {
         filling = nil
-        job.previous = last?.done
-        job.done = DispatchSemaphore(value: 0)
-        last = job
-        state.withLock { $0.queued.append(job) }
+        job.encoded = nil
+        state.withLock {
+            $0.queued.append(job)
+            $0.unwritten.append(job)
+        }
         ready.signal()
     }
 
@@ -176,24 +202,39 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
         while true {
             ready.wait()
             guard let job = state.withLock({ $0.queued.removeFirst() }) else { return }
-            if failure == nil {
-                let size = LZ4BlockFrame.encode(UnsafeRawBufferPointer(rebasing: job.input[0..<job.count]),
-                                                level: level, into: job.output)
-                job.previous?.wait()
-                if failure == nil {
-                    do throws(ToolError) {
-                        try write(UnsafeRawBufferPointer(rebasing: job.output[0..<size]))
-                        state.withLock { $0.written += UInt64(size) }
-                    } catch {
-                        fail(error)
-                    }
-                }
-            } else {
-                job.previous?.wait()
+            // After a failure nothing more is written: the job is only freed.
+            let size = failure == nil
+                ? encode(UnsafeRawBufferPointer(rebasing: job.input[0..<job.count]), job.output)
+                : 0
+            state.withLock { _ in job.encoded = size }
+            writeInOrder()
+        }
+    }
+
+    /// Writes the oldest unwritten jobs while they are compressed, unless
+    /// another worker is at it (it looks again after each write, so a job
+    /// compressed meanwhile is not left behind), and frees them.
+    private func writeInOrder() {
+        while true {
+            let next: Job? = state.withLock { state in
+                guard !state.writing, let head = state.unwritten.first, head.encoded != nil else { return nil }
+                state.writing = true
+                state.unwritten.removeFirst()
+                return head
             }
-            job.previous = nil
-            job.done.signal()
-            state.withLock { $0.idle.append(job) }
+            guard let job = next, let size = job.encoded else { return }
+            if failure == nil {
+                do throws(ToolError) {
+                    try write(UnsafeRawBufferPointer(rebasing: job.output[0..<size]))
+                    state.withLock { $0.written += UInt64(size) }
+                } catch {
+                    fail(error)
+                }
+            }
+            state.withLock {
+                $0.writing = false
+                $0.idle.append(job)
+            }
             free.signal()
         }
     }

@@ -4,6 +4,9 @@ import Testing
 @testable import FirnTools
 import FirnCore
 import FirnTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Export's block compressor: bytes submitted by copy and blocks the packer
 /// fills in place (`LeasingOutput`) come out as one LZ4 frame's blocks, in
@@ -47,5 +50,59 @@ import FirnTestSupport
         let decoded = try FirnRun.run(["-c", "lz4 -d -q -f '\(path)' '\(dir.file("plain"))'"], executable: "/bin/sh")
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("plain"))) == Data(expected))
+    }
+
+    /// Blocks that take very different times to compress, on two workers:
+    /// every other one is held 20 ms in its encoder, so the block after it
+    /// is compressed first, and must wait to be written after it.
+    @Test func aBlockCompressedEarlyIsWrittenAfterTheBlockBeforeIt() throws {
+        let dir = try TemporaryDirectory()
+        let frame = Mutex<[UInt8]>([])
+        let compressor = ParallelBlockCompressor(workers: 2, inFlight: 4, blockSize: 4096, encoder: { input, output in
+            if input.first.map({ $0 % 2 == 0 }) ?? false { usleep(20_000) }
+            return LZ4BlockFrame.encode(input, level: 0, into: output)
+        }) { bytes in
+            frame.withLock { $0.append(contentsOf: bytes) }
+        }
+        var expected: [UInt8] = []
+        for block in 0..<12 {
+            let bytes = (0..<4096).map { UInt8(truncatingIfNeeded: block + $0 / 1024) }
+            let lease = try compressor.lease()
+            lease.bytes.copyBytes(from: bytes)
+            try compressor.submit(lease, count: bytes.count, at: 0)
+            expected += bytes
+        }
+        _ = try compressor.finish()
+        let path = dir.file("frame.lz4")
+        let whole = LZ4BlockFrame.header(contentSize: UInt64(expected.count)) + frame.withLock { $0 } + LZ4BlockFrame.endMark
+        try Data(whole).write(to: URL(fileURLWithPath: path))
+        let decoded = try FirnRun.run(["-c", "lz4 -d -q -f '\(path)' '\(dir.file("plain"))'"], executable: "/bin/sh")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("plain"))) == Data(expected))
+    }
+
+    /// A failed write is the error `finish` throws; nothing is written after
+    /// it, and the packer is told to stop instead of waiting for a block.
+    @Test func aFailedWriteStopsTheWritesAndIsThrown() throws {
+        let writes = Mutex(0)
+        let failure = ToolError.writing("out.lz4", "write", errno: ENOSPC)
+        let compressor = ParallelBlockCompressor(workers: 2, inFlight: 3, blockSize: 4096, level: 0) { _ throws(ToolError) in
+            let count = writes.withLock { $0 += 1; return $0 }
+            if count == 3 { throw failure }
+        }
+        var stopped = false
+        for _ in 0..<200 {
+            do throws(FirnError) {
+                let lease = try compressor.lease()
+                lease.bytes.initializeMemory(as: UInt8.self, repeating: 7)
+                try compressor.submit(lease, count: 4096, at: 0)
+            } catch {
+                stopped = true
+                break
+            }
+        }
+        #expect(stopped, "the packer went on after the write failed")
+        #expect(throws: failure) { _ = try compressor.finish() }
+        #expect(writes.withLock { $0 } == 3)
     }
 }

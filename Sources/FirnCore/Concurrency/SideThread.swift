@@ -10,7 +10,7 @@ import Glibc
 /// The work's state is given whole to the other thread and taken back whole
 /// at `join()`; neither thread touches it in between, which is why a
 /// non-Sendable body is accepted (`@unchecked`).
-final class SideThread<Result>: SideThreadRun, @unchecked Sendable {
+package final class SideThread<Result>: SideThreadRun, @unchecked Sendable {
     private let body: () -> Result
     private var result: Result?
     private var thread = pthread_t()
@@ -18,7 +18,7 @@ final class SideThread<Result>: SideThreadRun, @unchecked Sendable {
 
     /// Starts `body` on a new thread; nil when no thread could be made (the
     /// caller then does the work itself).
-    init?(_ body: @escaping () -> Result) {
+    package init?(_ body: @escaping () -> Result) {
         self.body = body
         super.init()
         let context = Unmanaged.passRetained(self as SideThreadRun).toOpaque()
@@ -33,10 +33,10 @@ final class SideThread<Result>: SideThreadRun, @unchecked Sendable {
         }
     }
 
-    override func runBody() { result = body() }
+    override package func runBody() { result = body() }
 
     /// Waits for the body to end and returns what it returned (once).
-    func join() -> Result {
+    package func join() -> Result {
         precondition(!joined, "SideThread: joined twice")
         joined = true
         pthread_join(thread, nil)
@@ -56,6 +56,6 @@ enum TwoCoreWalk {
 
 /// The part of `SideThread` the thread's entry point calls: a C function
 /// cannot name the generic class.
-class SideThreadRun: @unchecked Sendable {
-    func runBody() {}
+package class SideThreadRun: @unchecked Sendable {
+    package func runBody() {}
 }
