@@ -22,7 +22,8 @@ struct Options {
 
           --quick          smaller sizes: the whole run takes under two minutes
           --only           run these workloads: \(workloads.joined(separator: ", "))
-          --repetitions N  runs of each contender per workload (default 3)
+          --repetitions N  runs of each contender per workload (default 3; 7 for
+                           verify, compact and export)
           --dir PATH       scratch directory (default: a new directory under $TMPDIR or
                            /tmp when that is a real disk, else under the working directory)
           --firn PATH      the firn CLI (default ../.build/release/firn, then .build/release/firn)
