@@ -190,8 +190,8 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
 
     private func dispatch(_ job: Job) {
         filling = nil
-        job.encoded = nil
         state.withLock {
+            job.encoded = nil
             $0.queued.append(job)
             $0.unwritten.append(job)
         }
@@ -216,13 +216,13 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
     /// compressed meanwhile is not left behind), and frees them.
     private func writeInOrder() {
         while true {
-            let next: Job? = state.withLock { state in
-                guard !state.writing, let head = state.unwritten.first, head.encoded != nil else { return nil }
+            let next: (job: Job, size: Int)? = state.withLock { state in
+                guard !state.writing, let head = state.unwritten.first, let size = head.encoded else { return nil }
                 state.writing = true
                 state.unwritten.removeFirst()
-                return head
+                return (head, size)
             }
-            guard let job = next, let size = job.encoded else { return }
+            guard let (job, size) = next else { return }
             if failure == nil {
                 do throws(ToolError) {
                     try write(UnsafeRawBufferPointer(rebasing: job.output[0..<size]))
