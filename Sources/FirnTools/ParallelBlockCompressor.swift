@@ -150,8 +150,6 @@ final class ParallelBlockCompressor: LeasingOutput, @unchecked Sendable {
 
     // LeasingOutput: a job's input, filled by the packer in place.
     var leaseBytes: Int { blockSize }
-    /// A worker, on the other core, reads the block next.
-    var prefersStreamingCopies: Bool { true }
 
     func lease() throws(FirnError) -> OutputLease {
         if failure != nil { throw Self.stopped }

@@ -76,25 +76,12 @@ package final class ChildProcess: @unchecked Sendable {
                  input: Pipe? = nil) throws {
         self.arguments = arguments
         try Self.checkExecutable(executable)
-        let out = try SpawnedProcess.pipe()
-        let err: (read: Int32, write: Int32)
-        do { err = try SpawnedProcess.pipe() } catch {
-            close(out.read); close(out.write)
-            throw error
-        }
-        defer { close(out.write); close(err.write) }
-        do {
-            child = try SpawnedProcess(executable, arguments, environment: environment, directory: nil,
-                                       stdin: input?.fileHandleForReading.fileDescriptor,
-                                       stdout: out.write, stderr: err.write)
-        } catch {
-            close(out.read); close(err.read)
-            throw error
-        }
+        child = try SpawnedProcess(executable, arguments, environment: environment, directory: nil,
+                                   stdin: input?.fileHandleForReading.fileDescriptor)
         // The child has its copy; a write after it is gone fails (EPIPE).
         try? input?.fileHandleForReading.close()
-        output = out.read
-        errors = Drain(err.read)
+        output = child.output
+        errors = Drain(child.errors)
     }
 
     /// Starts `firn-testkit ARGS…` (`BuiltProducts.testkit`).
@@ -184,22 +171,18 @@ package final class ChildProcess: @unchecked Sendable {
         // the write (EPIPE), not kill the test process.
         signal(SIGPIPE, SIG_IGN)
         try checkExecutable(executable)
-        var opened: [Int32] = []
-        defer { opened.forEach { close($0) } }
-        let out = try SpawnedProcess.pipe()
-        opened += [out.read, out.write]
-        let err = try SpawnedProcess.pipe()
-        opened += [err.read, err.write]
         let input = try stdin.map { _ in try SpawnedProcess.pipe() }
-        if let input { opened += [input.read, input.write] }
-        let child = try SpawnedProcess(executable, arguments, environment: environment, directory: directory,
-                                       stdin: input?.read, stdout: out.write, stderr: err.write)
-        // Only the child's copies stay open: the reads end at its exit. The
-        // drains own the read ends, the feeding thread the write end.
-        opened = []
-        close(out.write); close(err.write)
-        let stdout = Drain(out.read), stderr = Drain(err.read)
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess(executable, arguments, environment: environment, directory: directory,
+                                       stdin: input?.read)
+        } catch {
+            if let input { close(input.read); close(input.write) }
+            throw error
+        }
+        let stdout = Drain(child.output), stderr = Drain(child.errors)
         if let stdin, let input {
+            // The child has its copy; the feeding thread owns the write end.
             close(input.read)
             Thread {
                 stdin.withUnsafeBytes { bytes in _ = SystemCall.writeAll(input.write, bytes) }

@@ -1,12 +1,11 @@
 import FirnCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A child started with `posix_spawn`, whose exit a thread of its own waits
-/// for with `waitpid`: what `ChildProcess` runs on.
+/// for with `waitpid` (a `BackgroundThread`): what `ChildProcess` runs on.
 ///
 /// Why not Foundation's `Process`: on Linux it learns that a child exited
 /// when a socket the child inherited reaches its end, and that socket is not
@@ -40,14 +39,56 @@ final class SpawnedProcess: Sendable {
     }
 
     let pid: pid_t
-    private let ended = Mutex<Exit?>(nil)
-    private let exitSeen = DispatchSemaphore(value: 0)
+    /// The read ends of the child's stdout and stderr, the caller's to read
+    /// and close (the write ends are the child's alone: reads end at its exit).
+    let output: Int32
+    let errors: Int32
+    /// Waits for the exit with `waitpid`.
+    private let reaper: BackgroundThread<Exit>
 
-    /// Starts `executable` with `arguments`; `stdin` (nil: /dev/null),
-    /// `stdout` and `stderr` become its 0, 1 and 2; `environment` is added
-    /// to this process's; `directory` is its working directory when given.
+    /// Starts `executable` with `arguments`; `stdin` (nil: /dev/null) becomes
+    /// its 0, and new pipes its 1 and 2; `environment` is added to this
+    /// process's; `directory` is its working directory when given.
     init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String?,
-         stdin: Int32?, stdout: Int32, stderr: Int32) throws {
+         stdin: Int32?) throws {
+        let out = try Self.pipe()
+        let err: (read: Int32, write: Int32)
+        do { err = try Self.pipe() } catch {
+            close(out.read); close(out.write)
+            throw error
+        }
+        defer { close(out.write); close(err.write) }
+        let child: pid_t
+        do {
+            child = try Self.spawn(executable, arguments, environment: environment, directory: directory,
+                                   stdin: stdin, stdout: out.write, stderr: err.write)
+        } catch {
+            close(out.read); close(err.read)
+            throw error
+        }
+        pid = child
+        output = out.read
+        errors = err.read
+        reaper = BackgroundThread {
+            var status: Int32 = 0
+            let reaped = try? SystemCall.result({ waitpid(child, &status, 0) }).get()
+            let termination = status & 0x7f
+            guard reaped == child else { return Exit(status: -1, signalled: false) }
+            return termination != 0 && termination != 0x7f
+                ? Exit(status: termination, signalled: true)
+                : Exit(status: (status >> 8) & 0xff, signalled: false)
+        }
+    }
+
+    /// How it ended; nil while it runs.
+    var exit: Exit? { reaper.join(timeout: .zero) }
+
+    /// Waits up to `timeout` for the end; nil if it still runs.
+    func wait(timeout: Duration) -> Exit? { reaper.join(timeout: timeout) }
+
+    /// The child's pid, `stdin`, `stdout` and `stderr` its 0, 1 and 2.
+    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String],
+                              directory: String?, stdin: Int32?, stdout: Int32, stderr: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         try Self.check("posix_spawn_file_actions_init", posix_spawn_file_actions_init(&actions))
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -85,33 +126,7 @@ final class SpawnedProcess: Sendable {
             }
         }
         try Self.check("posix_spawn \(executable)", result)
-        pid = child
-        let thread = Thread { [self] in
-            var status: Int32 = 0
-            let reaped = try? SystemCall.result({ waitpid(pid, &status, 0) }).get()
-            let termination = status & 0x7f
-            let exit = reaped == pid
-                ? (termination != 0 && termination != 0x7f
-                    ? Exit(status: termination, signalled: true)
-                    : Exit(status: (status >> 8) & 0xff, signalled: false))
-                : Exit(status: -1, signalled: false)
-            ended.withLock { $0 = exit }
-            exitSeen.signal()
-        }
-        thread.stackSize = 1 << 18
-        thread.start()
-    }
-
-    /// How it ended; nil while it runs.
-    var exit: Exit? { ended.withLock { $0 } }
-
-    /// Waits up to `timeout` for the end; nil if it still runs.
-    func wait(timeout: Duration) -> Exit? {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard exitSeen.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds))) == .success else { return exit }
-        exitSeen.signal()
-        return exit
+        return child
     }
 
     /// A pipe whose two ends are close-on-exec here and at 3 or above (so

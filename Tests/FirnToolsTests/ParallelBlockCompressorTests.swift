@@ -12,6 +12,25 @@ import Glibc
 /// fills in place (`LeasingOutput`) come out as one LZ4 frame's blocks, in
 /// the order they were given, whichever way each came.
 @Suite struct ParallelBlockCompressorTests {
+    /// Fills a lent block with `bytes` and hands it over.
+    static func lend(_ bytes: [UInt8], to compressor: ParallelBlockCompressor) throws {
+        let lease = try compressor.lease()
+        #expect(lease.bytes.count == compressor.leaseBytes)
+        lease.bytes.copyBytes(from: bytes)
+        try compressor.submit(lease, count: bytes.count, at: 0)
+    }
+
+    /// What `lz4 -d` makes of `blocks` framed as export frames them: exactly
+    /// `expected`, or the test fails.
+    static func expectDecodes(_ blocks: [UInt8], to expected: [UInt8], in dir: TemporaryDirectory) throws {
+        let path = dir.file("frame.lz4")
+        let whole = LZ4BlockFrame.header(contentSize: UInt64(expected.count)) + blocks + LZ4BlockFrame.endMark
+        try Data(whole).write(to: URL(fileURLWithPath: path))
+        let decoded = try FirnRun.run(["-c", "lz4 -d -q -f '\(path)' '\(dir.file("plain"))'"], executable: "/bin/sh")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("plain"))) == Data(expected))
+    }
+
     @Test func copiedBytesAndLentBlocksComeOutInTheirOrder() throws {
         let dir = try TemporaryDirectory()
         let frame = Mutex<[UInt8]>([])
@@ -28,10 +47,7 @@ import Glibc
             expected += bytes
         }
         func lend(_ bytes: [UInt8]) throws {
-            let lease = try compressor.lease()
-            #expect(lease.bytes.count == compressor.leaseBytes)
-            lease.bytes.copyBytes(from: bytes)
-            try compressor.submit(lease, count: bytes.count, at: 0)
+            try Self.lend(bytes, to: compressor)
             expected += bytes
         }
         try copy(piece(3000, compressible: true))      // a partly filled block, sent before the lease
@@ -43,13 +59,7 @@ import Glibc
         let written = try compressor.finish()
         let blocks = frame.withLock { $0 }
         #expect(written == UInt64(blocks.count))
-
-        let path = dir.file("frame.lz4")
-        let whole = LZ4BlockFrame.header(contentSize: UInt64(expected.count)) + blocks + LZ4BlockFrame.endMark
-        try Data(whole).write(to: URL(fileURLWithPath: path))
-        let decoded = try FirnRun.run(["-c", "lz4 -d -q -f '\(path)' '\(dir.file("plain"))'"], executable: "/bin/sh")
-        #expect(decoded.status == 0, "\(decoded.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("plain"))) == Data(expected))
+        try Self.expectDecodes(blocks, to: expected, in: dir)
     }
 
     /// Blocks that take very different times to compress, on two workers:
@@ -67,18 +77,11 @@ import Glibc
         var expected: [UInt8] = []
         for block in 0..<12 {
             let bytes = (0..<4096).map { UInt8(truncatingIfNeeded: block + $0 / 1024) }
-            let lease = try compressor.lease()
-            lease.bytes.copyBytes(from: bytes)
-            try compressor.submit(lease, count: bytes.count, at: 0)
+            try Self.lend(bytes, to: compressor)
             expected += bytes
         }
         _ = try compressor.finish()
-        let path = dir.file("frame.lz4")
-        let whole = LZ4BlockFrame.header(contentSize: UInt64(expected.count)) + frame.withLock { $0 } + LZ4BlockFrame.endMark
-        try Data(whole).write(to: URL(fileURLWithPath: path))
-        let decoded = try FirnRun.run(["-c", "lz4 -d -q -f '\(path)' '\(dir.file("plain"))'"], executable: "/bin/sh")
-        #expect(decoded.status == 0, "\(decoded.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("plain"))) == Data(expected))
+        try Self.expectDecodes(frame.withLock { $0 }, to: expected, in: dir)
     }
 
     /// A failed write is the error `finish` throws; nothing is written after

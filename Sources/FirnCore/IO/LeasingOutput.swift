@@ -5,14 +5,11 @@
 ///
 /// One lease at a time per producer: it is filled, then handed over with
 /// `submit` (its bytes go out after everything submitted before) or given
-/// back unused with `giveBack`.
+/// back unused with `giveBack`. What reads a lent buffer next is a device or
+/// another thread, never the producer: it copies in with non-temporal stores.
 package protocol LeasingOutput: AnyObject {
     /// The size of every buffer lent.
     var leaseBytes: Int { get }
-    /// Whether the producer should copy into a lent buffer with
-    /// non-temporal stores: what reads it next is a device or another
-    /// core, never the producer.
-    var prefersStreamingCopies: Bool { get }
     /// A free buffer (waits for one).
     func lease() throws(FirnError) -> OutputLease
     /// Hands over the first `count` bytes of `lease`, which belong at `offset`.

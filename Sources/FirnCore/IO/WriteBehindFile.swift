@@ -115,8 +115,6 @@ package final class WriteBehindFile: FileIO, LeasingOutput, @unchecked Sendable 
 
     // LeasingOutput: the packer fills the buffers in place (no copy).
     package var leaseBytes: Int { Self.bufferBytes }
-    /// The checker and the device read a buffer next, not the producer.
-    package var prefersStreamingCopies: Bool { true }
 
     /// A free buffer to fill (waits for one as `write` does).
     package func lease() throws(FirnError) -> OutputLease {

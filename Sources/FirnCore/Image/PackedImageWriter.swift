@@ -339,8 +339,8 @@ package struct PackedImageWriter {
             batch = next.bytes
         }
         let slot = UnsafeMutableRawBufferPointer(rebasing: batch[(batchPages * pageSize)..<((batchPages + 1) * pageSize)])
-        if lease != nil, leases?.prefersStreamingCopies == true, let to = slot.baseAddress, let from = page.baseAddress {
-            // An output buffer, read next by another thread or the device.
+        if lease != nil, let to = slot.baseAddress, let from = page.baseAddress {
+            // An output's buffer, read next by another thread or the device.
             firn_copy_streaming(to, from, pageSize)
         } else {
             slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<pageSize]))
