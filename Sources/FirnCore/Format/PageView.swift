@@ -147,16 +147,70 @@ struct PageView {
     }
 
     /// The index of the child whose range holds `key`: the last separator
-    /// at or below it (separator 0 stands for minus infinity).
+    /// at or below it (separator 0 stands for minus infinity). `guess`, where
+    /// the key falls between the page's bounds (`KeyBounds`), picks the
+    /// first probe.
     @inline(__always)
-    func branchSearch(_ key: UnsafeRawBufferPointer) throws(FirnError) -> Int {
-        var low = 1, high = count  // find first separator > key in [1, count)
+    func branchSearch(_ key: UnsafeRawBufferPointer, guess: Double? = nil) throws(FirnError) -> Int {
+        // The first separator > key, in [1, count).
+        let n = count
+        let first = guess.map { 1 + Int($0 * Double(n - 1)) }
+        return try firstAfter(1, n, guess: first, equalGoesRight: true) { (i) throws(FirnError) in
+            compareBytes(try branchKey(i), key)
+        }.index - 1
+    }
+
+    /// The first index in `low..<high` whose cell orders after `key` (at or
+    /// after it when `equalGoesRight` is false, which ends the search at an
+    /// equal cell, found): `compare(i)` orders cell `i` against the key, and
+    /// the cells are in order. Without a guess, a binary search. With one,
+    /// the guess is probed first, then its neighbours at distances 1, 2, 4…
+    /// towards the key until one lies past it, then a binary search between:
+    /// a guess `d` cells off costs about 2·log2(d) + 2 probes, every one of
+    /// them near the guess (the lines `prefetchFirstProbes(around:)` asked
+    /// for), and a wrong guess at most about twice a binary search's.
+    @inline(__always)
+    func firstAfter(
+        _ low: Int, _ high: Int, guess: Int?, equalGoesRight: Bool,
+        _ compare: (Int) throws(FirnError) -> Int
+    ) throws(FirnError) -> (index: Int, found: Bool) {
+        var low = low, high = high
+        if let guess, low < high {
+            let g = Swift.min(Swift.max(guess, low), high - 1)
+            var c = try compare(g)
+            if c == 0 && !equalGoesRight { return (g, true) }
+            if c < 0 || c == 0 {
+                low = g + 1
+                var step = 1
+                while g + step < high {
+                    let p = g + step
+                    c = try compare(p)
+                    if c == 0 && !equalGoesRight { return (p, true) }
+                    if c > 0 { high = p; break }
+                    low = p + 1
+                    step <<= 1
+                }
+            } else {
+                high = g
+                var step = 1
+                while g - step >= low {
+                    let p = g - step
+                    c = try compare(p)
+                    if c == 0 && !equalGoesRight { return (p, true) }
+                    if c < 0 || c == 0 { low = p + 1; break }
+                    high = p
+                    step <<= 1
+                }
+            }
+        }
         while low < high {
             let mid = (low + high) >> 1
             prefetchNextProbes(low, mid, high)
-            if compareBytes(try branchKey(mid), key) <= 0 { low = mid + 1 } else { high = mid }
+            let c = try compare(mid)
+            if c == 0 && !equalGoesRight { return (mid, true) }
+            if c < 0 || c == 0 { low = mid + 1 } else { high = mid }
         }
-        return low - 1
+        return (low, false)
     }
 
     /// A binary search's next probe is the middle of one of the halves
@@ -197,18 +251,42 @@ struct PageView {
         }
     }
 
-    /// (index, found): the first leaf cell whose key is >= `key`.
+    /// Asks, before the header is read, for the lines a search guided by
+    /// `fraction` (`KeyBounds.fraction`) reads first: the header and the
+    /// cell table's start, and the lines around where the cell at that
+    /// fraction lies in a page filled in key order (cells from the end
+    /// down, so `fraction` of the cell area below the page's end): the guess
+    /// and the neighbours `firstAfter` probes next. Six lines either side
+    /// cover about one standard deviation of where a random key lands among
+    /// a full 4 KiB leaf's 32 cells of 124 bytes, and two of it among a
+    /// branch's 100 cells. Measured on the bench's get row (the same build,
+    /// the window set per run, alternating): 1.76–1.83× LMDB with three
+    /// lines either side, 1.71–2.16× with six, 1.86–1.98× with ten, and no
+    /// better beyond. Without a fraction, the binary search's first probes.
+    /// Only a hint, as above.
     @inline(__always)
-    func leafSearch(_ key: UnsafeRawBufferPointer) throws(FirnError) -> (Int, Bool) {
-        var low = 0, high = count
-        while low < high {
-            let mid = (low + high) >> 1
-            prefetchNextProbes(low, mid, high)
-            let c = compareBytes(try leafKey(mid), key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { low = mid + 1 } else { high = mid }
+    func prefetchFirstProbes(around fraction: Double?) {
+        guard let fraction else { return prefetchFirstProbes() }
+        let line = 64, window = 6
+        for i in 0..<4 { firn_prefetch(base + line * i) }
+        let area = pageSize - PageHeader.size
+        let at = pageSize - Int(fraction * Double(area))
+        for i in -window...window {
+            let offset = at + line * i
+            if offset >= 0 && offset < pageSize { firn_prefetch(base + offset) }
         }
-        return (low, false)
+    }
+
+    /// (index, found): the first leaf cell whose key is >= `key`. `guess`,
+    /// where the key falls between the page's bounds (`KeyBounds`), picks
+    /// the first probe.
+    @inline(__always)
+    func leafSearch(_ key: UnsafeRawBufferPointer, guess: Double? = nil) throws(FirnError) -> (Int, Bool) {
+        let n = count
+        let r = try firstAfter(0, n, guess: guess.map { Int($0 * Double(n)) }, equalGoesRight: false) { (i) throws(FirnError) in
+            compareBytes(try leafKey(i), key)
+        }
+        return (r.index, r.found)
     }
 
     // MARK: overflow

@@ -87,16 +87,23 @@ struct PageSource {
     func lookup(_ key: UnsafeRawBufferPointer, in ref: PageRef, level: Int? = nil) throws(FirnError) -> StoredValue? {
         var view = try self.view(ref, level: level)
         try view.checkTreePage(expectLeaf: nil)
+        // The root's bounds are unknown; each child's are the separators
+        // around it, which guide the search of its page (`KeyBounds`).
+        var bounds = KeyBounds.unbounded
+        var guess: Double? = nil
         while view.typeByte == PageType.branch.rawValue {
-            let child = try view.branchChild(try view.branchSearch(key))
+            let index = try view.branchSearch(key, guess: guess)
+            let child = try view.branchChild(index)
+            bounds = try bounds.child(index, of: view)
+            guess = bounds.fraction(of: key)
             // Bounds first (no read), then the hint, then the header's checks.
             let page = try self.view(child.page)
-            page.prefetchFirstProbes()
+            page.prefetchFirstProbes(around: guess)
             let next = try checked(page, against: child, level: view.level - 1)
             try next.checkTreePage(expectLeaf: nil)
             view = next
         }
-        let (index, found) = try view.leafSearch(key)
+        let (index, found) = try view.leafSearch(key, guess: guess)
         guard found else { return nil }
         return try view.leafCell(index).value
     }
