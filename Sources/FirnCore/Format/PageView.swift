@@ -179,7 +179,7 @@ struct PageView {
             let g = Swift.min(Swift.max(guess, low), high - 1)
             var c = try compare(g)
             if c == 0 && !equalGoesRight { return (g, true) }
-            if c < 0 || c == 0 {
+            if c <= 0 {
                 low = g + 1
                 var step = 1
                 while g + step < high {
@@ -197,7 +197,7 @@ struct PageView {
                     let p = g - step
                     c = try compare(p)
                     if c == 0 && !equalGoesRight { return (p, true) }
-                    if c < 0 || c == 0 { low = p + 1; break }
+                    if c <= 0 { low = p + 1; break }
                     high = p
                     step <<= 1
                 }
@@ -208,7 +208,7 @@ struct PageView {
             prefetchNextProbes(low, mid, high)
             let c = try compare(mid)
             if c == 0 && !equalGoesRight { return (mid, true) }
-            if c < 0 || c == 0 { low = mid + 1 } else { high = mid }
+            if c <= 0 { low = mid + 1 } else { high = mid }
         }
         return (low, false)
     }
