@@ -51,6 +51,16 @@ struct Figure {
         }
     }
 
+    /// The ratio as the table and the log show it: two places, or as many
+    /// more as it takes (up to six) for a missed target not to read as met
+    /// (1.495× against ≥ 1.50×, not 1.50×).
+    var ratioText: String {
+        guard case let .ratioAtLeast(x)? = target, ratio < x else { return formatRatio(ratio) }
+        var places = 2
+        while places < 6 && formatDecimal(ratio, places: places) == formatDecimal(x, places: places) { places += 1 }
+        return formatDecimal(ratio, places: places) + "×"
+    }
+
     /// Higher is better for throughput: ratio = firn / peer.
     static func higherIsBetter(_ name: String, firn: Double, peer: String, peerValue: Double, unit: String,
                                target: Target?, mode: String = "") -> Figure {
@@ -94,7 +104,7 @@ final class Report {
     func add(_ f: Figure) {
         figures.append(f)
         let verdict = f.met.map { $0 ? "met" : "MISSED" } ?? "-"
-        log("→ \(f.name) vs \(f.peer): Firn \(formatValue(f.firn, f.unit)), \(f.peer) \(formatValue(f.peerValue, f.unit)), ratio \(formatRatio(f.ratio)) [\(verdict)]")
+        log("→ \(f.name) vs \(f.peer): Firn \(formatValue(f.firn, f.unit)), \(f.peer) \(formatValue(f.peerValue, f.unit)), ratio \(f.ratioText) [\(verdict)]")
     }
 
     func skip(_ name: String, _ reason: String) {
@@ -109,7 +119,7 @@ final class Report {
             let name = f.mode.isEmpty ? f.name : "\(f.name) (\(f.mode))"
             rows.append([
                 name, formatValue(f.firn, f.unit), f.peer, formatValue(f.peerValue, f.unit),
-                formatRatio(f.ratio), f.target?.text ?? "", f.met.map { $0 ? "yes" : "**no**" } ?? "",
+                f.ratioText, f.target?.text ?? "", f.met.map { $0 ? "yes" : "**no**" } ?? "",
             ])
         }
         for s in skipped {
