@@ -27,7 +27,8 @@ struct KeyBounds {
 
     /// Where `key` falls between the bounds, in 0..<1, from the 8 bytes
     /// after the bounds' common prefix read as one big-endian number; nil
-    /// when a bound is missing or the two do not differ there.
+    /// when a bound is missing, or the two are equal or out of order there
+    /// (bounds that differ only by trailing zero bytes, or a damaged page).
     @inline(__always)
     func fraction(of key: UnsafeRawBufferPointer) -> Double? {
         guard let low, let high else { return nil }
