@@ -32,6 +32,20 @@ extension Array where Element == UInt8 {
     }
 }
 
+/// The 8 bytes of `bytes` from `start` as one big-endian number, zero-filled
+/// past its end. Byte order is then numeric order: two keys whose words
+/// differ compare as their words do; equal words (a key shorter than 8
+/// bytes against its zero-filled self, or 8 shared bytes) say nothing, and
+/// the bytes after decide.
+@inline(__always)
+func bigEndianWord(_ bytes: UnsafeRawBufferPointer, from start: Int = 0) -> UInt64 {
+    guard let base = bytes.baseAddress, start < bytes.count else { return 0 }
+    if start + 8 <= bytes.count { return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
+    var word: UInt64 = 0
+    for i in 0..<(bytes.count - start) { word |= UInt64(bytes[start + i]) << UInt64(56 - 8 * i) }
+    return word
+}
+
 /// Lexicographic comparison of byte strings (memcmp order, shorter first on a tie).
 @inline(__always)
 func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {

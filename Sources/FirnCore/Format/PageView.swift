@@ -176,31 +176,20 @@ struct PageView {
     ) throws(FirnError) -> (index: Int, found: Bool) {
         var low = low, high = high
         if let guess, low < high {
+            // Probes g, then g ± 1, 2, 4… the way the first one pointed,
+            // each narrowing the range, until one lands past the key.
             let g = Swift.min(Swift.max(guess, low), high - 1)
-            var c = try compare(g)
-            if c == 0 && !equalGoesRight { return (g, true) }
-            if c <= 0 {
-                low = g + 1
-                var step = 1
-                while g + step < high {
-                    let p = g + step
-                    c = try compare(p)
-                    if c == 0 && !equalGoesRight { return (p, true) }
-                    if c > 0 { high = p; break }
-                    low = p + 1
-                    step <<= 1
-                }
-            } else {
-                high = g
-                var step = 1
-                while g - step >= low {
-                    let p = g - step
-                    c = try compare(p)
-                    if c == 0 && !equalGoesRight { return (p, true) }
-                    if c <= 0 { low = p + 1; break }
-                    high = p
-                    step <<= 1
-                }
+            var p = g, step = 1
+            var direction: Bool? = nil  // true: the key lies right of g
+            while p >= low && p < high {
+                let c = try compare(p)
+                if c == 0 && !equalGoesRight { return (p, true) }
+                let right = c <= 0
+                if right { low = p + 1 } else { high = p }
+                if let direction, direction != right { break }
+                direction = right
+                p = right ? g + step : g - step
+                step <<= 1
             }
         }
         while low < high {

@@ -21,7 +21,7 @@ struct LogEntryTable {
     private var items: [LogEntry] = []
     /// Each item's key hash (`KeyHashFilter.hash`): the table is rebuilt from them as it grows.
     private var hashes: [UInt64] = []
-    /// Each item's key prefix (`keyPrefix`): sorting and merging compare
+    /// Each item's key prefix (`bigEndianWord`): sorting and merging compare
     /// these first, side by side in memory, and read a key's bytes (in the
     /// arena, in the order they were put: a cache miss each) only on a tie.
     /// Comparing through the keys made the sort of a million-entry
@@ -109,7 +109,7 @@ struct LogEntryTable {
         }
         items.append(entry)
         hashes.append(slot.hash)
-        prefixes.append(Self.keyPrefix(entry.key))
+        prefixes.append(bigEndianWord(entry.key))
         slots[slot.index] = Self.slotWord(position: items.count, hash: slot.hash)
         if entry.value == nil { deletions += 1 }
         guard var copy = cache else { return }
@@ -120,19 +120,6 @@ struct LogEntryTable {
         work += copy.count - index
         copy.insert(entry, at: index)
         cache = copy
-    }
-
-    /// A key's first 8 bytes as a big-endian number, zero-padded: two keys
-    /// whose prefixes differ compare as their prefixes do; equal prefixes
-    /// (a key shorter than 8 bytes against its zero-padded self, or a
-    /// shared first 8 bytes) say nothing, and the keys' bytes decide.
-    @inline(__always)
-    static func keyPrefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        guard let base = key.baseAddress else { return 0 }
-        if key.count >= 8 { return UInt64(bigEndian: base.loadUnaligned(as: UInt64.self)) }
-        var prefix: UInt64 = 0
-        for i in 0..<key.count { prefix |= UInt64(key[i]) << UInt64(56 - 8 * i) }
-        return prefix
     }
 
     /// The entries in key order, deletions included.

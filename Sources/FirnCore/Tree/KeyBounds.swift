@@ -35,7 +35,8 @@ struct KeyBounds {
         let n = Swift.min(low.count, high.count)
         var prefix = 0
         while prefix < n && low[prefix] == high[prefix] { prefix += 1 }
-        let a = Self.word(low, from: prefix), b = Self.word(high, from: prefix), x = Self.word(key, from: prefix)
+        let a = bigEndianWord(low, from: prefix), b = bigEndianWord(high, from: prefix)
+        let x = bigEndianWord(key, from: prefix)
         guard b > a else { return nil }
         if x <= a { return 0 }
         if x >= b { return Self.belowOne }
@@ -45,18 +46,4 @@ struct KeyBounds {
 
     /// The largest Double below 1, so a fraction times a count stays below it.
     private static let belowOne = 1.0 - Double.ulpOfOne / 2
-
-    /// Up to 8 bytes of `bytes` from `start`, big-endian, zero-filled past its end.
-    @inline(__always)
-    private static func word(_ bytes: UnsafeRawBufferPointer, from start: Int) -> UInt64 {
-        if start + 8 <= bytes.count, let base = bytes.baseAddress {
-            return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-        }
-        var w: UInt64 = 0
-        for i in 0..<8 {
-            let at = start + i
-            w = w << 8 | UInt64(at < bytes.count ? bytes[at] : 0)
-        }
-        return w
-    }
 }
